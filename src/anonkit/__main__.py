@@ -1,0 +1,3 @@
+from anonkit.cli import main
+
+main()

@@ -1,0 +1,48 @@
+"""Cell-level helpers shared by the encoder and the verifier: missing cells, text, numbers, dates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from anonkit.errors import InputError
+from anonkit.hierarchy._core import _text
+
+
+def is_missing(values: pd.Series) -> np.ndarray:
+    """Cells that are missing: NaN/None or the empty string."""
+    arr = values.to_numpy(dtype=object)
+    return pd.isna(arr) | (arr == "")
+
+
+def as_text(values: pd.Series) -> np.ndarray:
+    """The canonical text of every cell (what hierarchies are matched against)."""
+    arr = values.to_numpy(dtype=object)
+    if all(isinstance(v, str) for v in arr[: min(len(arr), 64)]) and pd.api.types.is_string_dtype(values):
+        out = np.asarray(values.fillna("").astype(object).to_numpy(), dtype=object)
+        return out
+    return np.array([_text(v) for v in arr], dtype=object)
+
+
+def parse_numeric(values: pd.Series, column: str) -> np.ndarray:
+    """Floats of a numeric column; a non-numeric cell is an error naming value and row."""
+    missing = is_missing(values)
+    nums = pd.to_numeric(pd.Series(values.to_numpy(dtype=object)).where(~missing), errors="coerce")
+    bad = np.flatnonzero(nums.isna().to_numpy() & ~missing)
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(
+            "mixed types: a non-numeric value in a numeric column", column=column, value=values.iloc[i], row=i + 1
+        )
+    return nums.to_numpy(dtype=float)
+
+
+def parse_dates(values: pd.Series, column: str) -> np.ndarray:
+    """Days since 1970-01-01 (float) of a date column; an unparseable cell is an error."""
+    missing = is_missing(values)
+    parsed = pd.to_datetime(pd.Series(values.to_numpy(dtype=object)).where(~missing), errors="coerce")
+    bad = np.flatnonzero(parsed.isna().to_numpy() & ~missing)
+    if bad.size:
+        i = int(bad[0])
+        raise InputError("not a date", column=column, value=values.iloc[i], row=i + 1)
+    return (parsed - pd.Timestamp("1970-01-01")).dt.total_seconds().to_numpy(dtype=float) / 86400.0

@@ -1,0 +1,232 @@
+"""The YAML configuration, validated with pydantic.
+
+Errors name the key (as a dotted path such as ``privacy.0.k``) and say what is allowed; they are
+raised as :class:`~anonkit.errors.InputError`. Paths are relative to the config file. Shape::
+
+    input: {path: adult.csv, separator: ";"}          # or {dataset: adult}
+    attributes:
+      age: {role: quasi, hierarchy: adult_hierarchy_age.csv}
+      occupation: {role: sensitive}
+    privacy:
+      - {model: k-anonymity, k: 5}
+      - {model: t-closeness, attribute: occupation, t: 0.2, distance: equal}
+    algorithm: {name: fixed, levels: {age: 2}, max_suppression: 0.02,
+                metric: {name: loss, gs: 0.5, aggregate: geometric}}
+    output: {path: out.csv, suppressed: drop}         # or: mark
+    seed: 0
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from anonkit.errors import InputError
+from anonkit.models import (
+    BetaLikeness,
+    Criterion,
+    DeltaDisclosure,
+    DistinctLDiversity,
+    EntropyLDiversity,
+    KAnonymity,
+    RecursiveCLDiversity,
+    TCloseness,
+)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class InputConfig(_Strict):
+    path: str | None = None
+    dataset: Literal["adult"] | None = None
+    format: Literal["csv", "parquet", "sqlite", "postgresql"] | None = None
+    separator: str = ","
+    encoding: str = "utf-8"
+    table: str | None = None
+    query: str | None = None
+    na_values: list[str] | None = None
+    missing: Literal["value", "suppress", "error"] = "value"
+
+    @model_validator(mode="after")
+    def _one_source(self) -> InputConfig:
+        if (self.path is None) == (self.dataset is None):
+            raise ValueError("give exactly one of 'path' or 'dataset'")
+        return self
+
+
+class AttributeConfig(_Strict):
+    role: Literal[
+        "identifier", "id", "quasi", "qi", "quasi-identifier", "sensitive", "insensitive", "other"
+    ]
+    type: Literal["categorical", "ordinal", "numeric", "date"] = "categorical"
+    hierarchy: str | None = None
+    order: list[str] | None = None
+    min_level: int = Field(0, ge=0)
+    max_level: int | None = Field(None, ge=0)
+    weight: float = Field(0.5, ge=0)
+
+
+class KAnonymityConfig(_Strict):
+    model: Literal["k-anonymity"]
+    k: int = Field(ge=1)
+    attributes: list[str] | None = None
+
+    def build(self) -> Criterion:
+        return KAnonymity(self.k, tuple(self.attributes) if self.attributes else None)
+
+
+class LDiversityConfig(_Strict):
+    model: Literal["l-diversity", "distinct-l-diversity", "entropy-l-diversity", "recursive-l-diversity"]
+    attribute: str
+    l: float = Field(gt=0)  # noqa: E741
+    variant: Literal["distinct", "entropy", "recursive"] | None = None
+    c: float | None = Field(None, gt=0)
+    estimator: Literal["shannon", "grassberger"] = "shannon"
+
+    def _variant(self) -> str:
+        implied = {"distinct-l-diversity": "distinct", "entropy-l-diversity": "entropy",
+                   "recursive-l-diversity": "recursive"}.get(self.model)
+        return self.variant or implied or "distinct"
+
+    @model_validator(mode="after")
+    def _check(self) -> LDiversityConfig:
+        if self._variant() == "recursive" and self.c is None:
+            raise ValueError("recursive l-diversity needs 'c'")
+        return self
+
+    def build(self) -> Criterion:
+        v = self._variant()
+        if v == "distinct":
+            return DistinctLDiversity(self.attribute, self.l)
+        if v == "entropy":
+            return EntropyLDiversity(self.attribute, self.l, self.estimator)
+        return RecursiveCLDiversity(self.attribute, float(self.c or 0), int(self.l))
+
+
+class TClosenessConfig(_Strict):
+    model: Literal["t-closeness"]
+    attribute: str
+    t: float = Field(gt=0, le=1)
+    distance: Literal["equal", "ordered", "hierarchical"] = "equal"
+
+    def build(self) -> Criterion:
+        return TCloseness(self.attribute, self.t, self.distance)
+
+
+class BetaLikenessConfig(_Strict):
+    model: Literal["beta-likeness"]
+    attribute: str
+    beta: float = Field(gt=0)
+    variant: Literal["basic", "enhanced"] = "basic"
+
+    def build(self) -> Criterion:
+        return BetaLikeness(self.attribute, self.beta, enhanced=self.variant == "enhanced")
+
+
+class DeltaDisclosureConfig(_Strict):
+    model: Literal["delta-disclosure"]
+    attribute: str
+    delta: float = Field(gt=0)
+
+    def build(self) -> Criterion:
+        return DeltaDisclosure(self.attribute, self.delta)
+
+
+ModelConfig = Annotated[
+    KAnonymityConfig | LDiversityConfig | TClosenessConfig | BetaLikenessConfig | DeltaDisclosureConfig,
+    Field(discriminator="model"),
+]
+
+
+class MetricConfig(_Strict):
+    name: Literal["loss", "entropy", "dm", "dm*", "aecs", "precision", "height"] = "loss"
+    gs: float = Field(0.5, ge=0, le=1)
+    aggregate: Literal["sum", "max", "arithmetic", "geometric", "rank"] = "geometric"
+    monotonic: bool = True
+
+
+class AlgorithmConfig(_Strict):
+    name: str = "fixed"
+    levels: dict[str, int] = Field(default_factory=dict)
+    max_suppression: float = Field(0.0, ge=0, le=1)
+    metric: MetricConfig = Field(default_factory=MetricConfig)
+
+
+class OutputConfig(_Strict):
+    path: str | None = None
+    format: Literal["csv", "parquet", "sqlite", "postgresql"] | None = None
+    separator: str = ","
+    encoding: str = "utf-8"
+    table: str | None = None
+    suppressed: Literal["drop", "mark"] = "drop"
+    neutralise: bool = True
+
+
+class Config(_Strict):
+    input: InputConfig
+    attributes: dict[str, AttributeConfig]
+    privacy: list[ModelConfig] = Field(min_length=1)
+    algorithm: AlgorithmConfig = Field(default_factory=AlgorithmConfig)
+    output: OutputConfig = Field(default_factory=OutputConfig)
+    seed: int = 0
+
+    @field_validator("attributes")
+    @classmethod
+    def _some_quasi(cls, v: dict[str, AttributeConfig]) -> dict[str, AttributeConfig]:
+        if not any(a.role in ("quasi", "qi", "quasi-identifier") for a in v.values()):
+            raise ValueError("at least one attribute needs role 'quasi'")
+        return v
+
+    def models(self) -> list[Criterion]:
+        return [m.build() for m in self.privacy]
+
+
+def _format_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = list(err["loc"])
+    if len(loc) > 2 and loc[0] == "privacy" and isinstance(loc[1], int):
+        del loc[2]  # the discriminator tag pydantic inserts
+    where = ".".join(str(p) for p in loc)
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        msg = "unknown key"
+    elif err["type"] == "union_tag_invalid":
+        tags = err.get("ctx", {}).get("expected_tags", "")
+        msg = f"unknown model {err['ctx'].get('tag')!r}; allowed: {tags}"
+    elif err["type"] == "literal_error":
+        msg = f"got {err.get('input')!r}; " + msg.replace("Input should be", "allowed:")
+    elif err["type"] == "missing":
+        msg = "required key is missing"
+    extra = f" (and {len(exc.errors()) - 1} more problem(s))" if len(exc.errors()) > 1 else ""
+    return f"config key '{where}': {msg}{extra}" if where else f"config: {msg}{extra}"
+
+
+def parse_config(data: Any, *, source: str | None = None) -> Config:
+    """Validate a config mapping; errors name the key and what is allowed."""
+    if not isinstance(data, dict):
+        raise InputError("config must be a mapping of keys to values", file=source)
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(_format_error(exc), file=source) from None
+    except InputError as exc:  # a model's own parameter check
+        raise InputError(str(exc), file=source) from None
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and validate a YAML config file."""
+    p = Path(path)
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("config file not found", file=str(p)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read config: {exc}", file=str(p)) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"config is not valid YAML: {' '.join(str(exc).split())}", file=str(p)) from None
+    return parse_config(data, source=str(p))

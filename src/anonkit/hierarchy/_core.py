@@ -1,0 +1,247 @@
+"""The :class:`Hierarchy`: a value generalization hierarchy as integer lookup arrays.
+
+A hierarchy is given as one row per original value (a *leaf*): column 0 is the value, column ``i``
+its generalization at level ``i``, the last column the most general value (usually ``*``). This is
+ARX's CSV format (see ``shared/specs/arx-compatibility.md`` §2.6) and the conventions of spec §0.2:
+level 0 = original values, ``height`` = number of columns − 1.
+
+Internally every level is encoded once: ``maps[L, leaf_code]`` is the code of the leaf's ancestor
+at level ``L`` and ``labels[L][code]`` its label. A node is identified by ``(level, label)``: the
+same text may name different nodes on different levels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from anonkit.errors import InputError
+
+
+class Hierarchy:
+    """A value generalization hierarchy (VGH) of one attribute.
+
+    Parameters
+    ----------
+    rows:
+        One sequence of labels per leaf, all of the same length ``height + 1``.
+    name:
+        The attribute's name (used in error messages).
+    source:
+        Where the hierarchy came from (a file path), for error messages.
+    bounds:
+        Optional numeric interval of every node, ``bounds[L]`` an array of shape
+        ``(len(labels[L]), 2)`` with the smallest and largest numeric leaf below the node. Set by
+        the numeric builders and computed for hierarchies whose leaves are all numbers.
+
+    Raises
+    ------
+    InputError
+        If rows differ in length, a leaf occurs twice, or the mapping is not functional (a node at
+        level ``i`` with two different parents at level ``i + 1``).
+    """
+
+    def __init__(
+        self,
+        rows: Sequence[Sequence[object]] | np.ndarray,
+        *,
+        name: str | None = None,
+        source: str | None = None,
+    ) -> None:
+        self.name = name
+        self.source = source
+        rows = [[_text(v) for v in r] for r in rows]
+        if not rows:
+            raise InputError("hierarchy is empty", column=name, file=source)
+        width = len(rows[0])
+        for i, r in enumerate(rows):
+            if len(r) != width:
+                raise InputError(
+                    f"hierarchy rows must all have the same height; row has {len(r) - 1} levels, "
+                    f"the first row has {width - 1}",
+                    column=name,
+                    value=r[0] if r else None,
+                    row=i + 1,
+                    file=source,
+                )
+        grid = np.array(rows, dtype=object)
+        self.height: int = width - 1
+        n = grid.shape[0]
+        maps = np.empty((width, n), dtype=np.int32)
+        labels: list[np.ndarray] = []
+        for level in range(width):
+            codes, uniques = pd.factorize(grid[:, level], sort=False)
+            maps[level] = codes
+            labels.append(np.asarray(uniques, dtype=object))
+        # leaves must be unique
+        if len(labels[0]) != n:
+            dup = pd.Series(grid[:, 0]).duplicated()
+            first = int(np.flatnonzero(dup.to_numpy())[0])
+            raise InputError(
+                "value occurs twice in the hierarchy",
+                column=name,
+                value=grid[first, 0],
+                row=first + 1,
+                file=source,
+            )
+        # functional: every node at level L has exactly one parent at level L+1
+        for level in range(width - 1):
+            child, parent = maps[level], maps[level + 1]
+            first_parent = np.full(len(labels[level]), -1, dtype=np.int64)
+            order = np.arange(n)[::-1]
+            first_parent[child[order]] = parent[order]
+            bad = np.flatnonzero(first_parent[child] != parent)
+            if bad.size:
+                i = int(bad[0])
+                raise InputError(
+                    f"hierarchy is not functional: {grid[i, level]!r} at level {level} maps to "
+                    f"both {labels[level + 1][first_parent[child[i]]]!r} and {grid[i, level + 1]!r} "
+                    f"at level {level + 1}",
+                    column=name,
+                    value=grid[i, 0],
+                    row=i + 1,
+                    file=source,
+                )
+        self.maps: np.ndarray = maps
+        self.labels: list[np.ndarray] = labels
+        self._index: dict[str, int] | None = None
+        self.bounds: list[np.ndarray] | None = _numeric_bounds(grid[:, 0], maps)
+
+    # ------------------------------------------------------------------ basic facts
+    @property
+    def leaves(self) -> np.ndarray:
+        """The original values (level 0), in file order; a leaf's code is its position here."""
+        return self.labels[0]
+
+    @property
+    def n_leaves(self) -> int:
+        return len(self.labels[0])
+
+    def size(self, level: int) -> int:
+        """Number of distinct nodes at ``level``."""
+        return len(self.labels[level])
+
+    def leaf_counts(self, level: int) -> np.ndarray:
+        """Number of leaves below each node of ``level`` (ARX's materialized domain size)."""
+        return np.bincount(self.maps[level], minlength=self.size(level))
+
+    def domain_share(self, level: int) -> np.ndarray:
+        """Share of the domain each node of ``level`` covers: #leaves below / #leaves.
+
+        This is ARX's ``DomainShareMaterialized``; the domain size is the number of rows of the
+        hierarchy (ARX compatibility §2.9 item 3), not the number of values in the data.
+        """
+        return self.leaf_counts(level) / self.n_leaves
+
+    def parents(self, level: int) -> np.ndarray:
+        """``parents(L)[c]`` = code at level ``L + 1`` of the node with code ``c`` at level ``L``."""
+        out = np.empty(self.size(level), dtype=np.int32)
+        out[self.maps[level]] = self.maps[level + 1]
+        return out
+
+    def index(self) -> dict[str, int]:
+        """Mapping leaf label → leaf code."""
+        if self._index is None:
+            self._index = {v: i for i, v in enumerate(self.labels[0])}
+        return self._index
+
+    # ------------------------------------------------------------------ encoding
+    def encode(self, values: Iterable[object], *, column: str | None = None) -> np.ndarray:
+        """Leaf codes of ``values`` (as text); every value must be a leaf.
+
+        Raises
+        ------
+        InputError
+            Naming the first value missing from the hierarchy and its (1-based) row.
+        """
+        texts = pd.Series([_text(v) for v in values], dtype=object)
+        idx = pd.Index(self.labels[0])
+        codes = idx.get_indexer(texts)
+        missing = np.flatnonzero(codes < 0)
+        if missing.size:
+            i = int(missing[0])
+            raise InputError(
+                f"value is missing from the hierarchy ({missing.size} row(s) affected)",
+                column=column or self.name,
+                value=texts.iloc[i],
+                row=i + 1,
+                file=self.source,
+            )
+        return codes.astype(np.int32)
+
+    def generalize(self, codes: np.ndarray, level: int) -> np.ndarray:
+        """Codes at ``level`` of the leaves ``codes`` (a lookup, no copy of the hierarchy)."""
+        return self.maps[level][codes]
+
+    def label(self, codes: np.ndarray, level: int) -> np.ndarray:
+        """Labels at ``level`` of node codes at that level."""
+        return self.labels[level][codes]
+
+    def node_level_of(self, label: str) -> list[tuple[int, int]]:
+        """Every ``(level, code)`` whose label is ``label`` (lowest level first)."""
+        out = []
+        for level, labs in enumerate(self.labels):
+            hits = np.flatnonzero(labs == label)
+            out.extend((level, int(c)) for c in hits)
+        return out
+
+    def restrict(self, values: Iterable[object]) -> Hierarchy:
+        """The hierarchy cut down to the leaves in ``values`` (order kept, levels unchanged)."""
+        keep = set(_text(v) for v in values)
+        rows = [self.row(i) for i in range(self.n_leaves) if self.labels[0][i] in keep]
+        return Hierarchy(rows, name=self.name, source=self.source)
+
+    def row(self, leaf: int) -> list[str]:
+        """The labels of leaf ``leaf`` on every level (one CSV row)."""
+        return [str(self.labels[level][self.maps[level, leaf]]) for level in range(self.height + 1)]
+
+    def rows(self) -> list[list[str]]:
+        return [self.row(i) for i in range(self.n_leaves)]
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame(self.rows(), columns=[f"level{i}" for i in range(self.height + 1)])
+
+    @classmethod
+    def flat(cls, values: Iterable[object], *, name: str | None = None, top: str = "*") -> Hierarchy:
+        """The trivial two-level hierarchy ``{values} → *`` (spec §0.2)."""
+        uniq = list(dict.fromkeys(_text(v) for v in values))
+        return cls([[v, top] for v in uniq], name=name, source="(flat)")
+
+    def __repr__(self) -> str:
+        return f"Hierarchy({self.name!r}, leaves={self.n_leaves}, height={self.height})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Hierarchy) and self.rows() == other.rows()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _text(v: object) -> str:
+    """Canonical text of a cell: hierarchies and data are matched as text (as ARX does)."""
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        if np.isnan(v):
+            return ""
+        if v.is_integer():
+            return str(int(v))
+    return str(v)
+
+
+def _numeric_bounds(leaves: np.ndarray, maps: np.ndarray) -> list[np.ndarray] | None:
+    """Per level, ``[min, max]`` of the numeric leaves below each node; None if a leaf is no number."""
+    nums = pd.to_numeric(pd.Series(leaves, dtype=object), errors="coerce").to_numpy(dtype=float)
+    if np.isnan(nums).any():
+        return None
+    out = []
+    for level in range(maps.shape[0]):
+        codes = maps[level]
+        k = int(codes.max()) + 1
+        lo = np.full(k, np.inf)
+        hi = np.full(k, -np.inf)
+        np.minimum.at(lo, codes, nums)
+        np.maximum.at(hi, codes, nums)
+        out.append(np.stack([lo, hi], axis=1))
+    return out

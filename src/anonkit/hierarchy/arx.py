@@ -1,0 +1,71 @@
+"""Read and write hierarchies in ARX's CSV format.
+
+Format (ARX compatibility §2.6, NOTICE of the bundled data): ``;``-separated, no header, one row
+per original value, column 0 = original value, last column = most general value. Files may lack a
+trailing newline and may use CRLF line ends.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from pathlib import Path
+
+from anonkit.errors import InputError
+from anonkit.hierarchy._core import Hierarchy
+
+
+def read_hierarchy(
+    path: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    separator: str = ";",
+    encoding: str = "utf-8",
+) -> Hierarchy:
+    """Read an ARX hierarchy CSV file.
+
+    Raises
+    ------
+    InputError
+        If the file cannot be read, is empty, or is not a valid hierarchy (see :class:`Hierarchy`).
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding=encoding)
+    except FileNotFoundError:
+        raise InputError("hierarchy file not found", column=name, file=str(p)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read hierarchy file: {exc}", column=name, file=str(p)) from None
+    return parse_hierarchy(text, name=name, separator=separator, source=str(p))
+
+
+def parse_hierarchy(
+    text: str, *, name: str | None = None, separator: str = ";", source: str | None = None
+) -> Hierarchy:
+    """Parse the text of an ARX hierarchy file."""
+    rows = [r for r in csv.reader(io.StringIO(text), delimiter=separator) if r and any(c != "" for c in r)]
+    if not rows:
+        raise InputError("hierarchy file is empty", column=name, file=source)
+    if all(len(r) == 1 for r in rows) and separator not in text:
+        for other in (",", "\t", "|"):
+            if other in text:
+                raise InputError(
+                    f"hierarchy has a single column; is the separator {other!r} rather than {separator!r}?",
+                    column=name,
+                    file=source,
+                )
+    return Hierarchy(rows, name=name, source=source)
+
+
+def write_hierarchy(
+    hierarchy: Hierarchy, path: str | os.PathLike[str], *, separator: str = ";", encoding: str = "utf-8"
+) -> None:
+    """Write ``hierarchy`` in ARX's CSV format (atomically: a temporary file renamed into place)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, delimiter=separator, lineterminator="\n")
+    writer.writerows(hierarchy.rows())
+    p = Path(path)
+    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
+    tmp.write_text(buf.getvalue(), encoding=encoding)
+    os.replace(tmp, p)

@@ -1,0 +1,159 @@
+"""Utility and risk measures of a release (spec §2, ARX compatibility §2.4–2.5).
+
+Every measure is a function ``(table, release, **params)``. :data:`METRICS` names each scalar
+measure with its default parameters; :func:`compute_metrics` evaluates several at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from anonkit.metrics.risk import (
+    ProsecutorRisk,
+    linkage_candidates,
+    prosecutor_risk,
+    record_linkage,
+    sample_uniqueness,
+)
+from anonkit.metrics.utility import (
+    AGGREGATES,
+    ClassSizeStats,
+    WHDResult,
+    aecs,
+    aggregate_values,
+    arx_round,
+    attribute_weights,
+    cavg,
+    class_size_stats,
+    discernibility,
+    discernibility_star,
+    entropy,
+    entropy_per_attribute,
+    gcp,
+    gs_factors,
+    height,
+    loss,
+    loss_per_attribute,
+    modification_rate,
+    ncp_classes,
+    ncp_records,
+    prec_loss,
+    precision,
+    precision_per_attribute,
+    suppressed_class_sizes,
+    suppression_rate,
+    whd,
+    whd_cost,
+    whd_step_weights,
+)
+from anonkit.release import Release
+from anonkit.table import Table
+
+__all__ = [
+    "AGGREGATES",
+    "METRICS",
+    "ClassSizeStats",
+    "ProsecutorRisk",
+    "WHDResult",
+    "aecs",
+    "aggregate_values",
+    "arx_round",
+    "attribute_weights",
+    "cavg",
+    "class_size_stats",
+    "compute_metrics",
+    "discernibility",
+    "discernibility_star",
+    "entropy",
+    "entropy_per_attribute",
+    "gcp",
+    "gs_factors",
+    "height",
+    "linkage_candidates",
+    "loss",
+    "loss_per_attribute",
+    "modification_rate",
+    "ncp_classes",
+    "ncp_records",
+    "prec_loss",
+    "precision",
+    "precision_per_attribute",
+    "prosecutor_risk",
+    "record_linkage",
+    "sample_uniqueness",
+    "suppressed_class_sizes",
+    "suppression_rate",
+    "whd",
+    "whd_cost",
+    "whd_step_weights",
+]
+
+Metric = Callable[[Table, Release], float]
+
+# name -> f(table, release, gs, aggregate); METRICS binds the defaults
+_PARAMETRIZED: dict[str, Callable[[Table, Release, float, str], float | tuple[float, ...]]] = {
+    "gcp": lambda t, r, gs, agg: gcp(t, r),
+    "gcp_released": lambda t, r, gs, agg: gcp(t, r, include_suppressed=False),
+    "loss": lambda t, r, gs, agg: loss(t, r, gs=gs, aggregate=agg),  # type: ignore[arg-type]
+    "entropy": lambda t, r, gs, agg: entropy(t, r, monotonic=True, gs=gs),
+    "entropy_nm": lambda t, r, gs, agg: entropy(t, r, monotonic=False, gs=gs),
+    "dm": lambda t, r, gs, agg: discernibility(t, r),
+    "dm*": lambda t, r, gs, agg: discernibility_star(t, r),
+    "aecs": lambda t, r, gs, agg: aecs(t, r, gs=gs),
+    "precision": lambda t, r, gs, agg: precision(t, r, monotonic=True, gs=gs),
+    "prec_loss": lambda t, r, gs, agg: prec_loss(t, r),
+    "height": lambda t, r, gs, agg: height(t, r),
+    "whd": lambda t, r, gs, agg: whd(t, r).total,
+    "modification_rate": lambda t, r, gs, agg: modification_rate(t, r),
+    "min_class_size": lambda t, r, gs, agg: class_size_stats(t, r).min,
+    "avg_class_size": lambda t, r, gs, agg: class_size_stats(t, r).avg,
+    "suppression_rate": lambda t, r, gs, agg: suppression_rate(t, r),
+    "prosecutor_highest": lambda t, r, gs, agg: prosecutor_risk(t, r).highest,
+    "prosecutor_average": lambda t, r, gs, agg: prosecutor_risk(t, r).average,
+    "records_at_risk": lambda t, r, gs, agg: prosecutor_risk(t, r).records_at_risk,
+    "sample_uniqueness": lambda t, r, gs, agg: sample_uniqueness(t, r),
+    "record_linkage": lambda t, r, gs, agg: record_linkage(t, r),
+}
+
+
+def _bind(name: str) -> Metric:
+    f = _PARAMETRIZED[name]
+
+    def metric(table: Table, release: Release) -> float:
+        return float(f(table, release, 0.5, "geometric"))  # type: ignore[arg-type]
+
+    metric.__name__ = name
+    metric.__doc__ = f"The measure {name!r} with default parameters (gs = 0.5, geometric Loss)."
+    return metric
+
+
+#: Every scalar measure by name, with default parameters: ``METRICS[name](table, release) -> float``.
+#: ``whd`` is the total distortion (uniform weights); ``loss`` ARX's Loss (gs 0.5, geometric mean).
+METRICS: dict[str, Metric] = {name: _bind(name) for name in _PARAMETRIZED}
+
+
+def compute_metrics(
+    table: Table,
+    release: Release,
+    names: Iterable[str] | None = None,
+    *,
+    gs: float = 0.5,
+    aggregate: str = "geometric",
+) -> dict[str, float]:
+    """Evaluate the measures ``names`` (default: all of :data:`METRICS`).
+
+    ``gs`` is passed to Loss, entropy, AECS and Precision, ``aggregate`` to Loss. With
+    ``aggregate="rank"`` the ``loss`` entry is the descending tuple of weighted per-QI values.
+    """
+    if aggregate not in AGGREGATES:
+        raise ValueError(f"unknown aggregate {aggregate!r}; allowed: {', '.join(AGGREGATES)}")
+    gs_factors(gs)  # validates
+    selected = list(_PARAMETRIZED) if names is None else list(names)
+    unknown = [n for n in selected if n not in _PARAMETRIZED]
+    if unknown:
+        raise ValueError(f"unknown metric {unknown[0]!r}; known: {', '.join(_PARAMETRIZED)}")
+    out: dict[str, float] = {}
+    for name in selected:
+        value = _PARAMETRIZED[name](table, release, gs, aggregate)
+        out[name] = value if isinstance(value, tuple) else float(value)  # type: ignore[assignment]
+    return out

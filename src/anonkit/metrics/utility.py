@@ -1,0 +1,618 @@
+"""Information-loss and utility measures of a :class:`~anonkit.release.Release` (spec §2.1–2.4).
+
+Every measure is a function ``(table, release, **params)``. The ARX quality models (Loss,
+non-uniform entropy, DM, DM*, AECS, Precision, Height) follow ARX's implementation
+(``org.deidentifier.arx.metric.v2``; ARX compatibility §2.4 and §2.9) so that a full-domain release
+scores what ARX reports for the same transformation:
+
+* the gs-factor ``g`` gives ``gFactor = 1 if g ≤ 0.5 else 1 − 2(g − 0.5)`` and
+  ``sFactor = 2g if g < 0.5 else 1`` (:func:`gs_factors`);
+* per-attribute Loss and entropy values are floored to 10 decimals (ARX's ``Metric.round``);
+* ``N`` is the number of input records (suppressed ones included);
+* attribute weights default to the schema's (0.5 each) and are normalized by the largest.
+
+Full-domain releases (``release.transformation`` set) are scored exactly as ARX does: a suppressed
+record still counts with the node it had at the transformation. For other releases (local
+recoding) each released record counts with its own class's node and a suppressed record as fully
+generalized (the hierarchy root); each function's docstring says what that means for it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from anonkit._kernels import group_columns
+from anonkit.release import Release
+from anonkit.table import Table
+
+Aggregate = Literal["sum", "max", "arithmetic", "geometric", "rank"]
+AGGREGATES: tuple[str, ...] = ("sum", "max", "arithmetic", "geometric", "rank")
+
+_LOG2 = math.log(2.0)
+
+
+# ---------------------------------------------------------------------------------------- helpers
+def gs_factors(gs: float) -> tuple[float, float]:
+    """ARX's ``(gFactor, sFactor)`` for a generalization/suppression factor ``gs`` in ``[0, 1]``."""
+    gs = float(gs)
+    if not 0.0 <= gs <= 1.0:
+        raise ValueError(f"gs must lie in [0, 1], got {gs!r}")
+    s_factor = 2.0 * gs if gs < 0.5 else 1.0
+    g_factor = 1.0 if gs <= 0.5 else 1.0 - 2.0 * (gs - 0.5)
+    return g_factor, s_factor
+
+
+def arx_round(value: float) -> float:
+    """ARX's ``Metric.round``: keep 10 decimals, rounding down (``floor(x·10¹⁰)/10¹⁰``)."""
+    return math.floor(value * 1e10) / 1e10
+
+
+def _log2(x: np.ndarray) -> np.ndarray:
+    # ARX computes log2 as Math.log(x) / Math.log(2); do the same for identical rounding
+    return np.log(x) / _LOG2
+
+
+def _seq_sum(values: np.ndarray) -> float:
+    """Left-to-right sum (what a Java ``for`` loop does), not numpy's pairwise sum."""
+    values = np.asarray(values, dtype=np.float64)
+    return float(np.cumsum(values)[-1]) if values.size else 0.0
+
+
+def attribute_weights(table: Table, weights: Mapping[str, float] | Sequence[float] | None = None) -> np.ndarray:
+    """QI weights normalized by the largest (ARX); all 1 when every weight is 0.
+
+    ``weights`` maps QI names to weights (missing ones default to the schema's weight) or lists
+    one weight per QI; ``None`` takes the schema's weights (0.5 each unless configured).
+    """
+    d = len(table.qi)
+    if weights is None:
+        w = np.array([float(table.schema[q].weight) for q in table.qi], dtype=np.float64)
+    elif isinstance(weights, Mapping):
+        unknown = [k for k in weights if k not in table.qi]
+        if unknown:
+            raise ValueError(f"weight given for {unknown[0]!r}, which is not a quasi-identifier")
+        w = np.array([float(weights.get(q, table.schema[q].weight)) for q in table.qi], dtype=np.float64)
+    else:
+        w = np.asarray(list(weights), dtype=np.float64)
+        if w.shape != (d,):
+            raise ValueError(f"weights must list {d} values, one per quasi-identifier")
+    if (w < 0).any():
+        raise ValueError("weights must not be negative")
+    top = float(w.max()) if d else 0.0
+    return np.ones(d) if top == 0.0 else w / top
+
+
+def aggregate_values(values: Sequence[float], weights: Sequence[float], aggregate: str) -> float | tuple[float, ...]:
+    """Combine per-attribute values as ARX's ``AggregateFunction`` does.
+
+    * ``sum``: Σ vᵢ·wᵢ; ``max``: max vᵢ·wᵢ (at least 0); ``arithmetic``: Σ (vᵢ/n)·wᵢ;
+    * ``geometric``: Π ((vᵢ + 1)·wᵢ)^{1/n} − 1 — as ARX's ``ILMultiDimensionalGeometricMean``
+      implements it (the weight multiplies ``vᵢ + 1``; with equal weights, the default, this is
+      the same as Π (vᵢ·wᵢ + 1)^{1/n} − 1);
+    * ``rank``: the vector of vᵢ·wᵢ sorted in descending order (compared lexicographically).
+    """
+    v = [float(x) for x in values]
+    w = [float(x) for x in weights]
+    n = len(v)
+    if aggregate == "sum":
+        total = 0.0
+        for x, y in zip(v, w, strict=True):
+            total += x * y
+        return total if math.isfinite(total) else float(np.finfo(np.float64).max)
+    if aggregate == "max":
+        best = 0.0
+        for x, y in zip(v, w, strict=True):
+            best = max(best, x * y)
+        return best
+    if aggregate == "arithmetic":
+        total = 0.0
+        for x, y in zip(v, w, strict=True):
+            total += (x / n) * y
+        return total
+    if aggregate == "geometric":
+        prod = 1.0
+        for x, y in zip(v, w, strict=True):
+            prod *= math.pow((x + 1.0) * y, 1.0 / n)
+        return prod - 1.0 if n else 0.0
+    if aggregate == "rank":
+        return tuple(sorted((x * y for x, y in zip(v, w, strict=True)), reverse=True))
+    raise ValueError(f"unknown aggregate {aggregate!r}; allowed: {', '.join(AGGREGATES)}")
+
+
+def transformation_levels(table: Table, release: Release) -> np.ndarray | None:
+    """The full-domain levels of ``release`` (input QI order), or None for other releases."""
+    if release.transformation is None:
+        return None
+    return np.array([int(release.transformation[q]) for q in table.qi], dtype=np.int64)
+
+
+def effective_levels(table: Table, release: Release) -> np.ndarray:
+    """``(n × d)`` level of every record: its class's, or for a suppressed record the
+    transformation's (full-domain) or the hierarchy height (otherwise)."""
+    levels = release.record_levels()
+    t = transformation_levels(table, release)
+    if t is not None:
+        levels[release.suppressed] = t
+    return levels
+
+
+def _tuple_counts(table: Table, mask: np.ndarray) -> np.ndarray:
+    """Records selected by ``mask`` per distinct QI tuple."""
+    d = table.distinct
+    return np.bincount(d.inverse[mask], minlength=d.size).astype(np.float64)
+
+
+def _class_share(h, levels: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    """ARX domain share of each (level, node) pair."""
+    out = np.empty(len(levels), dtype=np.float64)
+    for level in np.unique(levels):
+        sel = levels == level
+        out[sel] = h.domain_share(int(level))[nodes[sel]]
+    return out
+
+
+# ---------------------------------------------------------------------------------------- NCP / GCP
+def ncp_classes(table: Table, release: Release) -> np.ndarray:
+    """``(C × d)`` NCP of every released class and QI (spec §2.1).
+
+    Categorical QIs: 0 at a leaf (level 0), else #leaves below the node / #leaves of the hierarchy.
+    Numeric and date QIs: width of the node's numeric interval (``hierarchy.bounds``) over the
+    width of the hierarchy's leaf range; when the hierarchy has no numeric bounds, the class's
+    data range over the table's data range. A zero domain width gives 0.
+    """
+    C, d = release.class_levels.shape
+    out = np.zeros((C, d), dtype=np.float64)
+    if C == 0:
+        return out
+    rc = release.record_class
+    kept = rc >= 0
+    for j, (name, h) in enumerate(zip(table.qi, table.hierarchies, strict=True)):
+        levels = release.class_levels[:, j]
+        nodes = release.class_nodes[:, j]
+        if name in table.numeric:
+            if h.bounds is not None:
+                lo0, hi0 = h.bounds[0][:, 0].min(), h.bounds[0][:, 1].max()
+                domain = float(hi0 - lo0)
+                width = np.zeros(C, dtype=np.float64)
+                for level in np.unique(levels):
+                    sel = levels == level
+                    b = h.bounds[int(level)][nodes[sel]]
+                    width[sel] = b[:, 1] - b[:, 0]
+            else:
+                values = table.numeric[name]
+                domain = float(np.nanmax(values) - np.nanmin(values)) if np.isfinite(values).any() else 0.0
+                lo = np.full(C, np.nan)
+                hi = np.full(C, np.nan)
+                np.fmin.at(lo, rc[kept], values[kept])
+                np.fmax.at(hi, rc[kept], values[kept])
+                width = np.nan_to_num(hi - lo, nan=0.0)
+            out[:, j] = width / domain if domain > 0 else 0.0
+        else:
+            counts = np.zeros(C, dtype=np.float64)
+            for level in np.unique(levels):
+                sel = levels == level
+                counts[sel] = h.leaf_counts(int(level))[nodes[sel]]
+            out[:, j] = np.where(levels == 0, 0.0, counts / h.n_leaves)
+    return out
+
+
+def ncp_records(table: Table, release: Release, *, weights: Sequence[float] | None = None) -> np.ndarray:
+    """NCP of every input record: Σ_A w_A·NCP_A of its class; a suppressed record is charged
+    1 per attribute (Σ_A w_A). Weights default to 1."""
+    d = len(table.qi)
+    w = np.ones(d) if weights is None else np.asarray(weights, dtype=np.float64)
+    per_class = ncp_classes(table, release) @ w if release.n_classes else np.zeros(0)
+    rc = release.record_class
+    out = np.full(table.n, float(w.sum()))
+    kept = rc >= 0
+    out[kept] = per_class[rc[kept]]
+    return out
+
+
+def gcp(table: Table, release: Release, *, include_suppressed: bool = True) -> float:
+    """Global certainty penalty in ``[0, 1]`` (spec §2.1).
+
+    ``include_suppressed=True``: Σ over all records of their NCP, suppressed records charged 1 per
+    attribute, divided by ``d·n``. ``False``: the GCP of the released records only (divided by
+    ``d·n_released``; NaN when nothing is released).
+    """
+    d = len(table.qi)
+    if d == 0:
+        return 0.0
+    sizes = release.class_sizes().astype(np.float64)
+    released = float(sizes @ ncp_classes(table, release).sum(axis=1)) if release.n_classes else 0.0
+    if include_suppressed:
+        return (released + release.n_suppressed * d) / (d * table.n)
+    if release.n_released == 0:
+        return float("nan")
+    return released / (d * release.n_released)
+
+
+# ---------------------------------------------------------------------------------------- ARX Loss
+def loss_per_attribute(table: Table, release: Release, *, gs: float = 0.5) -> dict[str, float]:
+    """ARX's Loss (``MetricMDNMLoss``) per quasi-identifier, normalized to ``[0, 1]``.
+
+    Per QI: ``x = Σ_released share(node)·gFactor + Σ_suppressed (share + sFactor·(1 − share))``,
+    share = #leaves below the node / #rows of the hierarchy (``DomainShareMaterialized``), a
+    suppressed record's share taken at the transformation (the root for non-full-domain releases,
+    which charges 1). Normalized ``max(0, (x − m)/(N − m))`` with ``m = gFactor·N/#rows``, floored
+    to 10 decimals.
+    """
+    g_factor, s_factor = gs_factors(gs)
+    n = float(table.n)
+    sizes = release.class_sizes().astype(np.float64)
+    sup = _tuple_counts(table, release.suppressed)
+    has_sup = sup > 0
+    t = transformation_levels(table, release)
+    tuples = table.distinct.tuples
+    out: dict[str, float] = {}
+    for j, (name, h) in enumerate(zip(table.qi, table.hierarchies, strict=True)):
+        x = 0.0
+        if release.n_classes:
+            share = _class_share(h, release.class_levels[:, j], release.class_nodes[:, j])
+            x += _seq_sum(sizes * share * g_factor)
+        if has_sup.any():
+            cnt = sup[has_sup]
+            if s_factor == 1.0 or t is None:
+                x += _seq_sum(cnt)
+            else:
+                s = cnt * h.domain_share(int(t[j]))[h.maps[t[j]][tuples[has_sup, j]]]
+                x += _seq_sum(s + s_factor * (cnt - s))
+        low = g_factor * n / h.n_leaves
+        value = (x - low) / (n - low) if n != low else 0.0
+        out[name] = arx_round(max(value, 0.0))
+    return out
+
+
+def loss(
+    table: Table,
+    release: Release,
+    *,
+    gs: float = 0.5,
+    aggregate: Aggregate = "geometric",
+    weights: Mapping[str, float] | Sequence[float] | None = None,
+) -> float | tuple[float, ...]:
+    """ARX's Loss aggregated over the QIs (default: geometric mean, ARX's default; ``rank`` gives
+    the descending vector of weighted values). See :func:`loss_per_attribute`."""
+    values = loss_per_attribute(table, release, gs=gs)
+    return aggregate_values(list(values.values()), attribute_weights(table, weights), aggregate)
+
+
+# ---------------------------------------------------------------------------------------- entropy
+def entropy_per_attribute(
+    table: Table, release: Release, *, monotonic: bool = True, gs: float = 0.5
+) -> dict[str, float]:
+    """ARX's non-uniform entropy per QI, in bits, floored to 10 decimals.
+
+    ``gFactor·Σ_records log2(b/a)``, ``a`` = count of the record's value in the whole input, ``b`` =
+    count in the whole input of the node it is generalized to (``MetricMDNUEntropyPrecomputed``;
+    for a full-domain release this is ``Σ_v a_v·log2(b/a_v)`` over the values). Suppressed records
+    count at the transformation (full-domain; the root otherwise), so the monotonic variant ignores
+    suppression. The non-monotonic variant (``MetricMDNUNMEntropyPrecomputed``) adds
+    ``−sFactor·Σ c·log2(c/S)`` over the suppressed records, ``c`` = suppressed records per
+    generalized value, ``S`` = suppressed records.
+    """
+    g_factor, s_factor = gs_factors(gs)
+    levels = effective_levels(table, release)
+    sup = release.suppressed
+    n_sup = int(sup.sum())
+    t = transformation_levels(table, release)
+    out: dict[str, float] = {}
+    for j, (name, h) in enumerate(zip(table.qi, table.hierarchies, strict=True)):
+        codes = table.codes[:, j].astype(np.int64)
+        nl = h.n_leaves
+        a = np.bincount(codes, minlength=nl).astype(np.float64)
+        # records per (level, leaf); ARX walks values in dictionary order = first appearance in data
+        key = levels[:, j] * nl + codes
+        pairs, first, cnt = np.unique(key, return_index=True, return_counts=True)
+        order = np.argsort(first, kind="stable")
+        pairs, cnt = pairs[order], cnt[order].astype(np.float64)
+        lev, leaf = np.divmod(pairs, nl)
+        node_counts = [np.bincount(h.maps[level][codes], minlength=h.size(level)) for level in range(h.height + 1)]
+        offsets = np.concatenate([[0], np.cumsum([len(c) for c in node_counts])])
+        flat = np.concatenate(node_counts).astype(np.float64)
+        b = flat[offsets[lev] + h.maps[lev, leaf]]
+        aa = a[leaf]
+        raw = _seq_sum(cnt * _log2(aa / b))  # ≤ 0, as ARX accumulates it
+        result = raw * g_factor
+        if not monotonic and n_sup:
+            # without a transformation all suppressed records sit at the root: no contribution
+            gen = np.zeros(n_sup, dtype=np.int64) if t is None else h.maps[t[j]][codes[sup]].astype(np.int64)
+            c = np.bincount(gen)
+            c = c[c > 0].astype(np.float64)
+            for ci in c:
+                result += ci * float(_log2(np.array(ci / n_sup))) * s_factor
+        out[name] = arx_round(-result if result != 0.0 else result)
+    return out
+
+
+def entropy(
+    table: Table,
+    release: Release,
+    *,
+    monotonic: bool = True,
+    gs: float = 0.5,
+    weights: Mapping[str, float] | Sequence[float] | None = None,
+) -> float:
+    """ARX's non-uniform entropy: the weighted sum of :func:`entropy_per_attribute`."""
+    values = entropy_per_attribute(table, release, monotonic=monotonic, gs=gs)
+    return float(aggregate_values(list(values.values()), attribute_weights(table, weights), "sum"))
+
+
+# ---------------------------------------------------------------------------------------- class-based
+def discernibility(table: Table, release: Release) -> float:
+    """DM (ARX ``MetricSDNMDiscernability``): Σ over released classes of |EC|² + n·|suppressed|."""
+    sizes = release.class_sizes().astype(np.int64)
+    return float(int((sizes * sizes).sum()) + table.n * release.n_suppressed)
+
+
+def suppressed_class_sizes(table: Table, release: Release) -> np.ndarray:
+    """Sizes of the classes the suppressed records form.
+
+    Full-domain: the suppressed records grouped by their generalized QI codes at the
+    transformation (the classes that failed). Otherwise: grouped by their original QI tuple.
+    """
+    sup = _tuple_counts(table, release.suppressed)
+    keep = sup > 0
+    if not keep.any():
+        return np.zeros(0, dtype=np.int64)
+    tuples = table.distinct.tuples[keep]
+    t = transformation_levels(table, release)
+    if t is None:
+        t = np.zeros(len(table.qi), dtype=np.int64)
+    if not table.qi:
+        return np.array([int(sup.sum())], dtype=np.int64)
+    cols = [h.maps[t[j]][tuples[:, j]] for j, h in enumerate(table.hierarchies)]
+    ids, m = group_columns(cols, [h.size(int(t[j])) for j, h in enumerate(table.hierarchies)])
+    return np.rint(np.bincount(ids, weights=sup[keep], minlength=m)).astype(np.int64)
+
+
+def discernibility_star(table: Table, release: Release) -> float:
+    """DM* (ARX ``MetricSDDiscernability``): Σ over all classes, suppressed ones included, of
+    |class|² (no suppression penalty). See :func:`suppressed_class_sizes`."""
+    sizes = release.class_sizes().astype(np.int64)
+    sup = suppressed_class_sizes(table, release)
+    return float(int((sizes * sizes).sum()) + int((sup * sup).sum()))
+
+
+def aecs(table: Table, release: Release, *, gs: float = 0.5) -> float:
+    """ARX's average equivalence class size (``MetricSDAECS``).
+
+    ``N / (#released classes·sFactor + gFactor if any record is suppressed)``: all suppressed
+    records form one extra class. ARX swaps the two factors on purpose; at gs = 0.5 both are 1 and
+    this is ``N / (#classes + [any suppressed])``.
+    """
+    g_factor, s_factor = gs_factors(gs)
+    groups = release.n_classes * s_factor
+    if release.n_suppressed:
+        groups += 1.0 * g_factor
+    return table.n / groups if groups > 0 else float("inf")
+
+
+def cavg(table: Table, release: Release, k: int) -> float:
+    """Normalized average class size ``C_avg = (n_released / #EC) / k`` (spec §2.2)."""
+    if k <= 0:
+        raise ValueError(f"k must be positive, got {k!r}")
+    if release.n_classes == 0:
+        return 0.0
+    return release.n_released / release.n_classes / k
+
+
+@dataclass(frozen=True)
+class ClassSizeStats:
+    """Minimum, average and maximum size of the released classes (0 when none)."""
+
+    n_classes: int
+    min: float
+    avg: float
+    max: float
+
+
+def class_size_stats(table: Table, release: Release) -> ClassSizeStats:
+    """Sizes of the released equivalence classes."""
+    sizes = release.class_sizes()
+    if sizes.size == 0:
+        return ClassSizeStats(0, 0.0, 0.0, 0.0)
+    return ClassSizeStats(int(sizes.size), float(sizes.min()), float(sizes.mean()), float(sizes.max()))
+
+
+def suppression_rate(table: Table, release: Release) -> float:
+    """Suppressed records / input records."""
+    return release.n_suppressed / table.n
+
+
+# ---------------------------------------------------------------------------------------- level-based
+def _level_sums(table: Table, release: Release, j: int, transform: np.ndarray | None) -> tuple[float, float]:
+    """(Σ over released records of level/height, #released) for QI ``j``, grouped by level so that
+    a full-domain release computes ``released·level/height`` exactly as ARX does."""
+    h = table.hierarchies[j]
+    sizes = release.class_sizes()
+    kept = float(sizes.sum())
+    if h.height == 0:
+        return 0.0, kept
+    if transform is not None:
+        return kept * (float(transform[j]) / h.height), kept
+    by_level = np.bincount(release.class_levels[:, j], weights=sizes, minlength=h.height + 1)
+    total = 0.0
+    for level in np.flatnonzero(by_level):
+        total += float(by_level[level]) * (float(level) / h.height)
+    return total, kept
+
+
+def precision_per_attribute(
+    table: Table, release: Release, *, monotonic: bool = True, gs: float = 0.5
+) -> dict[str, float]:
+    """ARX's Precision per QI (Sweeney's Prec as a loss).
+
+    Non-monotonic (``MetricMDNMPrecision``): ``(Σ_released level/height·gFactor +
+    #suppressed·sFactor) / N``. Monotonic (``MetricMDPrecision``): suppression ignored, i.e.
+    ``level/height·gFactor`` of the transformation (for other releases the average over all
+    records, suppressed ones at the root).
+    """
+    g_factor, s_factor = gs_factors(gs)
+    t = transformation_levels(table, release)
+    n = float(table.n)
+    n_sup = float(release.n_suppressed)
+    out: dict[str, float] = {}
+    for j, (name, h) in enumerate(zip(table.qi, table.hierarchies, strict=True)):
+        if h.height == 0:
+            out[name] = 0.0 if monotonic else (n_sup * s_factor) / n
+            continue
+        if monotonic:
+            if t is not None:
+                out[name] = float(t[j]) / h.height * g_factor
+            else:
+                total, _ = _level_sums(table, release, j, None)
+                out[name] = (total + n_sup) / n * g_factor
+        else:
+            total, _ = _level_sums(table, release, j, t)
+            out[name] = (total * g_factor + n_sup * s_factor) / n
+    return out
+
+
+def precision(
+    table: Table,
+    release: Release,
+    *,
+    monotonic: bool = True,
+    gs: float = 0.5,
+    weights: Mapping[str, float] | Sequence[float] | None = None,
+) -> float:
+    """ARX's Precision: the (weighted) arithmetic mean of :func:`precision_per_attribute`."""
+    values = precision_per_attribute(table, release, monotonic=monotonic, gs=gs)
+    return float(aggregate_values(list(values.values()), attribute_weights(table, weights), "arithmetic"))
+
+
+def prec_loss(table: Table, release: Release) -> float:
+    """Sweeney's Prec as a loss, ``(1/d) Σ_A level_A/height_A`` (spec §2.2).
+
+    For a full-domain release the levels of the transformation (suppression is not counted); for
+    other releases each QI's level averaged over the released records (1 when none is released).
+    """
+    d = len(table.qi)
+    if d == 0:
+        return 0.0
+    t = transformation_levels(table, release)
+    total = 0.0
+    for j, h in enumerate(table.hierarchies):
+        if h.height == 0:
+            continue
+        if t is not None:
+            total += t[j] / h.height
+        elif release.n_released == 0:
+            total += 1.0
+        else:
+            s, kept = _level_sums(table, release, j, None)
+            total += s / kept
+    return total / d
+
+
+def height(table: Table, release: Release) -> float:
+    """ARX's Height (``MetricMDHeight``): the sum of the transformation's levels. For other
+    releases the average over released records of the sum of their levels (the sum of the heights
+    when nothing is released)."""
+    t = transformation_levels(table, release)
+    if t is not None:
+        return float(t.sum())
+    sizes = release.class_sizes()
+    if sizes.sum() == 0:
+        return float(sum(table.heights))
+    return float((release.class_levels.sum(axis=1) * sizes).sum() / sizes.sum())
+
+
+# ---------------------------------------------------------------------------------------- WHD
+def whd_step_weights(height: int, weights: Literal["uniform", "height"] = "uniform", beta: float = 1.0) -> np.ndarray:
+    """Weight of every generalization step ``ℓ → ℓ+1`` (anonkit levels, 0 = leaves) of a hierarchy.
+
+    Spec §2.3 numbers levels from the root (root = 1, leaves = h = height + 1); the step from its
+    level ``j`` to ``j − 1`` is our step ``ℓ = h − j``. ``uniform``: 1; ``height``: ``1/(j−1)^β``,
+    i.e. ``1/(height − ℓ)^β`` (steps near the root cost more).
+    """
+    if weights == "uniform":
+        return np.ones(height, dtype=np.float64)
+    if weights == "height":
+        if beta < 1:
+            raise ValueError(f"beta must be at least 1, got {beta!r}")
+        return 1.0 / np.power(np.arange(height, 0, -1, dtype=np.float64), beta)
+    raise ValueError(f"unknown WHD weights {weights!r}; allowed: uniform, height")
+
+
+def whd_cost(
+    height: int,
+    from_level: int,
+    to_level: int,
+    *,
+    weights: Literal["uniform", "height"] = "uniform",
+    beta: float = 1.0,
+) -> float:
+    """WHD of generalizing from ``from_level`` to ``to_level`` (anonkit levels, 0 = leaves)."""
+    if not 0 <= from_level <= to_level <= height:
+        raise ValueError("levels must satisfy 0 ≤ from_level ≤ to_level ≤ height")
+    if height == 0:
+        return 0.0
+    w = whd_step_weights(height, weights, beta)
+    return float(w[from_level:to_level].sum() / w.sum())
+
+
+@dataclass(frozen=True)
+class WHDResult:
+    """Total distortion (Σ over input records of the tuple WHD) and its average per record."""
+
+    total: float
+    average: float
+
+
+def whd(
+    table: Table,
+    release: Release,
+    *,
+    weights: Literal["uniform", "height"] = "uniform",
+    beta: float = 1.0,
+) -> WHDResult:
+    """Weighted hierarchical distance (spec §2.3).
+
+    Tuple WHD = average over the QIs of the WHD from the leaf to the released node; a suppressed
+    record is fully generalized (WHD 1 per QI). Returns the sum over the input records and the
+    average per record.
+    """
+    d = len(table.qi)
+    if d == 0:
+        return WHDResult(0.0, 0.0)
+    sizes = release.class_sizes().astype(np.float64)
+    per_class = np.zeros(release.n_classes, dtype=np.float64)
+    for j, h in enumerate(table.hierarchies):
+        if h.height == 0:
+            continue
+        w = whd_step_weights(h.height, weights, beta)
+        cost = np.concatenate([[0.0], np.cumsum(w)]) / w.sum()
+        per_class += cost[release.class_levels[:, j]]
+    total = float(sizes @ (per_class / d)) + release.n_suppressed * 1.0
+    return WHDResult(total, total / table.n)
+
+
+# ---------------------------------------------------------------------------------------- modification rate
+def modification_rate(table: Table, release: Release) -> float:
+    """Share of QI cells whose released label differs from the original text (spec §2.4); every
+    cell of a suppressed record counts as modified."""
+    d = len(table.qi)
+    if d == 0:
+        return 0.0
+    rc = release.record_class
+    kept = rc >= 0
+    cls = rc[kept]
+    modified = release.n_suppressed * d
+    for j, h in enumerate(table.hierarchies):
+        levels = release.class_levels[cls, j]
+        nodes = release.class_nodes[cls, j]
+        original = h.labels[0][table.codes[kept, j]]
+        for level in np.unique(levels):
+            if level == 0:
+                continue  # a leaf's label is the original text
+            sel = levels == level
+            modified += int((h.labels[int(level)][nodes[sel]] != original[sel]).sum())
+    return modified / (table.n * d)

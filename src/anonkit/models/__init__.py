@@ -1,0 +1,18 @@
+"""Privacy models. Each judges equivalence classes from their statistics (spec §1)."""
+
+from anonkit.models.base import Criterion
+from anonkit.models.kanonymity import KAnonymity
+from anonkit.models.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
+from anonkit.models.likeness import BetaLikeness, DeltaDisclosure
+from anonkit.models.tcloseness import TCloseness
+
+__all__ = [
+    "BetaLikeness",
+    "Criterion",
+    "DeltaDisclosure",
+    "DistinctLDiversity",
+    "EntropyLDiversity",
+    "KAnonymity",
+    "RecursiveCLDiversity",
+    "TCloseness",
+]

@@ -1,0 +1,164 @@
+"""l-diversity (Machanavajjhala, Kifer, Gehrke, Venkitasubramaniam, ICDE 2006; spec §1.2).
+
+Variants, as ARX implements them (ARX compatibility §2.1):
+
+* distinct-l: every class has at least ``l`` distinct sensitive values;
+* entropy-l: at least ``⌈l⌉`` distinct values and ``H(class) ≥ ln l`` with the Shannon estimator, or
+  with Grassberger's bias-corrected estimator (Grassberger 2003, as offered by ARX);
+* recursive-(c, l): at least ``l`` distinct values and ``r₁ < c·(r_l + … + r_m)`` for the
+  descending counts ``r``.
+
+Only distinct-l is monotonic under suppression; all are monotonic under generalization.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import digamma
+
+from anonkit.errors import InputError
+from anonkit.models.base import Criterion, check_positive
+from anonkit.stats import ClassStats
+
+
+def distinct_counts(hist: np.ndarray) -> np.ndarray:
+    return (hist > 0).sum(axis=1)
+
+
+def grassberger(counts: np.ndarray) -> np.ndarray:
+    """Grassberger's corrected logarithm ``G(n) = ψ(n) + ½(−1)ⁿ(ψ((n+1)/2) − ψ(n/2))`` (G(0) = 0)."""
+    n = np.asarray(counts, dtype=float)
+    out = np.zeros_like(n)
+    pos = n > 0
+    m = n[pos]
+    sign = np.where(np.mod(m, 2) == 0, 1.0, -1.0)
+    out[pos] = digamma(m) + 0.5 * sign * (digamma((m + 1) / 2) - digamma(m / 2))
+    return out
+
+
+def entropy_nats(hist: np.ndarray, estimator: str = "shannon") -> np.ndarray:
+    """Entropy (natural log) of every class's sensitive histogram.
+
+    Shannon: ``ln n − Σ f ln f / n``; Grassberger: ``G(n) − Σ f G(f) / n``.
+    """
+    n = hist.sum(axis=1)
+    if estimator == "shannon":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            flogf = np.where(hist > 0, hist * np.log(np.where(hist > 0, hist, 1)), 0.0)
+            return np.where(n > 0, np.log(np.where(n > 0, n, 1)) - flogf.sum(axis=1) / np.where(n > 0, n, 1), 0)
+    g = grassberger(hist)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, grassberger(n) - (hist * g).sum(axis=1) / np.where(n > 0, n, 1), 0.0)
+
+
+@dataclass(frozen=True)
+class DistinctLDiversity(Criterion):
+    sensitive: str
+    l: float  # noqa: E741
+    name = "distinct-l-diversity"
+
+    def __post_init__(self) -> None:
+        check_positive("l", self.l)
+
+    @property
+    def attribute(self) -> str:
+        return self.sensitive
+
+    def passes(self, stats: ClassStats) -> np.ndarray:
+        return distinct_counts(self._hist(stats)) >= math.ceil(self.l)
+
+    def achieved(self, stats: ClassStats) -> float:
+        h = self._hist(stats)
+        return float(distinct_counts(h).min()) if len(h) else float("inf")
+
+    def minimum_class_size(self) -> int:
+        return math.ceil(self.l)
+
+    def describe(self) -> str:
+        return f"distinct {self.l:g}-diversity of {self.sensitive}"
+
+
+@dataclass(frozen=True)
+class EntropyLDiversity(Criterion):
+    sensitive: str
+    l: float  # noqa: E741
+    estimator: str = "shannon"
+    name = "entropy-l-diversity"
+    monotonic_suppression = False
+
+    @property  # type: ignore[override]
+    def monotonic_generalization(self) -> bool:
+        """Shannon entropy is concave, so merging passing classes passes; Grassberger's estimator is
+        not (classes {A,B} and {A,B} pass l = 2, their union {A,A,B,B} does not), so a search must
+        not prune with it."""
+        return self.estimator == "shannon"
+
+    def __post_init__(self) -> None:
+        check_positive("l", self.l)
+        if self.estimator not in ("shannon", "grassberger"):
+            raise InputError(
+                f"estimator must be 'shannon' or 'grassberger', got {self.estimator!r}", key="estimator"
+            )
+
+    @property
+    def attribute(self) -> str:
+        return self.sensitive
+
+    def passes(self, stats: ClassStats) -> np.ndarray:
+        h = self._hist(stats)
+        ok = distinct_counts(h) >= math.ceil(self.l)
+        return ok & (entropy_nats(h, self.estimator) >= math.log(self.l) - 1e-12)
+
+    def achieved(self, stats: ClassStats) -> float:
+        h = self._hist(stats)
+        if not len(h):
+            return float("inf")
+        return float(np.minimum(np.exp(entropy_nats(h, self.estimator)), distinct_counts(h)).min())
+
+    def minimum_class_size(self) -> int:
+        return math.ceil(self.l)
+
+    def describe(self) -> str:
+        return f"entropy {self.l:g}-diversity of {self.sensitive} ({self.estimator})"
+
+
+@dataclass(frozen=True)
+class RecursiveCLDiversity(Criterion):
+    sensitive: str
+    c: float
+    l: int  # noqa: E741
+    name = "recursive-cl-diversity"
+    monotonic_suppression = False
+
+    def __post_init__(self) -> None:
+        check_positive("c", self.c)
+        check_positive("l", self.l, integer=True)
+
+    @property
+    def attribute(self) -> str:
+        return self.sensitive
+
+    def _ratio(self, hist: np.ndarray) -> np.ndarray:
+        r = -np.sort(-hist, axis=1)
+        top = r[:, 0]
+        tail = r[:, int(self.l) - 1 :].sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(tail > 0, top / np.where(tail > 0, tail, 1), np.inf)
+
+    def passes(self, stats: ClassStats) -> np.ndarray:
+        h = self._hist(stats)
+        return (distinct_counts(h) >= self.l) & (self._ratio(h) < self.c)
+
+    def achieved(self, stats: ClassStats) -> float:
+        """The smallest ``c`` would have to exceed: max over classes of ``r₁ / (r_l + … + r_m)``."""
+        h = self._hist(stats)
+        return float(self._ratio(h).max()) if len(h) else 0.0
+
+    def minimum_class_size(self) -> int:
+        return int(self.l)
+
+    def describe(self) -> str:
+        return f"recursive ({self.c:g},{self.l})-diversity of {self.sensitive}"

@@ -1,0 +1,107 @@
+"""β-likeness (Cao & Karras, VLDB 2012; spec §1.4) and δ-disclosure privacy (Brickell & Shmatikov, KDD 2008).
+
+β-likeness bounds the relative gain in confidence about every sensitive value: for every value
+``s`` with ``p_s > q_s``, ``(p_s − q_s)/q_s ≤ β`` (basic) or ``≤ min(β, −ln q_s)`` (enhanced), ``q``
+the reference distribution of the input table. δ-disclosure requires ``|log₂(p_s/q_s)| < δ`` for
+every value present in the class (strict, as ARX). Neither is monotonic under suppression;
+β-likeness is monotonic under generalization, δ-disclosure is not (ARX compatibility §2.1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from anonkit.models.base import Criterion, check_positive
+from anonkit.stats import ClassStats
+
+
+def _p(hist: np.ndarray) -> np.ndarray:
+    n = hist.sum(axis=1, keepdims=True)
+    return hist / np.where(n > 0, n, 1)
+
+
+def gains(hist: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Relative gain ``(p − q)/q`` where positive, 0 elsewhere (C × S)."""
+    p = _p(hist)
+    q = np.where(reference > 0, reference, 1.0)
+    return np.where((p > reference) & (reference > 0), (p - reference) / q, 0.0)
+
+
+@dataclass(frozen=True)
+class BetaLikeness(Criterion):
+    sensitive: str
+    beta: float
+    enhanced: bool = False
+    name = "beta-likeness"
+    monotonic_suppression = False
+
+    def __post_init__(self) -> None:
+        check_positive("beta", self.beta)
+
+    @property
+    def attribute(self) -> str:
+        return self.sensitive
+
+    def _bound(self, reference: np.ndarray) -> np.ndarray:
+        if not self.enhanced:
+            return np.full(reference.shape, float(self.beta))
+        with np.errstate(divide="ignore"):
+            return np.minimum(self.beta, -np.log(reference))
+
+    def passes(self, stats: ClassStats) -> np.ndarray:
+        q = stats.domains[self.sensitive].reference
+        return (gains(self._hist(stats), q) <= self._bound(q) + 1e-12).all(axis=1)
+
+    def achieved(self, stats: ClassStats) -> float:
+        """Basic: the largest gain. Enhanced: the same, or ∞ if a gain exceeds ``−ln q_s``."""
+        q = stats.domains[self.sensitive].reference
+        g = gains(self._hist(stats), q)
+        if not g.size:
+            return 0.0
+        if self.enhanced:
+            with np.errstate(divide="ignore"):
+                if (g > -np.log(q) + 1e-12).any():
+                    return float("inf")
+        return float(g.max())
+
+    def describe(self) -> str:
+        kind = "enhanced" if self.enhanced else "basic"
+        return f"{kind} {self.beta:g}-likeness of {self.sensitive}"
+
+
+def disclosure(hist: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """``max_s |log₂(p_s/q_s)|`` over the values present in each class."""
+    p = _p(hist)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.abs(np.log2(np.where(p > 0, p, 1.0) / np.where(reference > 0, reference, 1.0)))
+    return np.where(p > 0, ratio, 0.0).max(axis=1) if len(p) else np.zeros(0)
+
+
+@dataclass(frozen=True)
+class DeltaDisclosure(Criterion):
+    sensitive: str
+    delta: float
+    name = "delta-disclosure"
+    monotonic_suppression = False
+    monotonic_generalization = False
+
+    def __post_init__(self) -> None:
+        check_positive("delta", self.delta)
+
+    @property
+    def attribute(self) -> str:
+        return self.sensitive
+
+    def passes(self, stats: ClassStats) -> np.ndarray:
+        q = stats.domains[self.sensitive].reference
+        return disclosure(self._hist(stats), q) < self.delta
+
+    def achieved(self, stats: ClassStats) -> float:
+        q = stats.domains[self.sensitive].reference
+        d = disclosure(self._hist(stats), q)
+        return float(d.max()) if d.size else 0.0
+
+    def describe(self) -> str:
+        return f"{self.delta:g}-disclosure privacy of {self.sensitive}"

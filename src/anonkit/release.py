@@ -1,0 +1,148 @@
+"""The :class:`Release`: what an algorithm returns.
+
+For every input record its class id (``-1`` = suppressed); for every class the generalized node of
+each quasi-identifier, as ``(level, code)`` into that attribute's hierarchy. Full-domain results
+also carry the ``transformation`` (quasi-identifier → level). The published frame is produced by
+:meth:`Release.to_frame`: identifiers are already gone (the :class:`~anonkit.table.Table` drops
+them), quasi-identifiers replaced by their generalized labels, suppressed records dropped or
+marked ``*``, rows shuffled with the seed so two releases cannot be joined by position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from anonkit.table import Table
+
+SUPPRESSED = "*"
+
+
+@dataclass
+class Release:
+    """The result of an anonymization.
+
+    Attributes
+    ----------
+    table:
+        The encoded input.
+    record_class:
+        Class id of every input record, ``-1`` where the record is suppressed.
+    class_levels, class_nodes:
+        ``(C × d)`` arrays: the hierarchy level and node code of QI ``j`` in class ``c``.
+    transformation:
+        For full-domain generalization, quasi-identifier → level (input column order).
+    satisfied:
+        Whether the models hold within the suppression limit.
+    """
+
+    table: Table
+    record_class: np.ndarray
+    class_levels: np.ndarray
+    class_nodes: np.ndarray
+    algorithm: str
+    transformation: dict[str, int] | None = None
+    satisfied: bool = True
+    message: str = ""
+    params: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def n_classes(self) -> int:
+        return int(self.class_levels.shape[0])
+
+    @property
+    def suppressed(self) -> np.ndarray:
+        """Boolean mask of suppressed input records."""
+        return self.record_class < 0
+
+    @property
+    def n_suppressed(self) -> int:
+        return int(self.suppressed.sum())
+
+    @property
+    def n_released(self) -> int:
+        return self.table.n - self.n_suppressed
+
+    def class_sizes(self) -> np.ndarray:
+        """Records per class (released classes only)."""
+        rc = self.record_class
+        return np.bincount(rc[rc >= 0], minlength=self.n_classes)
+
+    def record_levels(self) -> np.ndarray:
+        """``(n × d)`` level of every record's QIs; rows of suppressed records are the hierarchy heights."""
+        heights = np.array(self.table.heights, dtype=np.int64)
+        out = np.broadcast_to(heights, (self.table.n, len(heights))).copy()
+        kept = self.record_class >= 0
+        out[kept] = self.class_levels[self.record_class[kept]]
+        return out
+
+    # ------------------------------------------------------------------ output
+    def generalized(self) -> pd.DataFrame:
+        """The generalized QI labels of every input record (``*`` where suppressed), input order."""
+        t = self.table
+        rc = self.record_class
+        kept = rc >= 0
+        data = {}
+        for j, name in enumerate(t.qi):
+            h = t.hierarchies[j]
+            col = np.full(t.n, SUPPRESSED, dtype=object)
+            levels = self.class_levels[rc[kept], j]
+            nodes = self.class_nodes[rc[kept], j]
+            labels = np.empty(len(levels), dtype=object)
+            for level in np.unique(levels):
+                sel = levels == level
+                labels[sel] = h.labels[level][nodes[sel]]
+            col[kept] = labels
+            data[name] = col
+        return pd.DataFrame(data)
+
+    def to_frame(self, *, suppressed: Literal["drop", "mark"] = "drop", seed: int = 0) -> pd.DataFrame:
+        """The published table: QIs generalized, suppressed rows dropped or marked, rows shuffled."""
+        if suppressed not in ("drop", "mark"):
+            raise ValueError(f"suppressed must be 'drop' or 'mark', got {suppressed!r}")
+        out = self.table.frame.copy()
+        gen = self.generalized()
+        for name in self.table.qi:
+            out[name] = gen[name].to_numpy()
+        if suppressed == "drop":
+            out = out.loc[~self.suppressed]
+        order = np.random.default_rng(seed).permutation(len(out))
+        return out.iloc[order].reset_index(drop=True)
+
+
+def full_domain_release(
+    table: Table,
+    levels: list[int] | np.ndarray,
+    record_class: np.ndarray,
+    n_classes: int,
+    *,
+    algorithm: str,
+    **kwargs: object,
+) -> Release:
+    """A :class:`Release` in which every class has the QI levels ``levels`` (global recoding)."""
+    levels = np.asarray(levels, dtype=np.int64)
+    d = len(table.qi)
+    nodes = np.zeros((n_classes, d), dtype=np.int64)
+    kept = np.flatnonzero(record_class >= 0)
+    if kept.size:
+        first = np.full(n_classes, -1, dtype=np.int64)
+        first[record_class[kept[::-1]]] = kept[::-1]
+        present = first >= 0
+        for j, h in enumerate(table.hierarchies):
+            nodes[present, j] = h.maps[levels[j]][table.codes[first[present], j]]
+    transformation = {name: int(levels[j]) for j, name in enumerate(table.qi)}
+    return Release(
+        table,
+        record_class,
+        np.broadcast_to(levels, (n_classes, d)).copy(),
+        nodes,
+        algorithm,
+        transformation=transformation,
+        **kwargs,  # type: ignore[arg-type]
+    )

@@ -1,0 +1,128 @@
+"""Equivalence-class statistics: what privacy models judge (architecture: criteria see statistics).
+
+A :class:`ClassStats` holds, for ``C`` equivalence classes, their sizes and, for every sensitive
+attribute, a ``C × S`` histogram over the attribute's domain. A :class:`SensitiveDomain` describes
+that domain once: its values in order, the reference distribution (the whole input table's, spec
+§1.3) and, when the attribute has a hierarchy, the ancestors of every value for hierarchical EMD.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from anonkit._values import parse_numeric
+from anonkit.errors import InputError
+from anonkit.hierarchy import Hierarchy
+
+
+@dataclass
+class SensitiveDomain:
+    """The domain of one sensitive attribute.
+
+    ``labels`` are the values in the order ordered-distance EMD uses (numeric attributes by number,
+    ordinal ones by their declared order, everything else lexicographically, as ARX's ``STRING``
+    type does). ``reference`` is the distribution t-closeness, β-likeness and δ-disclosure compare
+    against. ``ancestors[L - 1][s]`` is the node id at hierarchy level ``L`` (1..height) of value
+    ``s``; empty when the attribute has no hierarchy.
+    """
+
+    name: str
+    labels: np.ndarray
+    reference: np.ndarray
+    ancestors: list[np.ndarray] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        return len(self.labels)
+
+    @property
+    def height(self) -> int:
+        return len(self.ancestors)
+
+
+@dataclass
+class ClassStats:
+    """Sizes and sensitive histograms of ``C`` equivalence classes."""
+
+    sizes: np.ndarray
+    hist: dict[str, np.ndarray] = field(default_factory=dict)
+    domains: dict[str, SensitiveDomain] = field(default_factory=dict)
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.sizes)
+
+    def subset(self, mask: np.ndarray) -> ClassStats:
+        """The statistics of the classes selected by ``mask`` (boolean or index array)."""
+        return ClassStats(
+            self.sizes[mask], {a: h[mask] for a, h in self.hist.items()}, self.domains
+        )
+
+
+def class_stats(
+    class_of: np.ndarray,
+    n_classes: int,
+    weights: np.ndarray | None,
+    sensitive: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None]],
+    domains: dict[str, SensitiveDomain],
+) -> ClassStats:
+    """Build :class:`ClassStats` with ``np.bincount``.
+
+    ``class_of[i]`` is the class of item ``i`` (a record, or a distinct tuple with count
+    ``weights[i]``). ``sensitive[a] = (item, code, count)`` lists (item, sensitive code) pairs
+    with their counts (``count=None`` means 1 each).
+    """
+    sizes = np.bincount(class_of, weights=weights, minlength=n_classes)
+    hist = {}
+    for attr, (item, code, count) in sensitive.items():
+        s = domains[attr].size
+        flat = class_of[item].astype(np.int64) * s + code
+        hist[attr] = np.bincount(flat, weights=count, minlength=n_classes * s).reshape(n_classes, s)
+    return ClassStats(sizes.astype(np.float64), hist, domains)
+
+
+def build_domain(
+    name: str,
+    text: np.ndarray,
+    *,
+    numeric: bool = False,
+    order: list[str] | None = None,
+    hierarchy: Hierarchy | None = None,
+    reference_text: np.ndarray | None = None,
+) -> tuple[SensitiveDomain, np.ndarray]:
+    """The domain of a sensitive attribute and the codes of ``text`` in it.
+
+    The domain is the set of values of ``reference_text`` (default: ``text``), ordered by number
+    (``numeric``), by the declared ``order``, or lexicographically. The reference distribution is
+    that of ``reference_text``.
+    """
+    ref = text if reference_text is None else reference_text
+    uniq = pd.unique(ref)
+    if order is not None:
+        pos = {v: i for i, v in enumerate(order)}
+        absent = [v for v in uniq if v not in pos]
+        if absent:
+            row = int(np.flatnonzero(ref == absent[0])[0]) + 1
+            raise InputError("value is not in the declared order", column=name, value=absent[0], row=row)
+        present = set(uniq)
+        labels = np.array([v for v in order if v in present], dtype=object)
+    elif numeric:
+        nums = parse_numeric(pd.Series(uniq, dtype=object), name)
+        labels = np.asarray(uniq, dtype=object)[np.lexsort((np.asarray(uniq, dtype=str), nums))]
+    else:
+        labels = np.array(sorted(uniq), dtype=object)
+    index = pd.Index(labels)
+    ref_codes = index.get_indexer(ref)
+    counts = np.bincount(ref_codes, minlength=len(labels)).astype(np.float64)
+    codes = ref_codes if reference_text is None else index.get_indexer(text)
+    if (codes < 0).any():
+        i = int(np.flatnonzero(codes < 0)[0])
+        raise InputError("sensitive value not in the reference data", column=name, value=text[i], row=i + 1)
+    ancestors: list[np.ndarray] = []
+    if hierarchy is not None:
+        leaf = hierarchy.encode(labels, column=name)
+        ancestors = [hierarchy.maps[level][leaf] for level in range(1, hierarchy.height + 1)]
+    return SensitiveDomain(name, labels, counts / counts.sum(), ancestors), codes.astype(np.int32)

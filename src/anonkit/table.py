@@ -1,0 +1,192 @@
+"""The :class:`Table`: the input encoded once as integer codes.
+
+Every quasi-identifier becomes an array of leaf codes into its hierarchy, so generalizing to a level
+is one lookup (``hierarchy.maps[level][codes]``). Every sensitive attribute becomes codes into its
+:class:`~anonkit.stats.SensitiveDomain`. Numeric and date quasi-identifiers also keep their numeric
+values for local recoding. Identifiers are dropped here and never reach anything downstream.
+
+The distinct quasi-identifier tuples with their counts and (tuple, sensitive value) pair counts are
+computed once (:meth:`Table.distinct`); classes of a full-domain node are then computed on the
+distinct tuples, not on the records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from anonkit._kernels import group_columns
+from anonkit._values import as_text, is_missing, parse_dates, parse_numeric
+from anonkit.errors import InputError
+from anonkit.hierarchy import Hierarchy
+from anonkit.schema import AttrType, Schema
+from anonkit.stats import ClassStats, SensitiveDomain, build_domain, class_stats
+
+MissingPolicy = Literal["value", "suppress", "error"]
+
+
+@dataclass
+class Distinct:
+    """Distinct quasi-identifier tuples of a table.
+
+    ``tuples[t, j]`` is the leaf code of QI ``j`` in tuple ``t``; ``counts[t]`` how many records
+    have it; ``inverse[i]`` the tuple of record ``i``. ``pairs[a] = (tuple, code, count)`` lists the
+    distinct (tuple, sensitive value) pairs of sensitive attribute ``a`` with their counts.
+    """
+
+    tuples: np.ndarray
+    counts: np.ndarray
+    inverse: np.ndarray
+    pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+    @property
+    def size(self) -> int:
+        return len(self.counts)
+
+
+class Table:
+    """A data frame encoded for anonymization.
+
+    Parameters
+    ----------
+    frame:
+        The input; every schema attribute must be one of its columns.
+    schema:
+        Roles, types and hierarchies. Columns the schema does not name are insensitive.
+    missing:
+        ``"value"`` (default): a missing cell (empty or NaN) is a value of its own; ``"suppress"``:
+        records with a missing quasi-identifier are suppressed up front (and counted);
+        ``"error"``: a missing quasi-identifier or sensitive value is an error.
+
+    Raises
+    ------
+    InputError
+        Unknown or duplicate columns, values missing from a hierarchy, non-numeric values in a numeric
+        column, an empty table.
+    """
+
+    def __init__(self, frame: pd.DataFrame, schema: Schema, *, missing: MissingPolicy = "value") -> None:
+        columns = [str(c) for c in frame.columns]
+        dup = pd.Index(columns)[pd.Index(columns).duplicated()]
+        if len(dup):
+            raise InputError("duplicate column", column=dup[0])
+        if len(frame) == 0:
+            raise InputError("input is empty: no records")
+        frame = frame.copy()
+        frame.columns = columns
+        schema = schema.in_column_order(columns)
+        ident = schema.identifiers
+        self.schema = schema
+        self.frame: pd.DataFrame = frame.drop(columns=ident).reset_index(drop=True)
+        self.n: int = len(self.frame)
+        self.qi: list[str] = schema.quasi
+        self.sensitive: list[str] = schema.sensitive
+        self.missing = missing
+        self.hierarchies: list[Hierarchy] = []
+        self.numeric: dict[str, np.ndarray] = {}
+        codes = np.empty((self.n, len(self.qi)), dtype=np.int32)
+        self.presuppressed = np.zeros(self.n, dtype=bool)
+        for j, name in enumerate(self.qi):
+            attr = schema[name]
+            col = self.frame[name]
+            miss = is_missing(col)
+            if miss.any() and missing == "error":
+                i = int(np.flatnonzero(miss)[0])
+                raise InputError("missing value (the config forbids them)", column=name, value="", row=i + 1)
+            if missing == "suppress":
+                self.presuppressed |= miss
+            if attr.type == AttrType.NUMERIC:
+                self.numeric[name] = parse_numeric(col, name)
+            elif attr.type == AttrType.DATE:
+                self.numeric[name] = parse_dates(col, name)
+            text = as_text(col)
+            h = attr.hierarchy if attr.hierarchy is not None else Hierarchy.flat(text, name=name)
+            if attr.max_level is not None and not attr.min_level <= attr.max_level <= h.height:
+                raise InputError(
+                    f"max_level must lie in [{attr.min_level}, {h.height}]", column=name, value=attr.max_level
+                )
+            codes[:, j] = h.encode(text, column=name)
+            self.hierarchies.append(h)
+        self.codes = codes
+        self.domains: dict[str, SensitiveDomain] = {}
+        self.sensitive_codes: dict[str, np.ndarray] = {}
+        for name in self.sensitive:
+            self._encode_sensitive(name)
+
+    def _encode_sensitive(self, name: str) -> None:
+        attr = self.schema[name]
+        col = self.frame[name]
+        if self.missing == "error" and is_missing(col).any():
+            i = int(np.flatnonzero(is_missing(col))[0])
+            raise InputError("missing value (the config forbids them)", column=name, value="", row=i + 1)
+        domain, codes = build_domain(
+            name, as_text(col), numeric=attr.type == AttrType.NUMERIC, order=attr.order, hierarchy=attr.hierarchy
+        )
+        self.domains[name] = domain
+        self.sensitive_codes[name] = codes
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def heights(self) -> list[int]:
+        return [h.height for h in self.hierarchies]
+
+    def hierarchy(self, name: str) -> Hierarchy:
+        return self.hierarchies[self.qi.index(name)]
+
+    # ------------------------------------------------------------------ distinct tuples
+    @cached_property
+    def distinct(self) -> Distinct:
+        """Distinct QI tuples with counts and sensitive pair counts (computed once)."""
+        n = self.n
+        if self.qi:
+            inverse, m = group_columns(
+                [self.codes[:, j] for j in range(len(self.qi))], [h.n_leaves for h in self.hierarchies]
+            )
+        else:
+            inverse, m = np.zeros(n, dtype=np.int64), 1
+        first = _first_index(inverse, m)
+        tuples = self.codes[first]
+        counts = np.bincount(inverse, minlength=m).astype(np.float64)
+        pairs = {}
+        for name, scodes in self.sensitive_codes.items():
+            pid, p = group_columns([inverse, scodes], [m, self.domains[name].size])
+            pfirst = _first_index(pid, p)
+            pairs[name] = (inverse[pfirst], scodes[pfirst], np.bincount(pid, minlength=p).astype(np.float64))
+        return Distinct(tuples, counts, inverse, pairs)
+
+    def tuple_classes(self, levels: list[int] | np.ndarray, qis: list[int] | None = None) -> tuple[np.ndarray, int]:
+        """Class id of every distinct tuple when QI ``j`` is generalized to ``levels[j]``.
+
+        ``qis`` restricts the grouping to a subset of QI positions (for anonymity requirements on
+        attribute subsets).
+        """
+        d = self.distinct
+        idx = range(len(self.qi)) if qis is None else qis
+        cols = [self.hierarchies[j].maps[levels[j]][d.tuples[:, j]] for j in idx]
+        sizes = [self.hierarchies[j].size(levels[j]) for j in idx]
+        if not cols:
+            return np.zeros(d.size, dtype=np.int64), 1
+        return group_columns(cols, sizes)
+
+    def stats(self, tuple_class: np.ndarray, n_classes: int, tuple_weight: np.ndarray | None = None) -> ClassStats:
+        """Class statistics from tuple classes; ``tuple_weight`` (default: counts) can zero out tuples."""
+        d = self.distinct
+        if tuple_weight is None:
+            return class_stats(tuple_class, n_classes, d.counts, d.pairs, self.domains)
+        pairs = {}
+        for name, (item, code, count) in d.pairs.items():
+            keep = tuple_weight[item] > 0
+            pairs[name] = (item[keep], code[keep], count[keep])
+        return class_stats(tuple_class, n_classes, tuple_weight, pairs, self.domains)
+
+
+def _first_index(ids: np.ndarray, k: int) -> np.ndarray:
+    """Index of the first occurrence of every id ``0..k-1``."""
+    first = np.empty(k, dtype=np.int64)
+    rev = np.arange(len(ids) - 1, -1, -1)
+    first[ids[rev]] = rev
+    return first

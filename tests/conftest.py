@@ -1,0 +1,48 @@
+"""Shared fixtures: the test data of ``tests/data`` and the bundled Adult files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+DATA = TESTS / "data"
+ADULT = TESTS.parent / "src" / "anonkit" / "datasets" / "data"
+
+
+def read_csv(path: Path) -> pd.DataFrame:
+    """Read an ARX-style CSV: ``;``-separated, every cell as text, nothing read as missing."""
+    return pd.read_csv(path, sep=";", dtype=str, keep_default_na=False)
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    return DATA
+
+
+@pytest.fixture(scope="session")
+def adult_dir() -> Path:
+    return ADULT
+
+
+@pytest.fixture(scope="session")
+def test2_frame() -> pd.DataFrame:
+    """The 9 records of the t-closeness paper: ZIPCode, Age, Salary (thousands), Disease."""
+    return read_csv(DATA / "test2.csv")
+
+
+@pytest.fixture(scope="session")
+def test2_hierarchies() -> dict:
+    from anonkit.hierarchy import read_hierarchy
+
+    return {
+        name: read_hierarchy(DATA / f"test2_hierarchy_{name}.csv", name=name)
+        for name in ("ZIPCode", "Age", "Disease")
+    }
+
+
+@pytest.fixture(scope="session")
+def adult_frame() -> pd.DataFrame:
+    return read_csv(ADULT / "adult.csv")
