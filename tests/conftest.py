@@ -38,8 +38,7 @@ def test2_hierarchies() -> dict:
     from anonkit.hierarchy import read_hierarchy
 
     return {
-        name: read_hierarchy(DATA / f"test2_hierarchy_{name}.csv", name=name)
-        for name in ("ZIPCode", "Age", "Disease")
+        name: read_hierarchy(DATA / f"test2_hierarchy_{name}.csv", name=name) for name in ("ZIPCode", "Age", "Disease")
     }
 
 

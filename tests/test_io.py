@@ -564,3 +564,28 @@ def test_shuffle_rejects_bad_seed() -> None:
         shuffle_rows(pd.DataFrame({"a": [1]}), seed=-1)
     with pytest.raises(InputError, match="seed"):
         shuffle_rows(pd.DataFrame({"a": [1]}), seed="1")  # type: ignore[arg-type]
+
+
+def test_large_csv_fast_path_reads_the_same_cells_as_the_strict_reader(tmp_path, monkeypatch):
+    """Files above ARROW_ABOVE_BYTES go through pyarrow; the cells must equal the strict reader's."""
+    import anonkit.io as aio
+
+    rows = ['id;name;note', *[f'{i};"a;{i}";{"x" if i % 3 else ""}' for i in range(60_000)]]
+    path = tmp_path / "big.csv"
+    path.write_text("\ufeff" + "\r\n".join(rows) + "\r\n", encoding="utf-8")
+    assert path.stat().st_size > aio.ARROW_ABOVE_BYTES
+    fast = read_table(path, separator=";", na_values=["x"])
+    monkeypatch.setattr(aio, "ARROW_ABOVE_BYTES", 1 << 40)
+    strict = read_table(path, separator=";", na_values=["x"])
+    assert list(fast.columns) == list(strict.columns) == ["id", "name", "note"]
+    assert fast.astype(object).where(fast.notna(), None).values.tolist() == strict.values.tolist()
+    assert fast.iloc[5, 1] == "a;5" and fast.iloc[3, 2] == ""
+
+
+def test_large_csv_with_a_bad_row_still_names_it(tmp_path):
+    rows = ["a;b", *[f"{i};{i}" for i in range(200_000)]]
+    rows[150_001] = "1;2;3"
+    path = tmp_path / "big.csv"
+    path.write_text("\n".join(rows) + "\n")
+    with pytest.raises(InputError, match="row 150001"):
+        read_table(path, separator=";")

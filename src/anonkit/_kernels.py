@@ -7,14 +7,17 @@ appearance with one pass over an open-addressing hash table: O(n), no sort. It i
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+import pandas as pd
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+_COMPILED = None
+#: Below this many keys the numba kernel is used (the hot path of lattice search, called thousands
+#: of times on distinct tuples); above it pandas' hash factorize is as fast and needs no JIT start-up.
+NUMBA_BELOW = 200_000
 
 
-@nb.njit(cache=True, nogil=True)
-def _dense_ids(keys: np.ndarray) -> tuple[np.ndarray, int]:
+def _dense_ids_py(keys: np.ndarray) -> tuple[np.ndarray, int]:
     n = keys.shape[0]
     cap = 16
     while cap < 2 * n:
@@ -43,12 +46,24 @@ def _dense_ids(keys: np.ndarray) -> tuple[np.ndarray, int]:
     return out, g
 
 
+def _kernel():
+    global _COMPILED
+    if _COMPILED is None:
+        import numba as nb
+
+        _COMPILED = nb.njit(cache=True, nogil=True)(_dense_ids_py)
+    return _COMPILED
+
+
 def dense_ids(keys: np.ndarray) -> tuple[np.ndarray, int]:
     """Dense ids (first-appearance order) and the number of distinct keys of an int64 array."""
     keys = np.ascontiguousarray(keys, dtype=np.int64)
     if keys.size == 0:
         return np.empty(0, dtype=np.int64), 0
-    return _dense_ids(keys)
+    if keys.size >= NUMBA_BELOW:
+        codes, uniques = pd.factorize(keys)
+        return codes.astype(np.int64, copy=False), len(uniques)
+    return _kernel()(keys)
 
 
 _LIMIT = 2**62

@@ -11,17 +11,29 @@ from anonkit.hierarchy._core import _text
 
 def is_missing(values: pd.Series) -> np.ndarray:
     """Cells that are missing: NaN/None or the empty string."""
-    arr = values.to_numpy(dtype=object)
-    return pd.isna(arr) | (arr == "")
+    codes, labels = factorize_text(values)
+    return np.isin(codes, np.flatnonzero(labels == ""))
 
 
-def as_text(values: pd.Series) -> np.ndarray:
+def factorize_text(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of every cell and the canonical text of each code, with one hash pass over the cells.
+
+    Cells are matched as text (as ARX does): ``1`` and ``"1"`` are one value, and a missing cell
+    (NaN/None) is the value ``""``. Only the distinct values are converted to text.
+    """
+    cells = values if isinstance(values, pd.Series) else np.asarray(values, dtype=object)
+    codes, uniques = pd.factorize(cells, use_na_sentinel=False)
+    text = np.array([_text(u) for u in uniques], dtype=object)
+    merged, labels = pd.factorize(text)
+    if len(labels) < len(text):
+        codes = merged[codes]
+    return codes.astype(np.int64, copy=False), np.asarray(labels, dtype=object)
+
+
+def as_text(values: pd.Series | np.ndarray) -> np.ndarray:
     """The canonical text of every cell (what hierarchies are matched against)."""
-    arr = values.to_numpy(dtype=object)
-    if all(isinstance(v, str) for v in arr[: min(len(arr), 64)]) and pd.api.types.is_string_dtype(values):
-        out = np.asarray(values.fillna("").astype(object).to_numpy(), dtype=object)
-        return out
-    return np.array([_text(v) for v in arr], dtype=object)
+    codes, labels = factorize_text(values)
+    return labels[codes]
 
 
 def parse_numeric(values: pd.Series, column: str) -> np.ndarray:

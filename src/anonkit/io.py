@@ -487,7 +487,7 @@ def _apply_na(frame: pd.DataFrame, na: frozenset[str]) -> pd.DataFrame:
     if not na:
         return frame
     for i, dtype in enumerate(frame.dtypes):
-        if pd.api.types.is_object_dtype(dtype):
+        if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
             col = frame.iloc[:, i]
             hit = col.isin(na)
             if hit.any():
@@ -590,7 +590,47 @@ def _csv_syntax_error(exc: csv.Error, row: int | None, line: int, loc: str) -> I
     return InputError(msg, file=loc, row=row)
 
 
+#: Files larger than this are parsed by pyarrow's multi-threaded CSV reader first (about 10× faster);
+#: whatever it rejects, and every smaller file, goes through the strict reader below, whose errors
+#: name the row and the value.
+ARROW_ABOVE_BYTES = 1 << 20
+
+
+def _read_csv_arrow(loc: str, sep: str, encoding: str, quote: str | None) -> pd.DataFrame | None:
+    """Fast path: every column as text with pyarrow; None when the strict reader must decide."""
+    try:
+        if os.path.getsize(loc) <= ARROW_ABOVE_BYTES:
+            return None
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+
+        with open(loc, "rb") as fh:
+            head = fh.readline().decode(encoding, errors="replace").lstrip("\ufeff")
+        names = next(csv.reader([head.rstrip("\r\n")], delimiter=sep, quotechar=quote or '"'))
+        if len(names) <= 1 or len(set(names)) != len(names) or any(n == "" for n in names):
+            return None
+        table = pacsv.read_csv(
+            loc,
+            read_options=pacsv.ReadOptions(encoding=encoding, use_threads=True),
+            parse_options=pacsv.ParseOptions(
+                delimiter=sep, quote_char=quote if quote else False, newlines_in_values=True
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={n: pa.string() for n in names}, strings_can_be_null=False, quoted_strings_can_be_null=False
+            ),
+        )
+    except Exception:
+        return None
+    if table.num_rows == 0 or table.column_names != names:
+        return None
+    frame = table.to_pandas()
+    return frame if all(pd.api.types.is_string_dtype(t) for t in frame.dtypes) else None
+
+
 def _read_csv(loc: str, sep: str, encoding: str, quote: str | None, na: frozenset[str]) -> pd.DataFrame:
+    fast = _read_csv_arrow(loc, sep, encoding, quote)
+    if fast is not None:
+        return _apply_na(fast, na)
     text = _decode(_read_bytes(loc), encoding, loc, sep, quote)
     if not text.strip():
         raise InputError("input is empty", file=loc)

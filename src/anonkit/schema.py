@@ -124,7 +124,7 @@ class Schema:
         for name, t in (types or {}).items():
             if name not in attrs:
                 raise InputError("type given for an attribute without a role", column=name)
-            attrs[name].type = AttrType(t)
+            attrs[name] = Attribute(name, attrs[name].role, t, attrs[name].hierarchy)  # type: ignore[arg-type]
         return cls(attrs)
 
     def add(self, attribute: Attribute) -> None:

@@ -100,24 +100,29 @@ def build_domain(
     that of ``reference_text``.
     """
     ref = text if reference_text is None else reference_text
-    uniq = pd.unique(ref)
+    ref_codes0, uniq = pd.factorize(np.asarray(ref, dtype=object))
+    uniq = np.asarray(uniq, dtype=object)
     if order is not None:
         pos = {v: i for i, v in enumerate(order)}
         absent = [v for v in uniq if v not in pos]
         if absent:
-            row = int(np.flatnonzero(ref == absent[0])[0]) + 1
+            row = int(np.flatnonzero(ref_codes0 == list(uniq).index(absent[0]))[0]) + 1
             raise InputError("value is not in the declared order", column=name, value=absent[0], row=row)
         present = set(uniq)
         labels = np.array([v for v in order if v in present], dtype=object)
     elif numeric:
         nums = parse_numeric(pd.Series(uniq, dtype=object), name)
-        labels = np.asarray(uniq, dtype=object)[np.lexsort((np.asarray(uniq, dtype=str), nums))]
+        labels = uniq[np.lexsort((uniq.astype(str), nums))]
     else:
         labels = np.array(sorted(uniq), dtype=object)
-    index = pd.Index(labels)
-    ref_codes = index.get_indexer(ref)
+    index = pd.Index(labels, dtype=object)
+    ref_codes = index.get_indexer(pd.Index(uniq, dtype=object))[ref_codes0]
     counts = np.bincount(ref_codes, minlength=len(labels)).astype(np.float64)
-    codes = ref_codes if reference_text is None else index.get_indexer(text)
+    if reference_text is None:
+        codes = ref_codes
+    else:
+        tcodes, tuniq = pd.factorize(np.asarray(text, dtype=object))
+        codes = index.get_indexer(pd.Index(tuniq, dtype=object))[tcodes]
     if (codes < 0).any():
         i = int(np.flatnonzero(codes < 0)[0])
         raise InputError("sensitive value not in the reference data", column=name, value=text[i], row=i + 1)

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from anonkit._kernels import group_columns
-from anonkit._values import as_text, is_missing, parse_dates, parse_numeric
+from anonkit._values import as_text, factorize_text, is_missing, parse_dates, parse_numeric
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.schema import AttrType, Schema
@@ -93,7 +93,8 @@ class Table:
         for j, name in enumerate(self.qi):
             attr = schema[name]
             col = self.frame[name]
-            miss = is_missing(col)
+            vcodes, vlabels = factorize_text(col)
+            miss = np.isin(vcodes, np.flatnonzero(vlabels == ""))
             if miss.any() and missing == "error":
                 i = int(np.flatnonzero(miss)[0])
                 raise InputError("missing value (the config forbids them)", column=name, value="", row=i + 1)
@@ -103,13 +104,12 @@ class Table:
                 self.numeric[name] = parse_numeric(col, name)
             elif attr.type == AttrType.DATE:
                 self.numeric[name] = parse_dates(col, name)
-            text = as_text(col)
-            h = attr.hierarchy if attr.hierarchy is not None else Hierarchy.flat(text, name=name)
+            h = attr.hierarchy if attr.hierarchy is not None else Hierarchy.flat(vlabels, name=name)
             if attr.max_level is not None and not attr.min_level <= attr.max_level <= h.height:
                 raise InputError(
                     f"max_level must lie in [{attr.min_level}, {h.height}]", column=name, value=attr.max_level
                 )
-            codes[:, j] = h.encode(text, column=name)
+            codes[:, j] = _leaf_codes(h, vcodes, vlabels, name, allow_missing=missing == "suppress")
             self.hierarchies.append(h)
         self.codes = codes
         self.domains: dict[str, SensitiveDomain] = {}
@@ -143,9 +143,12 @@ class Table:
         """Distinct QI tuples with counts and sensitive pair counts (computed once)."""
         n = self.n
         if self.qi:
-            inverse, m = group_columns(
-                [self.codes[:, j] for j in range(len(self.qi))], [h.n_leaves for h in self.hierarchies]
-            )
+            cols = [self.codes[:, j] for j in range(len(self.qi))]
+            sizes = [h.n_leaves for h in self.hierarchies]
+            if self.presuppressed.any():  # keep pre-suppressed records in tuples of their own
+                cols.append(self.presuppressed.astype(np.int64))
+                sizes.append(2)
+            inverse, m = group_columns(cols, sizes)
         else:
             inverse, m = np.zeros(n, dtype=np.int64), 1
         first = _first_index(inverse, m)
@@ -182,6 +185,31 @@ class Table:
             keep = tuple_weight[item] > 0
             pairs[name] = (item[keep], code[keep], count[keep])
         return class_stats(tuple_class, n_classes, tuple_weight, pairs, self.domains)
+
+
+def _leaf_codes(
+    h: Hierarchy, codes: np.ndarray, labels: np.ndarray, column: str, *, allow_missing: bool = False
+) -> np.ndarray:
+    """Leaf codes of every row from the row's value code and the distinct values' text.
+
+    With ``allow_missing`` a missing cell absent from the hierarchy gets leaf 0: its record is
+    suppressed up front and kept apart from real records by :attr:`Table.distinct`.
+    """
+    leaf = pd.Index(h.labels[0], dtype=object).get_indexer(pd.Index(labels, dtype=object))
+    if allow_missing:
+        leaf[(leaf < 0) & (labels == "")] = 0
+    bad = np.flatnonzero(leaf < 0)
+    if bad.size:
+        rows = np.flatnonzero(np.isin(codes, bad))
+        i = int(rows[0])
+        raise InputError(
+            f"value is missing from the hierarchy ({rows.size} row(s) affected)",
+            column=column,
+            value=labels[codes[i]],
+            row=i + 1,
+            file=h.source,
+        )
+    return leaf[codes].astype(np.int32)
 
 
 def _first_index(ids: np.ndarray, k: int) -> np.ndarray:

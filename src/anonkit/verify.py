@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from anonkit._kernels import group_columns
-from anonkit._values import as_text
+from anonkit._values import as_text, factorize_text
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.models import (
@@ -88,7 +88,11 @@ def _suppressed_rows(frame: pd.DataFrame, qis: list[str]) -> np.ndarray:
         return np.zeros(len(frame), dtype=bool)
     mask = np.ones(len(frame), dtype=bool)
     for q in qis:
-        mask &= as_text(frame[q]) == SUPPRESSED
+        codes, labels = factorize_text(frame[q])
+        star = np.flatnonzero(labels == SUPPRESSED)
+        if not star.size:
+            return np.zeros(len(frame), dtype=bool)
+        mask &= codes == star[0]
     return mask
 
 
@@ -97,9 +101,9 @@ def _group(frame: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, int]:
         return np.zeros(len(frame), dtype=np.int64), 1 if len(frame) else 0
     cols, sizes = [], []
     for c in columns:
-        codes, uniques = pd.factorize(as_text(frame[c]))
+        codes, labels = factorize_text(frame[c])
         cols.append(codes)
-        sizes.append(len(uniques))
+        sizes.append(len(labels))
     return group_columns(cols, sizes)
 
 

@@ -156,20 +156,22 @@ class Hierarchy:
         InputError
             Naming the first value missing from the hierarchy and its (1-based) row.
         """
-        texts = pd.Series([_text(v) for v in values], dtype=object)
-        idx = pd.Index(self.labels[0])
-        codes = idx.get_indexer(texts)
-        missing = np.flatnonzero(codes < 0)
+        cells = values if isinstance(values, np.ndarray | pd.Series) else list(values)
+        codes, uniques = pd.factorize(np.asarray(cells, dtype=object), use_na_sentinel=False)
+        texts = [_text(u) for u in uniques]
+        leaf = pd.Index(self.labels[0]).get_indexer(pd.Index(texts, dtype=object))
+        missing = np.flatnonzero(leaf < 0)
         if missing.size:
-            i = int(missing[0])
+            bad_rows = np.flatnonzero(np.isin(codes, missing))
+            i = int(bad_rows[0])
             raise InputError(
-                f"value is missing from the hierarchy ({missing.size} row(s) affected)",
+                f"value is missing from the hierarchy ({bad_rows.size} row(s) affected)",
                 column=column or self.name,
-                value=texts.iloc[i],
+                value=texts[int(codes[i])],
                 row=i + 1,
                 file=self.source,
             )
-        return codes.astype(np.int32)
+        return leaf[codes].astype(np.int32)
 
     def generalize(self, codes: np.ndarray, level: int) -> np.ndarray:
         """Codes at ``level`` of the leaves ``codes`` (a lookup, no copy of the hierarchy)."""
@@ -219,14 +221,17 @@ class Hierarchy:
 
 
 def _text(v: object) -> str:
-    """Canonical text of a cell: hierarchies and data are matched as text (as ARX does)."""
-    if v is None:
+    """Canonical text of a cell: hierarchies and data are matched as text (as ARX does).
+
+    Every kind of missing value (None, NaN, NaT, pd.NA) is the empty string; whole floats lose
+    their ``.0`` so that ``39.0`` read from Parquet matches the hierarchy's ``39``.
+    """
+    if v is None or isinstance(v, str):
+        return "" if v is None else v
+    if pd.api.types.is_scalar(v) and pd.isna(v):
         return ""
-    if isinstance(v, float):
-        if np.isnan(v):
-            return ""
-        if v.is_integer():
-            return str(int(v))
+    if isinstance(v, float | np.floating) and float(v).is_integer():
+        return str(int(v))
     return str(v)
 
 

@@ -48,7 +48,7 @@ def _distinct(values: Iterable[object], name: str | None) -> tuple[np.ndarray, n
 
     Values are factorized first (vectorised), so ``_text`` runs once per distinct value only.
     Different raw values with the same text (``1`` and ``"1"``, ``None`` and ``""``) become one leaf.
-    A missing value's leaf is its ``_text`` (``""`` for None/NaN, ``"NaT"``, ``"<NA>"``), the text
+    A missing value's leaf is its ``_text``: ``""`` for every kind (None, NaN, NaT, pd.NA), the text
     :meth:`Hierarchy.encode` looks up; all missing leaves get the row of the first missing value.
     """
     if isinstance(values, pd.DataFrame):

@@ -320,15 +320,85 @@ def entropy_per_attribute(
         aa = a[leaf]
         raw = _seq_sum(cnt * _log2(aa / b))  # ≤ 0, as ARX accumulates it
         result = raw * g_factor
-        if not monotonic and n_sup:
-            # without a transformation all suppressed records sit at the root: no contribution
-            gen = np.zeros(n_sup, dtype=np.int64) if t is None else h.maps[t[j]][codes[sup]].astype(np.int64)
-            c = np.bincount(gen)
-            c = c[c > 0].astype(np.float64)
-            for ci in c:
-                result += ci * float(_log2(np.array(ci / n_sup))) * s_factor
+        if not monotonic and n_sup and t is not None:
+            # (without a transformation every suppressed record sits at the root: the term is 0)
+            for c in _suppressed_value_counts(h, codes, sup, int(t[j])):
+                result += c * (math.log(c / n_sup) / _LOG2) * s_factor
         out[name] = arx_round(-result if result != 0.0 else result)
     return out
+
+
+def _fmix32(h: int) -> int:
+    """MurmurHash3's 32-bit finalizer (what hppc hashes int keys with)."""
+    h &= 0xFFFFFFFF
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & 0xFFFFFFFF
+    return h ^ (h >> 16)
+
+
+def _hppc_slot_order(keys: Sequence[int]) -> list[int]:
+    """Iteration order of an hppc-0.6 ``IntIntOpenHashMap`` after inserting ``keys`` in this order.
+
+    ARX sums the non-monotonic entropy's suppression term over such a map, so the order of the
+    floating-point additions (and, rarely, the last digit kept by the 10-decimal floor) depends on
+    it. Emulated per the research note /work/notes/arx_semantics.md §6: 16 slots, load factor 0.75,
+    slot = fmix32(key ^ fmix32(17 + nlz(capacity))) & (capacity − 1), linear probing; growing
+    doubles the capacity and re-inserts the old slots from the highest index down.
+    """
+
+    def slot_of(key: int, table: list[int | None]) -> int:
+        cap = len(table)
+        pert = _fmix32(17 + (32 - cap.bit_length()))
+        slot = _fmix32(key ^ pert) & (cap - 1)
+        while table[slot] is not None:
+            slot = (slot + 1) & (cap - 1)
+        return slot
+
+    table: list[int | None] = [None] * 16
+    resize_at = max(2, math.ceil(16 * 0.75)) - 1
+    for assigned, key in enumerate(keys):  # keys are distinct
+        table[slot_of(key, table)] = key
+        if assigned == resize_at:
+            old = table
+            table = [None] * (2 * len(old))
+            for k in reversed(old):
+                if k is not None:
+                    table[slot_of(k, table)] = k
+            resize_at = max(2, math.ceil(len(table) * 0.75)) - 1
+    return [k for k in table if k is not None]
+
+
+def _arx_value_codes(h, codes: np.ndarray, level: int) -> np.ndarray:
+    """ARX's dictionary code of every node of ``level`` (−1 for nodes without data).
+
+    ARX numbers a column's values by first appearance in the data, then registers the labels of the
+    hierarchy rows whose leaf occurs in the data (file order, levels left to right); a label is one
+    code whatever its level.
+    """
+    uniq, first = np.unique(codes, return_index=True)
+    label_code: dict[str, int] = {}
+    for leaf in uniq[np.argsort(first, kind="stable")]:
+        label_code.setdefault(h.labels[0][leaf], len(label_code))
+    out = np.full(h.size(level), -1, dtype=np.int64)
+    for leaf in uniq:  # leaf codes are hierarchy-file rows, in file order
+        for lv in range(h.height + 1):
+            code = label_code.setdefault(h.labels[lv][h.maps[lv, leaf]], len(label_code))
+            if lv == level:
+                out[h.maps[level, leaf]] = code
+    return out
+
+
+def _suppressed_value_counts(h, codes: np.ndarray, sup: np.ndarray, level: int) -> list[float]:
+    """Suppressed records per generalized value of one QI, in the order ARX adds them up."""
+    gen = h.maps[level][codes[sup]].astype(np.int64)
+    counts = np.bincount(gen, minlength=h.size(level))
+    nodes, first = np.unique(gen, return_index=True)
+    nodes = nodes[np.argsort(first, kind="stable")]  # insertion order: first appearance
+    dict_code = _arx_value_codes(h, codes, level)
+    by_code = {int(dict_code[v]): float(counts[v]) for v in nodes}
+    return [by_code[k] for k in _hppc_slot_order([int(dict_code[v]) for v in nodes])]
 
 
 def entropy(

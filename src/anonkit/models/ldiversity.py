@@ -17,7 +17,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import digamma
 
 from anonkit.errors import InputError
 from anonkit.models.base import Criterion, check_positive
@@ -28,14 +27,35 @@ def distinct_counts(hist: np.ndarray) -> np.ndarray:
     return (hist > 0).sum(axis=1)
 
 
+def _grassberger_table(limit: int = 100) -> np.ndarray:
+    """``G(n)`` for ``n = 0..limit``: ``G(2m) = G(2m+1) = −γ − ln 2 + Σ_{k=1..m} 2/(2k−1)``."""
+    m = np.arange(limit // 2 + 1)
+    series = np.concatenate([[0.0], np.cumsum(2.0 / (2.0 * np.arange(1, limit // 2 + 1) - 1.0))])
+    even = -np.euler_gamma - math.log(2.0) + series[m]
+    table = np.repeat(even, 2)[: limit + 1]
+    table[0] = 0.0
+    return table
+
+
+_G_TABLE = _grassberger_table()
+
+
 def grassberger(counts: np.ndarray) -> np.ndarray:
-    """Grassberger's corrected logarithm ``G(n) = ψ(n) + ½(−1)ⁿ(ψ((n+1)/2) − ψ(n/2))`` (G(0) = 0)."""
+    """Grassberger's corrected logarithm ``G(n)`` (Grassberger 2003), computed as ARX does.
+
+    ``G(n) = ψ(n) + ½(−1)ⁿ(ψ((n+1)/2) − ψ(n/2))``, which equals ``−γ − ln 2 + Σ_{k=1..⌊n/2⌋} 2/(2k−1)``;
+    like ARX, values up to 100 come from that sum and larger ones from the asymptotic series
+    ``ln n + m(1/24 − m(7/960 − m·31/8064))``, ``m = 1/(n/2)²``, with ``n`` made even. ``G(0) = 0``.
+    """
     n = np.asarray(counts, dtype=float)
     out = np.zeros_like(n)
-    pos = n > 0
-    m = n[pos]
-    sign = np.where(np.mod(m, 2) == 0, 1.0, -1.0)
-    out[pos] = digamma(m) + 0.5 * sign * (digamma((m + 1) / 2) - digamma(m / 2))
+    small = (n > 0) & (n <= 100)
+    out[small] = _G_TABLE[n[small].astype(np.int64)]
+    big = n > 100
+    if big.any():
+        even = n[big] - np.mod(n[big], 2)
+        m = 1.0 / ((even / 2) * (even / 2))
+        out[big] = np.log(even) + m * (1 / 24 - m * (7 / 960 - m * 31 / 8064))
     return out
 
 
