@@ -89,6 +89,13 @@ def test_identifiers_dropped_and_columns_in_input_order():
     assert list(table.frame.columns) == ["b", "a", "s"]
 
 
+def test_bools_and_numbers_keep_their_own_text():
+    col = pd.Series([True, 1, 0, False, 2], dtype=object)
+    table = Table(pd.DataFrame({"q": col}), Schema.of(quasi=["q"]))
+    h = table.hierarchies[0]
+    assert list(h.leaves[table.codes[:, 0]]) == ["True", "1", "0", "False", "2"]
+
+
 def test_numeric_and_date_values_are_kept():
     frame = pd.DataFrame({"age": [30, 41.5, None], "d": ["1970-01-02", "2000-01-01", "1970-01-01"]})
     table = Table(frame, Schema.of(quasi=["age", "d"], types={"age": "numeric", "d": "date"}))

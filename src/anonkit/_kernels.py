@@ -46,6 +46,81 @@ def _dense_ids_py(keys: np.ndarray) -> tuple[np.ndarray, int]:
     return out, g
 
 
+def _node_ids_py(
+    cols: np.ndarray, flat: np.ndarray, offsets: np.ndarray, sizes: np.ndarray, radix: int
+) -> tuple[np.ndarray, int]:
+    """Generalize and group in one pass: row ``i``'s key is the mixed-radix number of
+    ``flat[offsets[j] + cols[j, i]]`` over ``j``; keys get dense ids in first-appearance order
+    (a lookup array when the key space is small, else an open-addressing hash table)."""
+    d, m = cols.shape
+    out = np.empty(m, dtype=np.int64)
+    g = 0
+    if radix <= 4 * m + 4096:
+        seen = np.full(radix, -1, dtype=np.int64)
+        for i in range(m):
+            key = np.int64(0)
+            for j in range(d):
+                key = key * sizes[j] + flat[offsets[j] + cols[j, i]]
+            s = seen[key]
+            if s < 0:
+                seen[key] = g
+                out[i] = g
+                g += 1
+            else:
+                out[i] = s
+        return out, g
+    cap = 16
+    while cap < 2 * m:
+        cap *= 2
+    mask = cap - 1
+    slot_key = np.empty(cap, dtype=np.int64)
+    slot_id = np.full(cap, -1, dtype=np.int64)
+    for i in range(m):
+        key = np.int64(0)
+        for j in range(d):
+            key = key * sizes[j] + flat[offsets[j] + cols[j, i]]
+        h = (np.uint64(key) * _MIX) >> np.uint64(17)
+        k = np.int64(h & np.uint64(mask))
+        while True:
+            s = slot_id[k]
+            if s < 0:
+                slot_key[k] = key
+                slot_id[k] = g
+                out[i] = g
+                g += 1
+                break
+            if slot_key[k] == key:
+                out[i] = s
+                break
+            k = (k + 1) & mask
+    return out, g
+
+
+_NODE_COMPILED = None
+
+
+def node_ids(
+    cols: np.ndarray, flat: np.ndarray, offsets: np.ndarray, sizes: np.ndarray
+) -> tuple[np.ndarray, int] | None:
+    """Class ids of tuples generalized through lookup arrays (see ``_node_ids_py``).
+
+    ``cols`` is ``(d × m)`` int32, ``flat`` all lookup arrays concatenated, ``offsets[j]`` where
+    column ``j``'s array starts, ``sizes[j]`` the number of codes it maps to. Returns None when the
+    key space does not fit an int64 (the caller then groups column by column).
+    """
+    global _NODE_COMPILED
+    radix = 1
+    for size in sizes:
+        radix *= max(int(size), 1)
+    if radix >= _LIMIT:
+        return None
+    if _NODE_COMPILED is None:
+        import numba as nb
+
+        _NODE_COMPILED = nb.njit(cache=True, nogil=True)(_node_ids_py)
+    return _NODE_COMPILED(cols, flat, offsets, np.maximum(sizes, 1).astype(np.int64), radix)
+
+
 def _kernel():
     global _COMPILED
     if _COMPILED is None:
@@ -72,7 +147,7 @@ _LIMIT = 2**62
 def _densify(key: np.ndarray, radix: int) -> tuple[np.ndarray, int]:
     """Dense ids of keys in ``[0, radix)``: a lookup array when the key space is small, else a hash."""
     n = key.shape[0]
-    if radix <= max(4 * n, 1 << 20):
+    if radix <= 4 * n + 4096:
         present = np.zeros(radix, dtype=np.bool_)
         present[key] = True
         remap = np.cumsum(present, dtype=np.int64) - 1

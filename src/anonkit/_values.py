@@ -23,6 +23,9 @@ def factorize_text(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarr
     """
     cells = values if isinstance(values, pd.Series) else np.asarray(values, dtype=object)
     codes, uniques = pd.factorize(cells, use_na_sentinel=False)
+    if any(isinstance(u, bool | np.bool_) for u in uniques):
+        # pandas hashes True like 1 and False like 0; such a column is grouped by its text instead
+        codes, uniques = pd.factorize(np.array([_text(v) for v in np.asarray(cells, dtype=object)], dtype=object))
     text = np.array([_text(u) for u in uniques], dtype=object)
     merged, labels = pd.factorize(text)
     if len(labels) < len(text):

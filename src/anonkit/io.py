@@ -616,7 +616,9 @@ def _read_csv_arrow(loc: str, sep: str, encoding: str, quote: str | None) -> pd.
                 delimiter=sep, quote_char=quote if quote else False, newlines_in_values=True
             ),
             convert_options=pacsv.ConvertOptions(
-                column_types={n: pa.string() for n in names}, strings_can_be_null=False, quoted_strings_can_be_null=False
+                column_types={n: pa.string() for n in names},
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
             ),
         )
     except Exception:

@@ -19,7 +19,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from anonkit._kernels import group_columns
+from anonkit._kernels import NUMBA_BELOW, group_columns, node_ids
 from anonkit._values import as_text, factorize_text, is_missing, parse_dates, parse_numeric
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
@@ -43,6 +43,16 @@ class Distinct:
     inverse: np.ndarray
     pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
 
+    @cached_property
+    def matrix(self) -> np.ndarray:
+        """The tuples' codes as a ``(d × m)`` C-contiguous array (one row per attribute)."""
+        return np.ascontiguousarray(self.tuples.T)
+
+    @cached_property
+    def columns(self) -> list[np.ndarray]:
+        """The tuples' codes column by column, each contiguous (fast gathers)."""
+        return list(self.matrix)
+
     @property
     def size(self) -> int:
         return len(self.counts)
@@ -59,7 +69,8 @@ class Table:
         Roles, types and hierarchies. Columns the schema does not name are insensitive.
     missing:
         ``"value"`` (default): a missing cell (empty or NaN) is a value of its own; ``"suppress"``:
-        records with a missing quasi-identifier are suppressed up front (and counted);
+        records with a missing quasi-identifier are suppressed up front: they count as suppressed in
+        every report but do not use up ``max_suppression``, which bounds what the models suppress;
         ``"error"``: a missing quasi-identifier or sensitive value is an error.
 
     Raises
@@ -168,12 +179,28 @@ class Table:
         attribute subsets).
         """
         d = self.distinct
-        idx = range(len(self.qi)) if qis is None else qis
-        cols = [self.hierarchies[j].maps[levels[j]][d.tuples[:, j]] for j in idx]
-        sizes = [self.hierarchies[j].size(levels[j]) for j in idx]
-        if not cols:
+        idx = list(range(len(self.qi))) if qis is None else list(qis)
+        if not idx:
             return np.zeros(d.size, dtype=np.int64), 1
-        return group_columns(cols, sizes)
+        flat, base = self._flat_maps
+        offsets = np.array([base[j] + levels[j] * self.hierarchies[j].n_leaves for j in idx], dtype=np.int64)
+        sizes = np.array([self.hierarchies[j].size(levels[j]) for j in idx], dtype=np.int64)
+        cols = d.matrix if qis is None else d.matrix[idx]
+        fused = node_ids(cols, flat, offsets, sizes) if d.size < NUMBA_BELOW else None
+        if fused is not None:
+            return fused
+        return group_columns([self.hierarchies[j].maps[levels[j]][d.columns[j]] for j in idx], list(sizes))
+
+    @cached_property
+    def _flat_maps(self) -> tuple[np.ndarray, list[int]]:
+        """Every hierarchy's lookup arrays concatenated, and where each attribute's block starts."""
+        blocks, base, at = [], [], 0
+        for h in self.hierarchies:
+            base.append(at)
+            blocks.append(h.maps.reshape(-1))
+            at += h.maps.size
+        flat = np.concatenate(blocks).astype(np.int64) if blocks else np.zeros(0, dtype=np.int64)
+        return flat, base
 
     def stats(self, tuple_class: np.ndarray, n_classes: int, tuple_weight: np.ndarray | None = None) -> ClassStats:
         """Class statistics from tuple classes; ``tuple_weight`` (default: counts) can zero out tuples."""

@@ -81,9 +81,12 @@ def evaluate_node(
     else:
         stats = table.stats(tc, n_classes)
     ok = stats.sizes > 0
-    for m in models:
-        if m.qis is None:
-            ok &= m.passes(stats)
+    # cheapest first; each model judges only the classes every earlier model let through
+    for m in sorted((m for m in models if m.qis is None), key=lambda m: m.attribute is not None):
+        alive = np.flatnonzero(ok)
+        if not alive.size:
+            break
+        ok[alive] = m.passes(stats.subset(alive) if alive.size < ok.size else stats)
     subset_models = [m for m in models if m.qis is not None]
     if subset_models:
         groupings = []

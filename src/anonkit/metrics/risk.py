@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from anonkit._kernels import group_columns
+from anonkit.hierarchy import Hierarchy
 from anonkit.release import Release
 from anonkit.table import Table
 
@@ -62,8 +63,11 @@ def linkage_candidates(table: Table, release: Release) -> np.ndarray:
     """For every distinct QI tuple, the number of released records whose generalized box contains it.
 
     A class contains a tuple when, for every QI, the tuple's leaf lies below the class's node
-    (``hierarchy.maps[level][leaf] == node``). Classes are processed in groups sharing one level
-    vector, each group joined with the tuples generalized to those levels (vectorized over tuples).
+    (``hierarchy.maps[level][leaf] == node``). Two vectorized strategies, whichever touches fewer
+    (class, tuple) pairs: classes sharing a level vector are joined with all tuples generalized to
+    those levels (one pass over the tuples per distinct level vector: full-domain releases have
+    one), or every class is checked against the tuples under its most selective node only (an
+    inverted index; local recoding with many distinct level vectors).
     """
     d = table.distinct
     out = np.zeros(d.size, dtype=np.float64)
@@ -71,27 +75,93 @@ def linkage_candidates(table: Table, release: Release) -> np.ndarray:
         return out
     sizes = release.class_sizes().astype(np.float64)
     present = sizes > 0
-    levels = release.class_levels[present]
-    nodes = release.class_nodes[present]
+    levels = release.class_levels[present].astype(np.int64)
+    nodes = release.class_nodes[present].astype(np.int64)
     sizes = sizes[present]
     if not table.qi:
         out[:] = sizes.sum()
         return out
+    # gen[j][L, t] = node of tuple t's QI j at level L
+    gen = [h.maps[:, d.tuples[:, j]].astype(np.int64) for j, h in enumerate(table.hierarchies)]
     vectors, group = np.unique(levels, axis=0, return_inverse=True)
     group = group.ravel()
+    # tuples below each class's node, per QI: the pivot is the QI with the fewest
+    below = np.stack(
+        [_tuples_below(gen[j], h)[levels[:, j], nodes[:, j]] for j, h in enumerate(table.hierarchies)], axis=1
+    )
+    pivot = np.argmin(below, axis=1)
+    pairs = float(below[np.arange(len(pivot)), pivot].sum())
+    if pairs < len(vectors) * d.size:
+        # check the most selective QIs first so that most pairs drop out early
+        check = np.argsort(below.mean(axis=0), kind="stable")
+        _candidates_by_pivot(table, gen, levels, nodes, sizes, pivot, check, out)
+        return out
     for g, vec in enumerate(vectors):
         sel = group == g
         n_cls = int(sel.sum())
         cols, radix = [], []
         for j, h in enumerate(table.hierarchies):
             level = int(vec[j])
-            gen = h.maps[level][d.tuples[:, j]].astype(np.int64)
-            cols.append(np.concatenate([nodes[sel, j].astype(np.int64), gen]))
+            cols.append(np.concatenate([nodes[sel, j], gen[j][level]]))
             radix.append(h.size(level))
         ids, m = group_columns(cols, radix)
         box = np.bincount(ids[:n_cls], weights=sizes[sel], minlength=m)
         out += box[ids[n_cls:]]
     return out
+
+
+def _tuples_below(gen: np.ndarray, h: Hierarchy) -> np.ndarray:
+    """``(levels × max nodes)`` number of distinct tuples below each node of one QI."""
+    width = max(h.size(level) for level in range(h.height + 1))
+    out = np.zeros((h.height + 1, width), dtype=np.int64)
+    for level in range(h.height + 1):
+        out[level, : h.size(level)] = np.bincount(gen[level], minlength=h.size(level))
+    return out
+
+
+def _candidates_by_pivot(
+    table: Table,
+    gen: list[np.ndarray],
+    levels: np.ndarray,
+    nodes: np.ndarray,
+    sizes: np.ndarray,
+    pivot: np.ndarray,
+    check: np.ndarray,
+    out: np.ndarray,
+    chunk: int = 1 << 22,
+) -> None:
+    """Add every class's size to the tuples in its box, enumerating the tuples below its pivot node."""
+    n_t = out.shape[0]
+    flat = [g.ravel() for g in gen]
+    for j, h in enumerate(table.hierarchies):
+        mine = np.flatnonzero(pivot == j)
+        if mine.size == 0:
+            continue
+        for level in np.unique(levels[mine, j]):
+            cls = mine[levels[mine, j] == level]
+            codes = gen[j][level]
+            order = np.argsort(codes, kind="stable")
+            counts = np.bincount(codes, minlength=h.size(int(level)))
+            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+            lengths = counts[nodes[cls, j]]
+            # chunks of classes whose tuple lists together stay below ``chunk`` pairs
+            bounds = np.searchsorted(np.cumsum(lengths), np.arange(chunk, int(lengths.sum()) + chunk, chunk))
+            lo = 0
+            for hi in np.unique(np.minimum(bounds + 1, len(cls))):
+                part, lens = cls[lo:hi], lengths[lo:hi]
+                lo = hi
+                if part.size == 0 or lens.sum() == 0:
+                    continue
+                owner = np.repeat(part, lens)
+                offset = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+                cand = order[np.repeat(starts[nodes[part, j]], lens) + offset]
+                for q in check:
+                    if q == j:
+                        continue
+                    # flat[L·T + t] = gen[q][L, t]; keep the pairs whose tuple lies below the node
+                    ok = flat[q][levels[owner, q] * n_t + cand] == nodes[owner, q]
+                    owner, cand = owner[ok], cand[ok]
+                out += np.bincount(cand, weights=sizes[owner], minlength=n_t)
 
 
 def record_linkage(table: Table, release: Release) -> float:

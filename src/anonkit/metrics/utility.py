@@ -27,6 +27,7 @@ from typing import Literal
 import numpy as np
 
 from anonkit._kernels import group_columns
+from anonkit.hierarchy import Hierarchy
 from anonkit.release import Release
 from anonkit.table import Table
 
@@ -147,7 +148,7 @@ def _tuple_counts(table: Table, mask: np.ndarray) -> np.ndarray:
     return np.bincount(d.inverse[mask], minlength=d.size).astype(np.float64)
 
 
-def _class_share(h, levels: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+def _class_share(h: Hierarchy, levels: np.ndarray, nodes: np.ndarray) -> np.ndarray:
     """ARX domain share of each (level, node) pair."""
     out = np.empty(len(levels), dtype=np.float64)
     for level in np.unique(levels):
@@ -162,8 +163,10 @@ def ncp_classes(table: Table, release: Release) -> np.ndarray:
 
     Categorical QIs: 0 at a leaf (level 0), else #leaves below the node / #leaves of the hierarchy.
     Numeric and date QIs: width of the node's numeric interval (``hierarchy.bounds``) over the
-    width of the hierarchy's leaf range; when the hierarchy has no numeric bounds, the class's
-    data range over the table's data range. A zero domain width gives 0.
+    width of the hierarchy's leaf range — the attribute's domain, as |A| is for categorical QIs
+    (spec §2.1's example divides by the domain 20–60, not by the data's 25–60); when the hierarchy
+    has no numeric bounds, the class's data range over the table's data range. A zero domain width
+    gives 0.
     """
     C, d = release.class_levels.shape
     out = np.zeros((C, d), dtype=np.float64)
@@ -295,7 +298,9 @@ def entropy_per_attribute(
     count at the transformation (full-domain; the root otherwise), so the monotonic variant ignores
     suppression. The non-monotonic variant (``MetricMDNUNMEntropyPrecomputed``) adds
     ``−sFactor·Σ c·log2(c/S)`` over the suppressed records, ``c`` = suppressed records per
-    generalized value, ``S`` = suppressed records.
+    generalized value, ``S`` = suppressed records. The sums run in ARX's order (values by first
+    appearance; the suppression term in the slot order of ARX's hash map), so full-domain results
+    are the same doubles ARX reports.
     """
     g_factor, s_factor = gs_factors(gs)
     levels = effective_levels(table, release)
@@ -370,7 +375,7 @@ def _hppc_slot_order(keys: Sequence[int]) -> list[int]:
     return [k for k in table if k is not None]
 
 
-def _arx_value_codes(h, codes: np.ndarray, level: int) -> np.ndarray:
+def _arx_value_codes(h: Hierarchy, codes: np.ndarray, level: int) -> np.ndarray:
     """ARX's dictionary code of every node of ``level`` (−1 for nodes without data).
 
     ARX numbers a column's values by first appearance in the data, then registers the labels of the
@@ -390,7 +395,7 @@ def _arx_value_codes(h, codes: np.ndarray, level: int) -> np.ndarray:
     return out
 
 
-def _suppressed_value_counts(h, codes: np.ndarray, sup: np.ndarray, level: int) -> list[float]:
+def _suppressed_value_counts(h: Hierarchy, codes: np.ndarray, sup: np.ndarray, level: int) -> list[float]:
     """Suppressed records per generalized value of one QI, in the order ARX adds them up."""
     gen = h.maps[level][codes[sup]].astype(np.int64)
     counts = np.bincount(gen, minlength=h.size(level))
