@@ -171,3 +171,21 @@ def test_config_errors_name_key() -> None:
                       "privacy": [{"model": "k-anon", "k": 2}]})
     with pytest.raises(InputError, match="not found"):
         load_config("/nonexistent/c.yaml")
+
+
+def test_hierarchy_builders_in_the_config(toy: Path) -> None:
+    cfg = yaml.safe_load((toy / "c.yaml").read_text())
+    cfg["attributes"]["ZIPCode"]["hierarchy"] = {"builder": "masking"}
+    cfg["attributes"]["Age"] = {"role": "quasi", "type": "numeric",
+                                "hierarchy": {"builder": "intervals", "width": 10, "fanout": 2}}
+    cfg["algorithm"]["levels"] = {"ZIPCode": 3, "Age": 2}
+    (toy / "c.yaml").write_text(yaml.safe_dump(cfg))
+    code, out, err = run("anonymize", str(toy / "c.yaml"), "--json")
+    assert code == 0, (out, err)
+    released = pd.read_csv(toy / "out.csv", sep=";", dtype=str)
+    assert set(released["ZIPCode"]) == {"47***"}
+    assert set(released["Age"]) == {"[20-40[", "[40-60["}
+    cfg["attributes"]["Age"]["hierarchy"] = {"builder": "intervals", "widht": 10}
+    (toy / "c.yaml").write_text(yaml.safe_dump(cfg))
+    code, _, err = run("anonymize", str(toy / "c.yaml"))
+    assert code == 2 and "attributes.Age.hierarchy" in " ".join(err.split())

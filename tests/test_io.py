@@ -541,6 +541,32 @@ def test_postgresql_reads_through_the_driver(tmp_path: Path, monkeypatch: pytest
     assert "user:***@db.example" in str(err.value)
 
 
+def test_postgresql_write_goes_through_adbc_ingest_in_one_transaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The write path against ADBC's SQLite driver standing in for PostgreSQL (same DB-API + ingest)."""
+    from adbc_driver_sqlite import dbapi as sqlite_dbapi
+
+    path = tmp_path / "stand-in.db"
+
+    fake = types.ModuleType("adbc_driver_postgresql.dbapi")
+    fake.connect = lambda uri: sqlite_dbapi.connect(str(path))  # type: ignore[attr-defined]
+    package = types.ModuleType("adbc_driver_postgresql")
+    package.dbapi = fake  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "adbc_driver_postgresql", package)
+    monkeypatch.setitem(sys.modules, "adbc_driver_postgresql.dbapi", fake)
+    uri = "postgresql://user:s3cret@db.example/prod"
+    write_table(_sample(), uri, table="people")
+    write_table(_sample(), uri, table="people")  # replace, not append
+    back = read_table(uri, table="people")
+    pd.testing.assert_frame_equal(back, _sample())
+    with pytest.raises(InputError, match="needs a table name"):
+        write_table(_sample(), uri)
+    with pytest.raises(InputError, match="writing PostgreSQL failed") as err:
+        write_table(_sample(), uri, table="people", if_exists="fail")
+    assert "s3cret" not in str(err.value)
+
+
 # ------------------------------------------------------------------------------------------ shuffle
 
 

@@ -59,12 +59,23 @@ class InputConfig(_Strict):
         return self
 
 
+class BuilderConfig(BaseModel):
+    """A hierarchy built from the data (``anonkit.hierarchy.builders``); other keys are the builder's
+    parameters, e.g. ``{builder: intervals, width: 5, fanout: 2, top: 80}``."""
+
+    model_config = ConfigDict(extra="allow")
+    builder: Literal["intervals", "masking", "dates", "order", "nested", "flat"]
+
+    def params(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
 class AttributeConfig(_Strict):
     role: Literal[
         "identifier", "id", "quasi", "qi", "quasi-identifier", "sensitive", "insensitive", "other"
     ]
     type: Literal["categorical", "ordinal", "numeric", "date"] = "categorical"
-    hierarchy: str | None = None
+    hierarchy: str | BuilderConfig | None = None
     order: list[str] | None = None
     min_level: int = Field(0, ge=0)
     max_level: int | None = Field(None, ge=0)

@@ -224,9 +224,8 @@ def write_table(
         raise InputError("if_exists must be 'replace', 'append' or 'fail'", key="if_exists", value=if_exists)
     names = _column_names(frame)
     if fmt == "postgresql":
-        raise InputError(
-            "writing to PostgreSQL is not supported; write a CSV, Parquet or SQLite file", file=_shown(loc)
-        )
+        _write_postgresql(frame, names, loc, table, if_exists)
+        return
     if fmt == "sqlite":
         _write_sqlite(frame, names, loc, table, if_exists)
         return
@@ -1002,6 +1001,39 @@ def _remove_new_db(target: Path, existed: bool) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- PostgreSQL
+
+
+def _write_postgresql(frame: pd.DataFrame, names: list[str], uri: str, table: str | None, if_exists: str) -> None:
+    """Write ``frame`` to a PostgreSQL table through ADBC's bulk ingest, in one transaction.
+
+    PostgreSQL's DDL is transactional, so ``replace`` (drop and create) and the copy of the rows
+    commit together or not at all: the write is atomic like the file writes.
+    """
+    shown = _shown(uri)
+    try:
+        from adbc_driver_postgresql import dbapi as pg
+    except ImportError as exc:
+        raise InputError(
+            "writing PostgreSQL needs the optional adbc-driver-postgresql package: pip install anonkit[postgres]",
+            file=shown,
+        ) from exc
+    if not table:
+        raise InputError("writing to PostgreSQL needs a table name", file=shown, key="table")
+    schema_name, _, name = table.rpartition(".")
+    arrow = _to_arrow(frame, names)
+    mode = {"replace": "replace", "append": "append", "fail": "create"}[if_exists]
+    secret = urlsplit(uri).password if "@" in uri else None
+    try:
+        with pg.connect(uri) as conn:
+            with conn.cursor() as cursor:
+                kwargs = {"db_schema_name": schema_name} if schema_name else {}
+                cursor.adbc_ingest(name, arrow, mode=mode, **kwargs)
+            conn.commit()
+    except Exception as exc:
+        text = _one_line(exc)
+        if secret:
+            text = text.replace(secret, "***")
+        raise InputError(f"writing PostgreSQL failed: {text}", file=shown, value=table) from exc
 
 
 def _read_postgresql(uri: str, table: str | None, query: str | None, na: frozenset[str]) -> pd.DataFrame:

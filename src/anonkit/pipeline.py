@@ -17,10 +17,10 @@ import pandas as pd
 from anonkit import metrics as _m
 from anonkit.algorithms import get_algorithm
 from anonkit.algorithms.transform import check_models
-from anonkit.config import Config, MetricConfig
+from anonkit.config import BuilderConfig, Config, MetricConfig
 from anonkit.datasets import DATASETS
 from anonkit.errors import InputError
-from anonkit.hierarchy import Hierarchy, read_hierarchy
+from anonkit.hierarchy import Hierarchy, builders, read_hierarchy
 from anonkit.io import read_table, write_table
 from anonkit.metrics import compute_metrics
 from anonkit.models import Criterion
@@ -117,11 +117,31 @@ def _resolve(base: Path, path: str) -> Path:
     return p if p.is_absolute() else base / p
 
 
-def _schema(config: Config, base: Path, default_hierarchies: dict[str, Hierarchy]) -> Schema:
+def _build_hierarchy(name: str, spec: BuilderConfig, values: pd.Series) -> Hierarchy:
+    """A hierarchy from a builder spec of the config, over the column's values."""
+    params = spec.params()
+    where = f"attributes.{name}.hierarchy"
+    try:
+        if spec.builder == "flat":
+            return Hierarchy.flat(values, name=name, **params)
+        if spec.builder == "nested":
+            if "tree" not in params:
+                raise InputError("the nested builder needs 'tree' (a mapping of parents to children)", key=where)
+            return builders.nested(params.pop("tree"), name=name, **params)
+        return getattr(builders, spec.builder)(values, name=name, **params)
+    except TypeError as exc:
+        raise InputError(f"bad parameter for the {spec.builder} builder: {exc}", key=where) from None
+
+
+def _schema(config: Config, base: Path, default_hierarchies: dict[str, Hierarchy], frame: pd.DataFrame) -> Schema:
     schema = Schema()
     for name, a in config.attributes.items():
         h = None
-        if a.hierarchy is not None:
+        if isinstance(a.hierarchy, BuilderConfig):
+            if name not in frame.columns:
+                raise InputError(f"unknown column; the input has: {', '.join(map(str, frame.columns))}", column=name)
+            h = _build_hierarchy(name, a.hierarchy, frame[name])
+        elif a.hierarchy is not None:
             h = read_hierarchy(_resolve(base, a.hierarchy), name=name)
         elif name in default_hierarchies and a.role not in ("identifier", "id", "insensitive", "other"):
             h = default_hierarchies[name]
@@ -171,7 +191,7 @@ def run_config(
     t0 = time.perf_counter()
     say("reading input")
     frame, defaults = load_input(config, base, input_path)
-    schema = _schema(config, base, defaults)
+    schema = _schema(config, base, defaults, frame)
     say("anonymizing")
     algo = config.algorithm
     params: dict[str, object] = {"max_suppression": algo.max_suppression}
