@@ -51,7 +51,10 @@ def _node_ids_py(
 ) -> tuple[np.ndarray, int]:
     """Generalize and group in one pass: row ``i``'s key is the mixed-radix number of
     ``flat[offsets[j] + cols[j, i]]`` over ``j``; keys get dense ids in first-appearance order
-    (a lookup array when the key space is small, else an open-addressing hash table)."""
+    (a lookup array when the key space is small, else an open-addressing hash table).
+
+    The hash-table loop repeats ``_dense_ids_py`` on purpose: fusing key computation and probing in
+    one loop is what keeps a lattice node under a millisecond (measured 0.52 vs 0.70 ms on Adult)."""
     d, m = cols.shape
     out = np.empty(m, dtype=np.int64)
     g = 0

@@ -39,25 +39,25 @@ def as_text(values: pd.Series | np.ndarray) -> np.ndarray:
     return labels[codes]
 
 
-def parse_numeric(values: pd.Series, column: str) -> np.ndarray:
-    """Floats of a numeric column; a non-numeric cell is an error naming value and row."""
+def _parse(values: pd.Series, column: str, convert, what: str) -> pd.Series:
+    """``convert`` every non-missing cell; a cell it cannot convert is an error naming value and row."""
+    values = pd.Series(values)
     missing = is_missing(values)
-    nums = pd.to_numeric(pd.Series(values.to_numpy(dtype=object)).where(~missing), errors="coerce")
-    bad = np.flatnonzero(nums.isna().to_numpy() & ~missing)
+    parsed = convert(pd.Series(values.to_numpy(dtype=object)).where(~missing), errors="coerce")
+    bad = np.flatnonzero(parsed.isna().to_numpy() & ~missing)
     if bad.size:
         i = int(bad[0])
-        raise InputError(
-            "mixed types: a non-numeric value in a numeric column", column=column, value=values.iloc[i], row=i + 1
-        )
+        raise InputError(what, column=column, value=values.iloc[i], row=i + 1)
+    return parsed
+
+
+def parse_numeric(values: pd.Series, column: str) -> np.ndarray:
+    """Floats of a numeric column; a non-numeric cell is an error naming value and row."""
+    nums = _parse(values, column, pd.to_numeric, "mixed types: a non-numeric value in a numeric column")
     return nums.to_numpy(dtype=float)
 
 
 def parse_dates(values: pd.Series, column: str) -> np.ndarray:
     """Days since 1970-01-01 (float) of a date column; an unparseable cell is an error."""
-    missing = is_missing(values)
-    parsed = pd.to_datetime(pd.Series(values.to_numpy(dtype=object)).where(~missing), errors="coerce")
-    bad = np.flatnonzero(parsed.isna().to_numpy() & ~missing)
-    if bad.size:
-        i = int(bad[0])
-        raise InputError("not a date", column=column, value=values.iloc[i], row=i + 1)
+    parsed = _parse(values, column, pd.to_datetime, "not a date")
     return (parsed - pd.Timestamp("1970-01-01")).dt.total_seconds().to_numpy(dtype=float) / 86400.0

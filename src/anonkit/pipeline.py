@@ -117,6 +117,11 @@ def _resolve(base: Path, path: str) -> Path:
     return p if p.is_absolute() else base / p
 
 
+def _location(base: Path, path: str) -> str:
+    """A file path relative to the config, or a database URI as it is."""
+    return path if "://" in path else str(_resolve(base, path))
+
+
 def _build_hierarchy(name: str, spec: BuilderConfig, values: pd.Series) -> Hierarchy:
     """A hierarchy from a builder spec of the config, over the column's values."""
     params = spec.params()
@@ -163,9 +168,8 @@ def load_input(config: Config, base: Path, override: str | None = None) -> tuple
         frame = read_table(path_fn(), separator=";", na_values=inp.na_values)
         return frame, hier_fn()
     assert inp.path is not None
-    location = inp.path if "://" in inp.path else str(_resolve(base, inp.path))
     frame = read_table(
-        location,
+        _location(base, inp.path),
         format=inp.format,
         separator=inp.separator,
         encoding=inp.encoding,
@@ -209,25 +213,20 @@ def run_config(
         **params,
     )
     out = config.output
-    target = output_path if output_path is not None else (
-        None if out.path is None else (out.path if "://" in out.path else str(_resolve(base, out.path)))
-    )
+    target = output_path if output_path is not None else (None if out.path is None else _location(base, out.path))
     result.summary["output"] = None
-    if target is not None:
-        if not result.release.satisfied:
-            result.summary["output"] = None
-        else:
-            say("writing output")
-            write_table(
-                result.frame,
-                target,
-                format=out.format,
-                separator=out.separator,
-                encoding=out.encoding,
-                table=out.table,
-                neutralise=out.neutralise,
-            )
-            result.summary["output"] = str(target)
+    if target is not None and result.release.satisfied:
+        say("writing output")
+        write_table(
+            result.frame,
+            target,
+            format=out.format,
+            separator=out.separator,
+            encoding=out.encoding,
+            table=out.table,
+            neutralise=out.neutralise,
+        )
+        result.summary["output"] = str(target)
     result.summary["total_seconds"] = round(time.perf_counter() - t0, 6)
     return result
 

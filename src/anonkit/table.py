@@ -120,7 +120,7 @@ class Table:
                 raise InputError(
                     f"max_level must lie in [{attr.min_level}, {h.height}]", column=name, value=attr.max_level
                 )
-            codes[:, j] = _leaf_codes(h, vcodes, vlabels, name, allow_missing=missing == "suppress")
+            codes[:, j] = h.encode_codes(vcodes, vlabels, column=name, allow_missing=missing == "suppress")
             self.hierarchies.append(h)
         self.codes = codes
         self.domains: dict[str, SensitiveDomain] = {}
@@ -212,31 +212,6 @@ class Table:
             keep = tuple_weight[item] > 0
             pairs[name] = (item[keep], code[keep], count[keep])
         return class_stats(tuple_class, n_classes, tuple_weight, pairs, self.domains)
-
-
-def _leaf_codes(
-    h: Hierarchy, codes: np.ndarray, labels: np.ndarray, column: str, *, allow_missing: bool = False
-) -> np.ndarray:
-    """Leaf codes of every row from the row's value code and the distinct values' text.
-
-    With ``allow_missing`` a missing cell absent from the hierarchy gets leaf 0: its record is
-    suppressed up front and kept apart from real records by :attr:`Table.distinct`.
-    """
-    leaf = pd.Index(h.labels[0], dtype=object).get_indexer(pd.Index(labels, dtype=object))
-    if allow_missing:
-        leaf[(leaf < 0) & (labels == "")] = 0
-    bad = np.flatnonzero(leaf < 0)
-    if bad.size:
-        rows = np.flatnonzero(np.isin(codes, bad))
-        i = int(rows[0])
-        raise InputError(
-            f"value is missing from the hierarchy ({rows.size} row(s) affected)",
-            column=column,
-            value=labels[codes[i]],
-            row=i + 1,
-            file=h.source,
-        )
-    return leaf[codes].astype(np.int32)
 
 
 def _first_index(ids: np.ndarray, k: int) -> np.ndarray:

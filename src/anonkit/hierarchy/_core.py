@@ -158,16 +158,29 @@ class Hierarchy:
         """
         cells = values if isinstance(values, np.ndarray | pd.Series) else list(values)
         codes, uniques = pd.factorize(np.asarray(cells, dtype=object), use_na_sentinel=False)
-        texts = [_text(u) for u in uniques]
-        leaf = pd.Index(self.labels[0]).get_indexer(pd.Index(texts, dtype=object))
-        missing = np.flatnonzero(leaf < 0)
-        if missing.size:
-            bad_rows = np.flatnonzero(np.isin(codes, missing))
-            i = int(bad_rows[0])
+        texts = np.array([_text(u) for u in uniques], dtype=object)
+        return self.encode_codes(codes, texts, column=column)
+
+    def encode_codes(
+        self, codes: np.ndarray, labels: np.ndarray, *, column: str | None = None, allow_missing: bool = False
+    ) -> np.ndarray:
+        """Leaf codes of rows given as value codes into ``labels`` (the distinct values' text).
+
+        With ``allow_missing`` a missing cell (``""``) absent from the hierarchy gets leaf 0 (the
+        caller suppresses such records up front). Otherwise a value absent from the hierarchy is an
+        error naming the value and the first (1-based) row holding it.
+        """
+        leaf = pd.Index(self.labels[0], dtype=object).get_indexer(pd.Index(labels, dtype=object))
+        if allow_missing:
+            leaf[(leaf < 0) & (np.asarray(labels, dtype=object) == "")] = 0
+        bad = np.flatnonzero(leaf < 0)
+        if bad.size:
+            rows = np.flatnonzero(np.isin(codes, bad))
+            i = int(rows[0])
             raise InputError(
-                f"value is missing from the hierarchy ({bad_rows.size} row(s) affected)",
+                f"value is missing from the hierarchy ({rows.size} row(s) affected)",
                 column=column or self.name,
-                value=texts[int(codes[i])],
+                value=labels[codes[i]],
                 row=i + 1,
                 file=self.source,
             )
