@@ -50,10 +50,27 @@ class ClassStats:
     sizes: np.ndarray
     hist: dict[str, np.ndarray] = field(default_factory=dict)
     domains: dict[str, SensitiveDomain] = field(default_factory=dict)
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n_classes(self) -> int:
         return len(self.sizes)
+
+    def distribution(self, attr: str) -> np.ndarray:
+        """The ``C × S`` sensitive distribution of every class (rows sum to 1; computed once)."""
+        key = ("p", attr)
+        if key not in self._cache:
+            h = self.hist[attr]
+            n = h.sum(axis=1, keepdims=True)
+            self._cache[key] = h / np.where(n > 0, n, 1)
+        return self._cache[key]
+
+    def distinct(self, attr: str) -> np.ndarray:
+        """Number of distinct sensitive values in every class (computed once)."""
+        key = ("d", attr)
+        if key not in self._cache:
+            self._cache[key] = np.count_nonzero(self.hist[attr], axis=1)
+        return self._cache[key]
 
     def subset(self, mask: np.ndarray) -> ClassStats:
         """The statistics of the classes selected by ``mask`` (boolean or index array)."""

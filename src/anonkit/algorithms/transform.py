@@ -82,11 +82,16 @@ def evaluate_node(
         stats = table.stats(tc, n_classes)
     ok = stats.sizes > 0
     # cheapest first; each model judges only the classes every earlier model let through
+    alive = np.flatnonzero(ok)
+    current = stats if alive.size == ok.size else stats.subset(alive)
     for m in sorted((m for m in models if m.qis is None), key=lambda m: m.attribute is not None):
-        alive = np.flatnonzero(ok)
         if not alive.size:
             break
-        ok[alive] = m.passes(stats.subset(alive) if alive.size < ok.size else stats)
+        passed = m.passes(current)
+        if not passed.all():  # narrow to the survivors; otherwise keep the cached statistics
+            ok[alive[~passed]] = False
+            alive = alive[passed]
+            current = current.subset(passed)
     subset_models = [m for m in models if m.qis is not None]
     if subset_models:
         groupings = []

@@ -24,7 +24,20 @@ from anonkit.stats import ClassStats
 
 
 def distinct_counts(hist: np.ndarray) -> np.ndarray:
-    return (hist > 0).sum(axis=1)
+    return np.count_nonzero(hist, axis=1)
+
+
+_XLOGX = np.zeros(1)
+
+
+def _xlogx(counts: np.ndarray) -> np.ndarray:
+    """``f ln f`` of integer counts through a lookup table grown on demand (0 ln 0 = 0)."""
+    global _XLOGX
+    top = int(counts.max()) if counts.size else 0
+    if top >= len(_XLOGX):
+        f = np.arange(max(top + 1, 2 * len(_XLOGX)), dtype=float)
+        _XLOGX = np.where(f > 0, f * np.log(np.where(f > 0, f, 1.0)), 0.0)
+    return _XLOGX[counts]
 
 
 def _grassberger_table(limit: int = 100) -> np.ndarray:
@@ -65,10 +78,14 @@ def entropy_nats(hist: np.ndarray, estimator: str = "shannon") -> np.ndarray:
     Shannon: ``ln n − Σ f ln f / n``; Grassberger: ``G(n) − Σ f G(f) / n``.
     """
     n = hist.sum(axis=1)
+    safe = np.where(n > 0, n, 1)
     if estimator == "shannon":
-        with np.errstate(divide="ignore", invalid="ignore"):
-            flogf = np.where(hist > 0, hist * np.log(np.where(hist > 0, hist, 1)), 0.0)
-            return np.where(n > 0, np.log(np.where(n > 0, n, 1)) - flogf.sum(axis=1) / np.where(n > 0, n, 1), 0)
+        counts = hist.astype(np.int64)
+        if np.array_equal(counts, hist):  # integer counts (always, for records): lookup table
+            flogf = _xlogx(counts).sum(axis=1)
+        else:
+            flogf = np.where(hist > 0, hist * np.log(np.where(hist > 0, hist, 1)), 0.0).sum(axis=1)
+        return np.where(n > 0, np.log(safe) - flogf / safe, 0.0)
     g = grassberger(hist)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(n > 0, grassberger(n) - (hist * g).sum(axis=1) / np.where(n > 0, n, 1), 0.0)
@@ -88,7 +105,8 @@ class DistinctLDiversity(Criterion):
         return self.sensitive
 
     def passes(self, stats: ClassStats) -> np.ndarray:
-        return distinct_counts(self._hist(stats)) >= math.ceil(self.l)
+        self._hist(stats)
+        return stats.distinct(self.sensitive) >= math.ceil(self.l)
 
     def achieved(self, stats: ClassStats) -> float:
         h = self._hist(stats)
@@ -129,8 +147,11 @@ class EntropyLDiversity(Criterion):
 
     def passes(self, stats: ClassStats) -> np.ndarray:
         h = self._hist(stats)
-        ok = distinct_counts(h) >= math.ceil(self.l)
-        return ok & (entropy_nats(h, self.estimator) >= math.log(self.l) - 1e-12)
+        ok = stats.distinct(self.sensitive) >= math.ceil(self.l)
+        out = np.zeros(len(h), dtype=bool)
+        idx = np.flatnonzero(ok)
+        out[idx] = entropy_nats(h[idx], self.estimator) >= math.log(self.l) - 1e-12
+        return out
 
     def achieved(self, stats: ClassStats) -> float:
         h = self._hist(stats)

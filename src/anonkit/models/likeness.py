@@ -17,14 +17,8 @@ from anonkit.models.base import Criterion, check_positive
 from anonkit.stats import ClassStats
 
 
-def _p(hist: np.ndarray) -> np.ndarray:
-    n = hist.sum(axis=1, keepdims=True)
-    return hist / np.where(n > 0, n, 1)
-
-
-def gains(hist: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Relative gain ``(p − q)/q`` where positive, 0 elsewhere (C × S)."""
-    p = _p(hist)
+def gains(p: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Relative gain ``(p − q)/q`` where positive, 0 elsewhere (C × S), for class distributions ``p``."""
     q = np.where(reference > 0, reference, 1.0)
     return np.where((p > reference) & (reference > 0), (p - reference) / q, 0.0)
 
@@ -52,12 +46,14 @@ class BetaLikeness(Criterion):
 
     def passes(self, stats: ClassStats) -> np.ndarray:
         q = stats.domains[self.sensitive].reference
-        return (gains(self._hist(stats), q) <= self._bound(q) + 1e-12).all(axis=1)
+        self._hist(stats)
+        return (gains(stats.distribution(self.sensitive), q) <= self._bound(q) + 1e-12).all(axis=1)
 
     def achieved(self, stats: ClassStats) -> float:
         """Basic: the largest gain. Enhanced: the same, or ∞ if a gain exceeds ``−ln q_s``."""
         q = stats.domains[self.sensitive].reference
-        g = gains(self._hist(stats), q)
+        self._hist(stats)
+        g = gains(stats.distribution(self.sensitive), q)
         if not g.size:
             return 0.0
         if self.enhanced:
@@ -71,9 +67,8 @@ class BetaLikeness(Criterion):
         return f"{kind} {self.beta:g}-likeness of {self.sensitive}"
 
 
-def disclosure(hist: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """``max_s |log₂(p_s/q_s)|`` over the values present in each class."""
-    p = _p(hist)
+def disclosure(p: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """``max_s |log₂(p_s/q_s)|`` over the values present in each class (distributions ``p``)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.abs(np.log2(np.where(p > 0, p, 1.0) / np.where(reference > 0, reference, 1.0)))
     return np.where(p > 0, ratio, 0.0).max(axis=1) if len(p) else np.zeros(0)
@@ -96,11 +91,13 @@ class DeltaDisclosure(Criterion):
 
     def passes(self, stats: ClassStats) -> np.ndarray:
         q = stats.domains[self.sensitive].reference
-        return disclosure(self._hist(stats), q) < self.delta
+        self._hist(stats)
+        return disclosure(stats.distribution(self.sensitive), q) < self.delta
 
     def achieved(self, stats: ClassStats) -> float:
         q = stats.domains[self.sensitive].reference
-        d = disclosure(self._hist(stats), q)
+        self._hist(stats)
+        d = disclosure(stats.distribution(self.sensitive), q)
         return float(d.max()) if d.size else 0.0
 
     def describe(self) -> str:

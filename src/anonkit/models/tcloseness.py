@@ -23,32 +23,30 @@ from anonkit.models.base import Criterion, check_positive
 from anonkit.stats import ClassStats, SensitiveDomain
 
 
-def _distributions(hist: np.ndarray) -> np.ndarray:
-    n = hist.sum(axis=1, keepdims=True)
-    return hist / np.where(n > 0, n, 1)
+def emd_equal(p: np.ndarray, domain: SensitiveDomain) -> np.ndarray:
+    """Equal-distance EMD of every class distribution (row of ``p``) to the reference."""
+    return 0.5 * np.abs(p - domain.reference).sum(axis=1)
 
 
-def emd_equal(hist: np.ndarray, domain: SensitiveDomain) -> np.ndarray:
-    return 0.5 * np.abs(_distributions(hist) - domain.reference).sum(axis=1)
-
-
-def emd_ordered(hist: np.ndarray, domain: SensitiveDomain) -> np.ndarray:
+def emd_ordered(p: np.ndarray, domain: SensitiveDomain) -> np.ndarray:
+    """Ordered-distance EMD of every class distribution (row of ``p``) to the reference."""
     m = domain.size
     if m <= 1:
-        return np.zeros(len(hist))
-    cum = np.cumsum(_distributions(hist) - domain.reference, axis=1)
+        return np.zeros(len(p))
+    cum = np.cumsum(p - domain.reference, axis=1)
     return np.abs(cum).sum(axis=1) / (m - 1)
 
 
-def emd_hierarchical(hist: np.ndarray, domain: SensitiveDomain) -> np.ndarray:
+def emd_hierarchical(p: np.ndarray, domain: SensitiveDomain) -> np.ndarray:
+    """Hierarchical-distance EMD of every class distribution (row of ``p``) to the reference."""
     if domain.height == 0:
         raise InputError(
             "hierarchical t-closeness needs a hierarchy for the sensitive attribute", column=domain.name
         )
     height = domain.height
-    extra = _distributions(hist) - domain.reference  # extras of the leaves (the domain values)
+    extra = p - domain.reference  # extras of the leaves (the domain values)
     child_of_value = np.arange(domain.size)  # id of every domain value's node one level down
-    cost = np.zeros(len(hist))
+    cost = np.zeros(len(p))
     for level in range(1, height + 1):
         anc = domain.ancestors[level - 1]
         n_children = extra.shape[1]
@@ -88,7 +86,8 @@ class TCloseness(Criterion):
         return self.sensitive
 
     def emd(self, stats: ClassStats) -> np.ndarray:
-        return _DISTANCES[self.distance](self._hist(stats), stats.domains[self.sensitive])
+        self._hist(stats)
+        return _DISTANCES[self.distance](stats.distribution(self.sensitive), stats.domains[self.sensitive])
 
     def passes(self, stats: ClassStats) -> np.ndarray:
         return self.emd(stats) <= self.t + 1e-12
