@@ -25,6 +25,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from anonkit.errors import InputError
+from anonkit.metrics import SearchMetric
 from anonkit.models import (
     BetaLikeness,
     Criterion,
@@ -159,6 +160,9 @@ class MetricConfig(_Strict):
     gs: float = Field(0.5, ge=0, le=1)
     aggregate: Literal["sum", "max", "arithmetic", "geometric", "rank"] = "geometric"
     monotonic: bool = True
+
+    def search_metric(self) -> SearchMetric:
+        return SearchMetric(self.name, self.gs, self.aggregate, self.monotonic)
 
 
 class AlgorithmConfig(_Strict):

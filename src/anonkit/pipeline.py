@@ -95,21 +95,8 @@ def anonymize(
 
 def metric_score(table: Table, release: Release, metric: MetricConfig) -> float | list[float]:
     """The value of the search metric ``metric`` (ARX's quality model of that name) for ``release``."""
-    name = metric.name
-    if name == "loss":
-        value = _m.loss(table, release, gs=metric.gs, aggregate=metric.aggregate)
-        return list(value) if isinstance(value, tuple) else float(value)
-    if name == "entropy":
-        return float(_m.entropy(table, release, monotonic=metric.monotonic, gs=metric.gs))
-    if name == "dm":
-        return float(_m.discernibility(table, release))
-    if name == "dm*":
-        return float(_m.discernibility_star(table, release))
-    if name == "aecs":
-        return float(_m.aecs(table, release, gs=metric.gs))
-    if name == "precision":
-        return float(_m.precision(table, release, monotonic=metric.monotonic, gs=metric.gs))
-    return float(_m.height(table, release))
+    value = _m.score(table, release, metric.search_metric())
+    return list(value) if isinstance(value, tuple) else float(value)
 
 
 def _resolve(base: Path, path: str) -> Path:

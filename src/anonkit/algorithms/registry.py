@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from anonkit.algorithms.lattice import flash
 from anonkit.algorithms.transform import fixed
 from anonkit.errors import InputError
 
-ALGORITHMS: dict[str, Callable] = {"fixed": fixed}
+ALGORITHMS: dict[str, Callable] = {"fixed": fixed, "flash": flash}
+#: the algorithms that search the full-domain lattice (they take ``metric`` and report a lattice)
+LATTICE_ALGORITHMS = {"flash"}
 
 
 def get_algorithm(name: str) -> Callable:

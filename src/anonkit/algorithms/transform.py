@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from anonkit.algorithms.rollup import RollupCache
 from anonkit.errors import InputError
 from anonkit.models import Criterion
 from anonkit.release import Release, full_domain_release
@@ -37,6 +39,10 @@ class NodeEvaluation:
     suppressed: int  # records suppressed because their class failed
     limit: int
     anonymous: bool
+    #: records the ``monotone`` models alone would suppress (see :func:`evaluate_node`)
+    monotone_suppressed: int = 0
+    #: ``(C × d)`` node code of every QI per class, when known (roll-up cache)
+    class_codes: np.ndarray | None = None
 
 
 def suppression_limit(max_suppression: float, n: int) -> int:
@@ -64,27 +70,51 @@ def check_models(table: Table, models: list[Criterion]) -> None:
             )
 
 
+def presuppressed_weight(table: Table) -> np.ndarray:
+    """Tuple counts with the tuples of records suppressed up front (missing values) set to 0."""
+    d = table.distinct
+    if not table.presuppressed.any():
+        return d.counts
+    tuple_pre = np.zeros(d.size, dtype=bool)
+    tuple_pre[d.inverse[table.presuppressed]] = True
+    return np.where(tuple_pre, 0.0, d.counts)
+
+
 def evaluate_node(
-    table: Table, levels: list[int] | tuple[int, ...] | np.ndarray, models: list[Criterion], max_suppression: float
+    table: Table,
+    levels: list[int] | tuple[int, ...] | np.ndarray,
+    models: list[Criterion],
+    max_suppression: float,
+    *,
+    monotone: Callable[[Criterion], bool] | None = None,
+    cache: RollupCache | None = None,
 ) -> NodeEvaluation:
-    """Classes of the transformation ``levels`` and which of them survive the models."""
+    """Classes of the transformation ``levels`` and which of them survive the models.
+
+    With ``monotone``, the models it selects are applied first and the records they alone would
+    suppress are reported as ``monotone_suppressed`` (a lattice search infers from it).
+    """
     levels = tuple(int(x) for x in levels)
     d = table.distinct
-    tc, n_classes = table.tuple_classes(levels)
     weight = d.counts
-    pre = table.presuppressed
-    if pre.any():
-        tuple_pre = np.zeros(d.size, dtype=bool)
-        tuple_pre[d.inverse[pre]] = True
-        weight = np.where(tuple_pre, 0.0, d.counts)
-        stats = table.stats(tc, n_classes, weight)
+    if cache is not None:
+        node = cache.classes(levels)
+        tc, n_classes, stats, codes = node.tuple_class, node.n_classes, node.stats, node.codes
+        weight = cache.weight if cache.weight is not None else d.counts
     else:
-        stats = table.stats(tc, n_classes)
+        tc, n_classes = table.tuple_classes(levels)
+        codes = None
+        weight = presuppressed_weight(table)
+        stats = table.stats(tc, n_classes, weight if table.presuppressed.any() else None)
     ok = stats.sizes > 0
-    # cheapest first; each model judges only the classes every earlier model let through
     alive = np.flatnonzero(ok)
     current = stats if alive.size == ok.size else stats.subset(alive)
-    for m in sorted((m for m in models if m.qis is None), key=lambda m: m.attribute is not None):
+    is_mono = monotone or (lambda _m: True)
+    ordered = sorted((m for m in models if m.qis is None), key=lambda m: (not is_mono(m), m.attribute is not None))
+    mono_suppressed = None
+    for m in ordered:
+        if mono_suppressed is None and not is_mono(m):
+            mono_suppressed = int(stats.sizes[~ok].sum())
         if not alive.size:
             break
         passed = m.passes(current)
@@ -92,6 +122,8 @@ def evaluate_node(
             ok[alive[~passed]] = False
             alive = alive[passed]
             current = current.subset(passed)
+    if mono_suppressed is None:
+        mono_suppressed = int(stats.sizes[~ok].sum())
     subset_models = [m for m in models if m.qis is not None]
     if subset_models:
         groupings = []
@@ -113,7 +145,9 @@ def evaluate_node(
     sizes = stats.sizes
     suppressed = int(sizes[~ok].sum())
     limit = suppression_limit(max_suppression, table.n)
-    return NodeEvaluation(levels, tc, n_classes, ok, sizes, suppressed, limit, suppressed <= limit)
+    return NodeEvaluation(
+        levels, tc, n_classes, ok, sizes, suppressed, limit, suppressed <= limit, mono_suppressed, codes
+    )
 
 
 def release_node(

@@ -7,6 +7,7 @@ measure with its default parameters; :func:`compute_metrics` evaluates several a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from anonkit.metrics.risk import (
     ProsecutorRisk,
@@ -52,8 +53,10 @@ from anonkit.table import Table
 __all__ = [
     "AGGREGATES",
     "METRICS",
+    "SEARCH_METRICS",
     "ClassSizeStats",
     "ProsecutorRisk",
+    "SearchMetric",
     "WHDResult",
     "aecs",
     "aggregate_values",
@@ -81,6 +84,7 @@ __all__ = [
     "prosecutor_risk",
     "record_linkage",
     "sample_uniqueness",
+    "score",
     "suppressed_class_sizes",
     "suppression_rate",
     "whd",
@@ -157,3 +161,45 @@ def compute_metrics(
         value = _PARAMETRIZED[name](table, release, gs, aggregate)
         out[name] = value if isinstance(value, tuple) else float(value)  # type: ignore[assignment]
     return out
+
+
+@dataclass(frozen=True)
+class SearchMetric:
+    """A quality model a search optimizes, by ARX name (ARX compatibility §2.4).
+
+    ``name``: ``loss`` (gs, aggregate), ``entropy`` (monotonic, gs), ``dm``, ``dm*``, ``aecs`` (gs),
+    ``precision`` (monotonic, gs) or ``height``. Lower is better.
+    """
+
+    name: str = "loss"
+    gs: float = 0.5
+    aggregate: str = "geometric"
+    monotonic: bool = True
+
+    def __post_init__(self) -> None:
+        if self.name not in SEARCH_METRICS:
+            raise ValueError(f"unknown metric {self.name!r}; allowed: {', '.join(SEARCH_METRICS)}")
+        if self.aggregate not in AGGREGATES:
+            raise ValueError(f"unknown aggregate {self.aggregate!r}; allowed: {', '.join(AGGREGATES)}")
+        gs_factors(self.gs)
+
+
+SEARCH_METRICS = ("loss", "entropy", "dm", "dm*", "aecs", "precision", "height")
+
+
+def score(table: Table, release: Release, metric: SearchMetric) -> float | tuple[float, ...]:
+    """The exact value of the search metric for ``release`` (the same doubles ARX reports)."""
+    name = metric.name
+    if name == "loss":
+        return loss(table, release, gs=metric.gs, aggregate=metric.aggregate)  # type: ignore[arg-type]
+    if name == "entropy":
+        return float(entropy(table, release, monotonic=metric.monotonic, gs=metric.gs))
+    if name == "dm":
+        return float(discernibility(table, release))
+    if name == "dm*":
+        return float(discernibility_star(table, release))
+    if name == "aecs":
+        return float(aecs(table, release, gs=metric.gs))
+    if name == "precision":
+        return float(precision(table, release, monotonic=metric.monotonic, gs=metric.gs))
+    return float(height(table, release))

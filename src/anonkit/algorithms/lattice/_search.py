@@ -1,0 +1,239 @@
+"""What every lattice algorithm shares: checking nodes with predictive tagging, and finding the
+optimum among the anonymous nodes with lower-bound pruning.
+
+Soundness (issue: "a non-monotonic model or metric must still give the true optimum"):
+
+* A model is *monotone* here when it is monotonic under generalization and, if records may be
+  suppressed, under suppression too (each model declares both, ARX compatibility §2.1).
+* When every model is monotone, a check tags all generalizations of an anonymous node anonymous
+  and all specializations of a failing node not anonymous (predictive tagging).
+* Otherwise only one inference is sound: if the monotone models *alone* already suppress more
+  than the limit at a node, that node and all its specializations fail (adding models only adds
+  failing classes). Nothing is inferred upward.
+* The optimum is searched among all nodes not known to fail, in the order of a lower bound of the
+  metric that depends on the levels only (see ``_score``); the search stops when the bound exceeds
+  the best exact score. Unknown nodes are checked lazily on the way. When the models and the
+  metric are both monotone, only minimal anonymous nodes are candidates.
+* Ties (equal exact scores) go to the lower node (sum of levels), then to the lexicographically
+  smaller transformation. ARX does not specify its tie rule (its tests never assert the
+  transformation, ARX compatibility notes §2.9 item 7), so this one is ours.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from anonkit.algorithms.lattice._score import NodeScorer
+from anonkit.algorithms.lattice._space import (
+    ANONYMOUS,
+    INFERRED_ANONYMOUS,
+    INFERRED_NOT_ANONYMOUS,
+    NOT_ANONYMOUS,
+    UNKNOWN,
+    Lattice,
+    SearchState,
+)
+from anonkit.algorithms.rollup import RollupCache
+from anonkit.algorithms.transform import (
+    NodeEvaluation,
+    check_models,
+    evaluate_node,
+    presuppressed_weight,
+    release_node,
+)
+from anonkit.errors import InputError
+from anonkit.metrics import SearchMetric, score
+from anonkit.models import Criterion
+from anonkit.release import Release
+from anonkit.table import Table
+
+
+def as_metric(metric: SearchMetric | dict | object | None) -> SearchMetric:
+    """A :class:`SearchMetric` from a metric, a mapping, a config object with ``search_metric()``, or None."""
+    if metric is None:
+        return SearchMetric()
+    if isinstance(metric, SearchMetric):
+        return metric
+    if hasattr(metric, "search_metric"):
+        return metric.search_metric()  # type: ignore[no-any-return]
+    if isinstance(metric, dict):
+        try:
+            return SearchMetric(**metric)
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"bad metric: {exc}", key="algorithm.metric") from None
+    raise InputError(f"bad metric {metric!r}", key="algorithm.metric")
+
+
+class Search:
+    """A search over the full-domain lattice of ``table`` for the ``models``."""
+
+    def __init__(
+        self,
+        table: Table,
+        models: Sequence[Criterion],
+        *,
+        max_suppression: float = 0.0,
+        metric: SearchMetric | dict | object | None = None,
+        min_levels: dict[str, int] | None = None,
+        max_levels: dict[str, int] | None = None,
+    ) -> None:
+        self.started = time.perf_counter()
+        self.table = table
+        self.models = list(models)
+        check_models(table, self.models)
+        self.max_suppression = float(max_suppression)
+        self.metric = as_metric(metric)
+        mins, maxs = [], []
+        for j, q in enumerate(table.qi):
+            attr = table.schema[q]
+            h = table.hierarchies[j]
+            lo = (min_levels or {}).get(q, attr.min_level)
+            hi = (max_levels or {}).get(q, attr.max_level if attr.max_level is not None else h.height)
+            if not 0 <= lo <= hi <= h.height:
+                raise InputError(f"levels must satisfy 0 ≤ min_level ≤ max_level ≤ {h.height}", column=q)
+            mins.append(lo)
+            maxs.append(hi)
+        self.lattice = Lattice(table.qi, mins, maxs)
+        self.state: SearchState | None = None
+        self.scorer = NodeScorer(table, self.metric, self.max_suppression)
+        self.fully_monotone = all(self.monotone(m) for m in self.models)
+        self._exact: dict[int, object] = {}
+        #: score anonymous nodes as they are checked (cheap then: their classes are at hand)
+        self.score_on_check = True
+        weight = presuppressed_weight(table)
+        self.cache = RollupCache(table, weight if table.presuppressed.any() else None)
+
+    def monotone(self, m: Criterion) -> bool:
+        return m.monotonic_generalization and (m.monotonic_suppression or self.max_suppression == 0.0)
+
+    def start(self) -> SearchState:
+        if self.state is None:
+            self.state = SearchState(self.lattice)
+        return self.state
+
+    # ------------------------------------------------------------------ checks
+    def evaluate(self, node: tuple[int, ...]) -> NodeEvaluation:
+        return evaluate_node(
+            self.table, node, self.models, self.max_suppression, monotone=self.monotone, cache=self.cache
+        )
+
+    def check(self, node: tuple[int, ...]) -> bool:
+        """Check ``node`` (unless its status is known), tag, and score it if anonymous."""
+        state = self.start()
+        nid = self.lattice.id(node)
+        known = state.anonymous(nid)
+        if known is not None:
+            return known
+        ev = self.evaluate(node)
+        state.stats.checked += 1
+        state.tag(node, ev.anonymous, infer=self.fully_monotone)
+        if not self.fully_monotone and ev.monotone_suppressed > ev.limit:
+            state.infer_not_anonymous_below(node)
+        if ev.anonymous and self.score_on_check:
+            value = self.scorer.exact(ev)
+            state.score[nid] = _as_float(value)
+            self._exact[nid] = value
+            state.stats.scored += 1
+        return ev.anonymous
+
+    def exact_score(self, nid: int) -> object:
+        """The exact score of an anonymous node (evaluating it if it was only inferred)."""
+        if nid in self._exact:
+            return self._exact[nid]
+        node = self.lattice.node(nid)
+        if self.scorer.exact_bound:
+            value = self.scorer.lower_bound(node)
+        else:
+            ev = self.evaluate(node)
+            if not ev.anonymous:  # pragma: no cover - would be a tagging bug
+                raise AssertionError(f"node {node} was inferred anonymous but is not")
+            value = self.scorer.exact(ev)
+            self.start().stats.scored += 1
+        self._exact[nid] = value
+        self.start().score[nid] = _as_float(value)
+        return value
+
+    # ------------------------------------------------------------------ optimum
+    def optimum(self) -> tuple[int, ...] | None:
+        """The best anonymous node (see the module docstring for pruning and ties)."""
+        state = self.start()
+        levels = self.lattice.levels
+        failed = np.isin(state.status, (NOT_ANONYMOUS, INFERRED_NOT_ANONYMOUS))
+        cand = np.flatnonzero(~failed)
+        if self.fully_monotone and self.scorer.monotone and cand.size:
+            cand = self._minimal(cand)
+        heights = levels[cand].sum(axis=1)
+        bounds = self.scorer.lower_bounds(levels[cand])
+        order = sorted(range(len(cand)), key=lambda i: (bounds[i], int(heights[i]), int(cand[i])))
+        best_key: tuple | None = None
+        best: int | None = None
+        for i in order:
+            nid = int(cand[i])
+            if best_key is not None and bounds[i] > best_key[0]:
+                break
+            status = int(state.status[nid])
+            if status == UNKNOWN:
+                if not self.check(self.lattice.node(nid)):
+                    continue
+            elif status in (NOT_ANONYMOUS, INFERRED_NOT_ANONYMOUS):
+                continue  # tagged while this loop ran
+            value = self.exact_score(nid)
+            key = (value, int(heights[i]), nid)
+            if best_key is None or key < best_key:
+                best_key, best = key, nid
+        return None if best is None else self.lattice.node(best)
+
+    def _minimal(self, cand: np.ndarray) -> np.ndarray:
+        """The candidates none of whose direct predecessors is a candidate."""
+        lat = self.lattice
+        is_cand = np.zeros(lat.size, dtype=bool)
+        is_cand[cand] = True
+        levels = lat.levels[cand]
+        strides = np.ones(lat.d, dtype=np.int64)
+        for j in range(lat.d - 2, -1, -1):
+            strides[j] = strides[j + 1] * lat.span[j + 1]
+        minimal = np.ones(len(cand), dtype=bool)
+        for j in range(lat.d):
+            has_pred = levels[:, j] > lat.min[j]
+            pred = cand - strides[j]
+            minimal &= ~(has_pred & is_cand[np.where(has_pred, pred, 0)])
+        return cand[minimal]
+
+    # ------------------------------------------------------------------ result
+    def release(self, algorithm: str, node: tuple[int, ...] | None, **extra: object) -> Release:
+        """The release of ``node`` (or, when no node is anonymous, of the top node with everything
+        failing suppressed and ``satisfied`` false)."""
+        state = self.start()
+        target = node if node is not None else self.lattice.top
+        ev = self.evaluate(target)
+        rel = release_node(
+            self.table,
+            ev,
+            algorithm=algorithm,
+            seconds=time.perf_counter() - self.started,
+            max_suppression=self.max_suppression,
+            metric=self.metric.name,
+        )
+        if node is None:
+            rel.satisfied = False
+            rel.message = "no transformation satisfies the models within the suppression limit"
+        value = score(self.table, rel, self.metric)
+        rel.extra.update(
+            {
+                "score": list(value) if isinstance(value, tuple) else float(value),
+                "lattice": state.counts(),
+                "search": self,
+                **extra,
+            }
+        )
+        return rel
+
+
+def _as_float(value: object) -> float:
+    return float(value[0]) if isinstance(value, tuple) and value else float(value)  # type: ignore[arg-type]
+
+
+__all__ = ["ANONYMOUS", "INFERRED_ANONYMOUS", "Lattice", "Search", "as_metric"]

@@ -1,0 +1,152 @@
+"""Roll-up of equivalence classes from a finer, already computed transformation.
+
+The classes of a node ``Y`` are unions of the classes of any node ``X ≤ Y`` (componentwise): each
+X-class maps to one Y-class by generalizing its codes from X's levels to Y's. So instead of
+re-grouping all distinct tuples, ``Y`` is computed from the (usually far fewer) classes of the
+cached ``X`` with the fewest classes; sizes and sensitive histograms are summed with one
+``np.bincount`` each (architecture guide: "roll a finer node's classes up to a coarser one").
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from anonkit._kernels import group_columns
+from anonkit.stats import ClassStats
+from anonkit.table import Table
+
+
+@dataclass
+class NodeClasses:
+    """The classes of one transformation: per class its codes and statistics, and (computed on
+    demand, from the node it was rolled up from) the class of every distinct tuple."""
+
+    levels: tuple[int, ...]
+    n_classes: int
+    codes: np.ndarray  # (C × d) node code of every QI per class
+    stats: ClassStats
+    _tuple_class: np.ndarray | None = None
+    _base_tuple_class: np.ndarray | None = None  # the scratch node's tuple classes (shared)
+    _ids: np.ndarray | None = None  # base class → this node's class
+
+    @property
+    def tuple_class(self) -> np.ndarray:
+        if self._tuple_class is None:
+            assert self._base_tuple_class is not None and self._ids is not None
+            self._tuple_class = self._ids[self._base_tuple_class]
+        return self._tuple_class
+
+    @property
+    def nbytes(self) -> int:
+        own = self.codes.nbytes + self.stats.sizes.nbytes + sum(h.nbytes for h in self.stats.hist.values())
+        return own + (self._ids.nbytes if self._ids is not None else 0)
+
+
+class RollupCache:
+    """Class data of recently computed nodes, to roll coarser nodes up from (LRU, ``capacity``)."""
+
+    def __init__(self, table: Table, weight: np.ndarray | None = None, budget_bytes: int = 256 << 20) -> None:
+        self.table = table
+        self.weight = weight
+        self.budget = budget_bytes
+        self.used = 0
+        self.entries: OrderedDict[tuple[int, ...], NodeClasses] = OrderedDict()
+        self._up: dict[tuple[int, int, int], np.ndarray] = {}
+        self.rolled = 0
+        self.computed = 0
+        d = len(table.qi)
+        self._keys = np.zeros((0, d), dtype=np.int64)
+        self._classes = np.zeros(0, dtype=np.int64)
+        self._alive = np.zeros(0, dtype=bool)
+        self._row: dict[tuple[int, ...], int] = {}
+        self._n = 0
+
+    def _map(self, j: int, a: int, b: int) -> np.ndarray:
+        """Codes at level ``a`` of attribute ``j`` → codes at level ``b ≥ a``."""
+        key = (j, a, b)
+        if key not in self._up:
+            h = self.table.hierarchies[j]
+            out = np.zeros(h.size(a), dtype=np.int64)
+            out[h.maps[a]] = h.maps[b]
+            self._up[key] = out
+        return self._up[key]
+
+    def classes(self, levels: tuple[int, ...]) -> NodeClasses:
+        hit = self.entries.get(levels)
+        if hit is not None:
+            self.entries.move_to_end(levels)
+            return hit
+        base = None
+        if self._n:
+            below = (self._keys[: self._n] <= np.asarray(levels)).all(axis=1) & self._alive[: self._n]
+            if below.any():
+                i = int(np.flatnonzero(below)[np.argmin(self._classes[: self._n][below])])
+                base = self.entries[tuple(int(x) for x in self._keys[i])]
+        node = self._compute(levels) if base is None else self._roll(base, levels)
+        self.entries[levels] = node
+        self._index(levels, node.n_classes)
+        self.used += node.nbytes
+        while self.used > self.budget and len(self.entries) > 1:
+            key, old = self.entries.popitem(last=False)
+            self.used -= old.nbytes
+            self._alive[self._row[key]] = False
+            del self._row[key]
+        return node
+
+    def _index(self, levels: tuple[int, ...], n_classes: int) -> None:
+        """Keep the cached levels as a matrix so finding a base is one vectorized comparison."""
+        if self._n == len(self._keys):
+            grow = max(64, 2 * len(self._keys))
+            keys = np.zeros((grow, len(levels)), dtype=np.int64)
+            keys[: self._n] = self._keys[: self._n]
+            classes = np.zeros(grow, dtype=np.int64)
+            classes[: self._n] = self._classes[: self._n]
+            alive = np.zeros(grow, dtype=bool)
+            alive[: self._n] = self._alive[: self._n]
+            self._keys, self._classes, self._alive = keys, classes, alive
+        self._keys[self._n] = levels
+        self._classes[self._n] = n_classes
+        self._alive[self._n] = True
+        self._row[levels] = self._n
+        self._n += 1
+
+    def _compute(self, levels: tuple[int, ...]) -> NodeClasses:
+        self.computed += 1
+        t = self.table
+        tc, n_classes = t.tuple_classes(levels)
+        stats = t.stats(tc, n_classes, self.weight)
+        first = np.full(n_classes, -1, dtype=np.int64)
+        rev = np.arange(len(tc) - 1, -1, -1)
+        first[tc[rev]] = rev
+        d = t.distinct
+        codes = np.stack(
+            [t.hierarchies[j].maps[levels[j]][d.columns[j][first]] for j in range(len(t.qi))], axis=1
+        ) if t.qi else np.zeros((n_classes, 0), dtype=np.int64)
+        return NodeClasses(levels, n_classes, codes.astype(np.int64), stats, _tuple_class=tc)
+
+    def _roll(self, base: NodeClasses, levels: tuple[int, ...]) -> NodeClasses:
+        self.rolled += 1
+        t = self.table
+        cols = [self._map(j, base.levels[j], levels[j])[base.codes[:, j]] for j in range(len(levels))]
+        sizes = [t.hierarchies[j].size(levels[j]) for j in range(len(levels))]
+        ids, n_classes = group_columns(cols, sizes)
+        st = base.stats
+        new_sizes = np.bincount(ids, weights=st.sizes, minlength=n_classes)
+        hist = {}
+        for attr, h in st.hist.items():
+            s = h.shape[1]
+            flat = (ids[:, None] * s + np.arange(s)).ravel()
+            hist[attr] = np.bincount(flat, weights=h.ravel(), minlength=n_classes * s).reshape(n_classes, s)
+        first = np.full(n_classes, -1, dtype=np.int64)
+        rev = np.arange(len(ids) - 1, -1, -1)
+        first[ids[rev]] = rev
+        codes = np.stack([c[first] for c in cols], axis=1) if cols else np.zeros((n_classes, 0), dtype=np.int64)
+        stats = ClassStats(new_sizes, hist, st.domains)
+        if base._tuple_class is not None and base._ids is None:  # base computed from scratch
+            root_tc, root_ids = base._tuple_class, ids
+        else:
+            root_tc, root_ids = base._base_tuple_class, ids[base._ids]
+        return NodeClasses(levels, n_classes, codes, stats, _base_tuple_class=root_tc, _ids=root_ids)
