@@ -176,3 +176,105 @@ def group_columns(columns: list[np.ndarray], sizes: list[int]) -> tuple[np.ndarr
         key = key * size + col
         radix *= size
     return _densify(key, radix)
+
+
+def _roll_py(
+    codes: np.ndarray,
+    flat: np.ndarray,
+    offsets: np.ndarray,
+    sizes: np.ndarray,
+    radix: int,
+    weights: np.ndarray,
+    hist: np.ndarray,
+) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]:
+    """Roll classes up: class ``i`` (codes ``codes[i]``) maps to the class of the generalized codes
+    ``flat[offsets[j] + codes[i, j]]``; returns (new class of each old class, number of new
+    classes, their codes, summed ``weights`` and summed ``hist`` rows)."""
+    c, d = codes.shape
+    ids = np.empty(c, dtype=np.int64)
+    gen = np.empty((c, d), dtype=np.int64)
+    g = 0
+    if radix <= 4 * c + 4096:
+        seen = np.full(radix, -1, dtype=np.int64)
+        for i in range(c):
+            key = np.int64(0)
+            for j in range(d):
+                v = flat[offsets[j] + codes[i, j]]
+                gen[i, j] = v
+                key = key * sizes[j] + v
+            s = seen[key]
+            if s < 0:
+                seen[key] = g
+                ids[i] = g
+                g += 1
+            else:
+                ids[i] = s
+    else:
+        cap = 16
+        while cap < 2 * c:
+            cap *= 2
+        mask = cap - 1
+        slot_key = np.empty(cap, dtype=np.int64)
+        slot_id = np.full(cap, -1, dtype=np.int64)
+        for i in range(c):
+            key = np.int64(0)
+            for j in range(d):
+                v = flat[offsets[j] + codes[i, j]]
+                gen[i, j] = v
+                key = key * sizes[j] + v
+            h = (np.uint64(key) * _MIX) >> np.uint64(17)
+            k = np.int64(h & np.uint64(mask))
+            while True:
+                s = slot_id[k]
+                if s < 0:
+                    slot_key[k] = key
+                    slot_id[k] = g
+                    ids[i] = g
+                    g += 1
+                    break
+                if slot_key[k] == key:
+                    ids[i] = s
+                    break
+                k = (k + 1) & mask
+    new_codes = np.empty((g, d), dtype=np.int64)
+    new_w = np.zeros(g, dtype=np.float64)
+    new_h = np.zeros((g, hist.shape[1]), dtype=np.float64)
+    done = np.zeros(g, dtype=np.bool_)
+    for i in range(c):
+        t = ids[i]
+        if not done[t]:
+            done[t] = True
+            for j in range(d):
+                new_codes[t, j] = gen[i, j]
+        new_w[t] += weights[i]
+        for s2 in range(hist.shape[1]):
+            new_h[t, s2] += hist[i, s2]
+    return ids, g, new_codes, new_w, new_h
+
+
+_ROLL_COMPILED = None
+
+
+def roll_classes(
+    codes: np.ndarray, flat: np.ndarray, offsets: np.ndarray, sizes: np.ndarray, weights: np.ndarray, hist: np.ndarray
+) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Numba roll-up of classes (see ``_roll_py``); None when the key space overflows an int64."""
+    global _ROLL_COMPILED
+    radix = 1
+    for size in sizes:
+        radix *= max(int(size), 1)
+    if radix >= _LIMIT:
+        return None
+    if _ROLL_COMPILED is None:
+        import numba as nb
+
+        _ROLL_COMPILED = nb.njit(cache=True, nogil=True)(_roll_py)
+    return _ROLL_COMPILED(
+        np.ascontiguousarray(codes, dtype=np.int64),
+        flat,
+        offsets,
+        np.maximum(sizes, 1).astype(np.int64),
+        radix,
+        np.ascontiguousarray(weights, dtype=np.float64),
+        np.ascontiguousarray(hist, dtype=np.float64),
+    )

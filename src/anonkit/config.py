@@ -166,10 +166,23 @@ class MetricConfig(_Strict):
 
 
 class AlgorithmConfig(_Strict):
-    name: str = "fixed"
+    """``name``: fixed (apply ``levels``) or a lattice search: flash (default), ola, incognito,
+    datafly, lightning. ``heuristic_threshold``: above this many transformations flash falls back
+    to lightning, which stops after ``time_limit`` seconds or ``step_limit`` checks."""
+
+    name: Literal["fixed", "flash", "ola", "incognito", "datafly", "lightning"] = "flash"
     levels: dict[str, int] = Field(default_factory=dict)
     max_suppression: float = Field(0.0, ge=0, le=1)
     metric: MetricConfig = Field(default_factory=MetricConfig)
+    heuristic_threshold: int = Field(100_000, ge=1)
+    time_limit: float = Field(30.0, gt=0)
+    step_limit: int | None = Field(None, ge=1)
+
+    @model_validator(mode="after")
+    def _levels_only_for_fixed(self) -> AlgorithmConfig:
+        if self.levels and self.name != "fixed":
+            raise ValueError("'levels' applies to algorithm 'fixed' only")
+        return self
 
 
 class OutputConfig(_Strict):

@@ -7,6 +7,7 @@ summary dict (what ``--json`` prints).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from anonkit import metrics as _m
-from anonkit.algorithms import get_algorithm
+from anonkit.algorithms import LATTICE_ALGORITHMS, get_algorithm
 from anonkit.algorithms.transform import check_models
 from anonkit.config import BuilderConfig, Config, MetricConfig
 from anonkit.datasets import DATASETS
@@ -45,14 +46,18 @@ def anonymize(
     schema: Schema,
     models: Iterable[Criterion],
     *,
-    algorithm: str = "fixed",
+    algorithm: str = "flash",
     seed: int = 0,
     suppressed: str = "drop",
     missing: MissingPolicy = "value",
-    metric: MetricConfig | None = None,
+    metric: MetricConfig | _m.SearchMetric | None = None,
     **params: object,
 ) -> Result:
     """Anonymize ``frame`` with ``algorithm`` so that every model in ``models`` holds.
+
+    ``metric`` is the quality model a lattice search optimizes (default: ARX's Loss, gs 0.5,
+    geometric mean) and the one reported as ``score``. Other keyword arguments go to the algorithm
+    (``max_suppression``, ``levels`` for ``fixed``, ``heuristic_threshold`` for ``flash``, …).
 
     The published frame is verified independently (:func:`anonkit.verify.verify`) against the input's
     sensitive distributions; a release that fails verification raises ``AssertionError`` — it would
@@ -62,7 +67,13 @@ def anonymize(
     models = list(models)
     table = Table(frame, schema, missing=missing)
     check_models(table, models)
+    if isinstance(metric, MetricConfig):
+        search_metric = metric.search_metric()
+    else:
+        search_metric = metric if metric is not None else _m.SearchMetric()
     algo = get_algorithm(algorithm)
+    if algorithm in LATTICE_ALGORITHMS:
+        params.setdefault("metric", search_metric)
     release = algo(table, models, **params)
     seconds = time.perf_counter() - start
     release.seconds = seconds
@@ -71,8 +82,7 @@ def anonymize(
     verification = verify(published, table.schema, models, reference=reference)
     if suppressed == "drop" and not verification.ok:
         raise AssertionError("the release failed independent verification:\n" + verification.summary())
-    metric = metric or MetricConfig()
-    metrics = compute_metrics(table, release, gs=metric.gs, aggregate=metric.aggregate)
+    metrics = compute_metrics(table, release, gs=search_metric.gs, aggregate=search_metric.aggregate)
     summary = {
         "algorithm": release.algorithm,
         "satisfied": release.satisfied,
@@ -84,18 +94,22 @@ def anonymize(
         "classes": release.n_classes,
         "min_class_size": int(release.class_sizes().min()) if release.n_classes else 0,
         "transformation": release.transformation,
-        "score": metric_score(table, release, metric),
-        "metric": metric.model_dump(),
+        "score": release.extra.get("score") if "score" in release.extra else _plain(
+            _m.score(table, release, search_metric)
+        ),
+        "metric": dataclasses.asdict(search_metric),
         "metrics": metrics,
         "models": [m.describe() for m in models],
         "seconds": round(seconds, 6),
     }
+    if "lattice" in release.extra:
+        summary["lattice"] = release.extra["lattice"]
+    if "fallback" in release.extra:
+        summary["fallback"] = release.extra["fallback"]
     return Result(release, published, verification, summary)
 
 
-def metric_score(table: Table, release: Release, metric: MetricConfig) -> float | list[float]:
-    """The value of the search metric ``metric`` (ARX's quality model of that name) for ``release``."""
-    value = _m.score(table, release, metric.search_metric())
+def _plain(value: float | tuple[float, ...]) -> float | list[float]:
     return list(value) if isinstance(value, tuple) else float(value)
 
 
@@ -188,6 +202,11 @@ def run_config(
     params: dict[str, object] = {"max_suppression": algo.max_suppression}
     if algo.name == "fixed":
         params["levels"] = algo.levels
+    if algo.name == "flash":
+        params.update(heuristic_threshold=algo.heuristic_threshold, time_limit=algo.time_limit,
+                      step_limit=algo.step_limit)
+    if algo.name == "lightning":
+        params.update(time_limit=algo.time_limit, step_limit=algo.step_limit)
     result = anonymize(
         frame,
         schema,

@@ -1,6 +1,6 @@
 """Anonymization algorithms, ``(table, models, **params) -> Release``, and their registry."""
 
-from anonkit.algorithms.registry import ALGORITHMS, get_algorithm
+from anonkit.algorithms.registry import ALGORITHMS, LATTICE_ALGORITHMS, get_algorithm
 from anonkit.algorithms.transform import evaluate_node, fixed
 
-__all__ = ["ALGORITHMS", "evaluate_node", "fixed", "get_algorithm"]
+__all__ = ["ALGORITHMS", "LATTICE_ALGORITHMS", "evaluate_node", "fixed", "get_algorithm"]

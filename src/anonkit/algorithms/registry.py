@@ -1,23 +1,32 @@
 """The registry: config names → algorithm functions, so the CLI and the common tests see every
-algorithm the same way."""
+algorithm the same way. Entries are ``module:function`` paths imported on first use, so an
+algorithm's dependencies load only when it runs."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
-from anonkit.algorithms.lattice import flash
-from anonkit.algorithms.transform import fixed
 from anonkit.errors import InputError
 
-ALGORITHMS: dict[str, Callable] = {"fixed": fixed, "flash": flash}
+ALGORITHMS: dict[str, str] = {
+    "fixed": "anonkit.algorithms.transform:fixed",
+    "flash": "anonkit.algorithms.lattice.flash:flash",
+    "ola": "anonkit.algorithms.lattice.ola:ola",
+    "incognito": "anonkit.algorithms.lattice.incognito:incognito",
+    "datafly": "anonkit.algorithms.lattice.datafly:datafly",
+    "lightning": "anonkit.algorithms.lattice.lightning:lightning",
+}
 #: the algorithms that search the full-domain lattice (they take ``metric`` and report a lattice)
-LATTICE_ALGORITHMS = {"flash"}
+LATTICE_ALGORITHMS = {"flash", "ola", "incognito", "datafly", "lightning"}
 
 
 def get_algorithm(name: str) -> Callable:
     try:
-        return ALGORITHMS[name]
+        target = ALGORITHMS[name]
     except KeyError:
         raise InputError(
             f"unknown algorithm {name!r}; available: {', '.join(sorted(ALGORITHMS))}", key="algorithm.name"
         ) from None
+    module, _, func = target.partition(":")
+    return getattr(importlib.import_module(module), func)  # type: ignore[no-any-return]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonkit._kernels import group_columns
+from anonkit._kernels import group_columns, roll_classes
 from anonkit.stats import ClassStats
 from anonkit.table import Table
 
@@ -130,6 +130,41 @@ class RollupCache:
     def _roll(self, base: NodeClasses, levels: tuple[int, ...]) -> NodeClasses:
         self.rolled += 1
         t = self.table
+        d = len(levels)
+        st = base.stats
+        maps = [self._map(j, base.levels[j], levels[j]) for j in range(d)]
+        offsets = np.zeros(d, dtype=np.int64)
+        if d > 1:
+            offsets[1:] = np.cumsum([len(m) for m in maps[:-1]])
+        flat = np.concatenate(maps) if maps else np.zeros(0, dtype=np.int64)
+        sizes = np.array([t.hierarchies[j].size(levels[j]) for j in range(d)], dtype=np.int64)
+        attrs = list(st.hist)
+        widths = [st.hist[a].shape[1] for a in attrs]
+        hist = np.concatenate([st.hist[a] for a in attrs], axis=1) if attrs else np.zeros((base.n_classes, 0))
+        rolled = roll_classes(base.codes, flat, offsets, sizes, st.sizes, hist) if d else None
+        if rolled is None:
+            return self._roll_numpy(base, levels)
+        ids, n_classes, codes, new_sizes, new_hist = rolled
+        out_hist, at = {}, 0
+        for a, w in zip(attrs, widths, strict=True):
+            out_hist[a] = new_hist[:, at : at + w]
+            at += w
+        stats = ClassStats(new_sizes, out_hist, st.domains)
+        return self._node(base, levels, ids, n_classes, codes, stats)
+
+    def _node(
+        self, base: NodeClasses, levels: tuple[int, ...], ids: np.ndarray, n_classes: int, codes: np.ndarray,
+        stats: ClassStats,
+    ) -> NodeClasses:
+        if base._tuple_class is not None and base._ids is None:  # base computed from scratch
+            root_tc, root_ids = base._tuple_class, ids
+        else:
+            root_tc, root_ids = base._base_tuple_class, ids[base._ids]
+        return NodeClasses(levels, n_classes, codes, stats, _base_tuple_class=root_tc, _ids=root_ids)
+
+    def _roll_numpy(self, base: NodeClasses, levels: tuple[int, ...]) -> NodeClasses:
+        """The same roll-up with numpy, for key spaces beyond an int64."""
+        t = self.table
         cols = [self._map(j, base.levels[j], levels[j])[base.codes[:, j]] for j in range(len(levels))]
         sizes = [t.hierarchies[j].size(levels[j]) for j in range(len(levels))]
         ids, n_classes = group_columns(cols, sizes)
@@ -144,9 +179,4 @@ class RollupCache:
         rev = np.arange(len(ids) - 1, -1, -1)
         first[ids[rev]] = rev
         codes = np.stack([c[first] for c in cols], axis=1) if cols else np.zeros((n_classes, 0), dtype=np.int64)
-        stats = ClassStats(new_sizes, hist, st.domains)
-        if base._tuple_class is not None and base._ids is None:  # base computed from scratch
-            root_tc, root_ids = base._tuple_class, ids
-        else:
-            root_tc, root_ids = base._base_tuple_class, ids[base._ids]
-        return NodeClasses(levels, n_classes, codes, stats, _base_tuple_class=root_tc, _ids=root_ids)
+        return self._node(base, levels, ids, n_classes, codes, ClassStats(new_sizes, hist, st.domains))

@@ -101,6 +101,7 @@ class Search:
         self.scorer = NodeScorer(table, self.metric, self.max_suppression)
         self.fully_monotone = all(self.monotone(m) for m in self.models)
         self._exact: dict[int, object] = {}
+        self._monotone_state: SearchState | None = None
         #: score anonymous nodes as they are checked (cheap then: their classes are at hand)
         self.score_on_check = True
         weight = presuppressed_weight(table)
@@ -121,23 +122,68 @@ class Search:
         )
 
     def check(self, node: tuple[int, ...]) -> bool:
-        """Check ``node`` (unless its status is known), tag, and score it if anonymous."""
+        """Is ``node`` anonymous? Checks it unless its status is known; tags; scores it if anonymous."""
         state = self.start()
         nid = self.lattice.id(node)
         known = state.anonymous(nid)
         if known is not None:
             return known
+        self._check(node, nid)
+        return bool(state.anonymous(nid))
+
+    def _check(self, node: tuple[int, ...], nid: int) -> None:
+        state = self.start()
         ev = self.evaluate(node)
         state.stats.checked += 1
         state.tag(node, ev.anonymous, infer=self.fully_monotone)
-        if not self.fully_monotone and ev.monotone_suppressed > ev.limit:
-            state.infer_not_anonymous_below(node)
+        if not self.fully_monotone:
+            mono_ok = ev.monotone_suppressed <= ev.limit
+            self.monotone_state.tag(node, mono_ok, infer=True)
+            if not mono_ok:
+                state.infer_not_anonymous_below(node)
         if ev.anonymous and self.score_on_check:
             value = self.scorer.exact(ev)
             state.score[nid] = _as_float(value)
             self._exact[nid] = value
             state.stats.scored += 1
-        return ev.anonymous
+
+    # ------------------------------------------------------------------ traversal interface
+    @property
+    def monotone_state(self) -> SearchState:
+        """Classification by the monotone models alone (used when not every model is monotone):
+        sound to tag in both directions, and a node failing it fails the full set of models."""
+        if self._monotone_state is None:
+            self._monotone_state = SearchState(self.lattice)
+        return self._monotone_state
+
+    @property
+    def traversal_state(self) -> SearchState:
+        """The classification a traversal (Flash, OLA) walks: the full one when every model is
+        monotone, otherwise the monotone models' one."""
+        return self.start() if self.fully_monotone else self.monotone_state
+
+    def classify_check(self, node: tuple[int, ...]) -> bool:
+        """Check ``node`` for a traversal: its anonymity under :attr:`traversal_state`."""
+        ts = self.traversal_state
+        nid = self.lattice.id(node)
+        known = ts.anonymous(nid)
+        if known is None:
+            if self.start().anonymous(nid) is None:
+                self._check(node, nid)
+            else:  # the full verdict is known (inferred), the monotone one is not yet
+                self._mono_only(node)
+            known = ts.anonymous(nid)
+        return bool(known)
+
+    def _mono_only(self, node: tuple[int, ...]) -> None:
+        ev = self.evaluate(node)
+        self.start().stats.checked += 1
+        self.monotone_state.tag(node, ev.monotone_suppressed <= ev.limit, infer=True)
+
+    @property
+    def has_traversal(self) -> bool:
+        """Whether a classifying traversal can infer anything (some model is monotone)."""
+        return self.fully_monotone or any(self.monotone(m) and m.qis is None for m in self.models)
 
     def exact_score(self, nid: int) -> object:
         """The exact score of an anonymous node (evaluating it if it was only inferred)."""
@@ -162,6 +208,8 @@ class Search:
         state = self.start()
         levels = self.lattice.levels
         failed = np.isin(state.status, (NOT_ANONYMOUS, INFERRED_NOT_ANONYMOUS))
+        if self._monotone_state is not None:
+            failed |= np.isin(self._monotone_state.status, (NOT_ANONYMOUS, INFERRED_NOT_ANONYMOUS))
         cand = np.flatnonzero(~failed)
         if self.fully_monotone and self.scorer.monotone and cand.size:
             cand = self._minimal(cand)

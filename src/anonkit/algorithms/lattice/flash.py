@@ -6,8 +6,9 @@ height, (ii) mean of ``level/height``, (iii) ``1 − mean(distinct values at the
 values at level 0)``, lower first. From each untagged node a path is built greedily upward (always
 the first untagged direct successor in strategy order) and binary-searched; every check tags by
 monotonicity, and the untagged successors of a failing node are queued. With non-monotonic models
-the traversal has nothing to tag upward, so Flash goes straight to the lower-bound-ordered optimum
-search (``_search``), which checks what it must — the role ARX's second phase plays.
+the traversal classifies the lattice by the monotonic models alone (a node failing them fails
+everything, so it is pruned); the lower-bound-ordered optimum search (``_search``) then checks the
+remaining candidates against all models — the role ARX's second phase plays.
 
 Lattices larger than ``heuristic_threshold`` transformations are not searched optimally: Flash
 then falls back to the best-effort ``lightning`` heuristic and says so in the result.
@@ -26,8 +27,8 @@ from anonkit.release import Release
 from anonkit.table import Table
 
 
-def strategy_keys(search: Search) -> dict[tuple[int, ...], tuple[float, float, float]]:
-    """Flash's ordering key of every node."""
+def strategy_rank(search: Search) -> np.ndarray:
+    """Position of every node (by id) in Flash's strategy order; ties by id (lexicographic levels)."""
     lat, table = search.lattice, search.table
     d = table.distinct
     levels = lat.levels
@@ -41,48 +42,54 @@ def strategy_keys(search: Search) -> dict[tuple[int, ...], tuple[float, float, f
     k1 = (levels.sum(axis=1) - lat.min.sum()) / max(lat.max_height, 1)
     k2 = (levels / heights).mean(axis=1) if lat.d else np.zeros(len(levels))
     k3 = 1.0 - share.mean(axis=1) if lat.d else np.zeros(len(levels))
-    return {tuple(int(x) for x in row): (float(a), float(b), float(c))
-            for row, a, b, c in zip(levels, k1, k2, k3, strict=True)}
+    order = np.lexsort((np.arange(len(levels)), k3, k2, k1))
+    rank = np.empty(len(levels), dtype=np.int64)
+    rank[order] = np.arange(len(levels))
+    return rank
 
 
 def classify(search: Search) -> None:
-    """Flash's traversal with predictive tagging (only meaningful for monotonic models)."""
+    """Flash's traversal with predictive tagging, over :attr:`Search.traversal_state` (all models
+    when they are monotonic, else the monotonic ones — whose failures prune the rest)."""
     lat = search.lattice
-    state = search.start()
-    keys = strategy_keys(search)
+    state = search.traversal_state
+    status = state.status
+    rank = strategy_rank(search)
+    levels = lat.levels
+    strides = lat.strides
+    top = lat.max
 
-    def untagged(node: tuple[int, ...]) -> bool:
-        return int(state.status[lat.id(node)]) == UNKNOWN
+    def successors(nid: int) -> list[int]:
+        row = levels[nid]
+        return [nid + int(strides[j]) for j in range(lat.d) if row[j] < top[j]]
 
-    by_height: dict[int, list[tuple[int, ...]]] = {}
-    for node in lat.iter_nodes():
-        by_height.setdefault(lat.height(node), []).append(node)
-    for h in sorted(by_height):
-        for start in sorted(by_height[h], key=lambda n: (keys[n], n)):
-            if not untagged(start):
+    heights = levels.sum(axis=1) - lat.min.sum()
+    order = np.lexsort((rank, heights))  # by height, then strategy
+    for start in order.tolist():
+        if status[start] != UNKNOWN:
+            continue
+        queue = [(int(rank[start]), start)]
+        while queue:
+            _, head = heapq.heappop(queue)
+            if status[head] != UNKNOWN:
                 continue
-            queue = [(keys[start], start)]
-            while queue:
-                _, head = heapq.heappop(queue)
-                if not untagged(head):
-                    continue
-                path = [head]
-                while True:
-                    nxt = [s for s in lat.successors(path[-1]) if untagged(s)]
-                    if not nxt:
-                        break
-                    path.append(min(nxt, key=lambda n: (keys[n], n)))
-                lo, hi = 0, len(path) - 1
-                while lo <= hi:
-                    mid = (lo + hi) // 2
-                    node = path[mid]
-                    if search.check(node):
-                        hi = mid - 1
-                    else:
-                        for succ in lat.successors(node):
-                            if untagged(succ):
-                                heapq.heappush(queue, (keys[succ], succ))
-                        lo = mid + 1
+            path = [head]
+            while True:
+                nxt = [x for x in successors(path[-1]) if status[x] == UNKNOWN]
+                if not nxt:
+                    break
+                path.append(min(nxt, key=lambda x: rank[x]))
+            lo, hi = 0, len(path) - 1
+            while lo <= hi:
+                mid = (lo + hi) // 2
+                nid = path[mid]
+                if search.classify_check(lat.node(nid)):
+                    hi = mid - 1
+                else:
+                    for succ in successors(nid):
+                        if status[succ] == UNKNOWN:
+                            heapq.heappush(queue, (int(rank[succ]), succ))
+                    lo = mid + 1
 
 
 def flash(
@@ -109,6 +116,6 @@ def flash(
         )
         rel.message += "; " + rel.extra["fallback"]
         return rel
-    if search.fully_monotone:
+    if search.has_traversal:
         classify(search)
     return search.release("flash", search.optimum())
