@@ -189,3 +189,24 @@ def test_hierarchy_builders_in_the_config(toy: Path) -> None:
     (toy / "c.yaml").write_text(yaml.safe_dump(cfg))
     code, _, err = run("anonymize", str(toy / "c.yaml"))
     assert code == 2 and "attributes.Age.hierarchy" in " ".join(err.split())
+
+
+def test_main_example_runs_flash_and_reports_the_lattice(tmp_path: Path) -> None:
+    code, out, err = run("anonymize", str(ROOT / "examples" / "adult.yaml"), "--json", "--output",
+                         str(tmp_path / "adult.csv"))
+    assert code == 0, err
+    s = json.loads(out)
+    assert s["algorithm"] == "flash" and s["verified"] and s["satisfied"]
+    assert s["lattice"]["nodes"] == 4320 and 0 < s["lattice"]["checked"] <= 4320
+    assert set(s["transformation"]) == {"sex", "age", "race", "marital-status", "education", "native-country",
+                                        "workclass", "salary-class"}
+    assert s["suppressed"] <= int(0.02 * 30162)
+    assert isinstance(s["score"], float) and s["score"] == s["metrics"]["loss"]
+
+
+def test_levels_only_with_fixed(toy: Path) -> None:
+    cfg = yaml.safe_load((toy / "c.yaml").read_text())
+    cfg["algorithm"]["name"] = "flash"
+    (toy / "c.yaml").write_text(yaml.safe_dump(cfg))
+    code, _, err = run("anonymize", str(toy / "c.yaml"))
+    assert code == 2 and "levels" in err

@@ -102,6 +102,11 @@ def _print_summary(s: dict) -> None:
     if s.get("transformation"):
         t.add_row("transformation", ", ".join(f"{k}={v}" for k, v in s["transformation"].items()))
     t.add_row(f"score ({s['metric']['name']})", str(s["score"]))
+    if s.get("lattice"):
+        lat = s["lattice"]
+        t.add_row("lattice", f"{lat['checked']:,} of {lat['nodes']:,} transformations checked, the rest inferred")
+    if s.get("fallback"):
+        t.add_row("note", f"[yellow]{s['fallback']}")
     for name, value in s["metrics"].items():
         t.add_row(name, f"{value:.6g}" if isinstance(value, float) else str(value))
     t.add_row("output", str(s.get("output") or "(not written)"))
