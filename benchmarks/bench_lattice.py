@@ -31,7 +31,7 @@ S = "occupation"
 
 def configs() -> list[tuple[str, list, float, list[dict]]]:
     k = [{"model": "k-anonymity", "k": 5}]
-    klt = k + [{"model": "l-diversity", "attribute": S, "l": 3}, {"model": "t-closeness", "attribute": S, "t": 0.2}]
+    klt = [*k, {"model": "l-diversity", "attribute": S, "l": 3}, {"model": "t-closeness", "attribute": S, "t": 0.2}]
     mk = [KAnonymity(5)]
     mklt = [KAnonymity(5), DistinctLDiversity(S, 3), TCloseness(S, 0.2, "equal")]
     return [("k5 0%", mk, 0.0, k), ("k5 2%", mk, 0.02, k), ("k5+l3+t0.2 0%", mklt, 0.0, klt),
