@@ -2,7 +2,11 @@
 
 For every input record its class id (``-1`` = suppressed); for every class the generalized node of
 each quasi-identifier, as ``(level, code)`` into that attribute's hierarchy. Full-domain results
-also carry the ``transformation`` (quasi-identifier → level). The published frame is produced by
+also carry the ``transformation`` (quasi-identifier → level). Local recodings (Mondrian,
+clustering) may generalize a quasi-identifier beyond its hierarchy: a numeric attribute to a data-driven interval (``class_bounds[name]``, one ``[lo, hi]`` row per
+class) or a categorical one without a useful hierarchy to a set of values (``class_sets[name]``,
+the leaf codes per class). For such an attribute ``class_levels[:, j]`` is :data:`CUSTOM` (−1)
+and ``class_nodes`` is unused. The published frame is produced by
 :meth:`Release.to_frame`: identifiers are already gone (the :class:`~anonkit.table.Table` drops
 them), quasi-identifiers replaced by their generalized labels, suppressed records dropped or
 marked ``*``, rows shuffled with the seed so two releases cannot be joined by position.
@@ -19,6 +23,8 @@ import pandas as pd
 from anonkit.table import Table
 
 SUPPRESSED = "*"
+#: ``class_levels`` marker of a QI generalized to an interval or a set rather than a hierarchy node
+CUSTOM = -1
 
 
 @dataclass
@@ -50,6 +56,8 @@ class Release:
     params: dict = field(default_factory=dict)
     seconds: float = 0.0
     extra: dict = field(default_factory=dict)
+    class_bounds: dict[str, np.ndarray] = field(default_factory=dict)
+    class_sets: dict[str, list[np.ndarray]] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ facts
     @property
@@ -90,17 +98,37 @@ class Release:
         kept = rc >= 0
         data = {}
         for j, name in enumerate(t.qi):
-            h = t.hierarchies[j]
             col = np.full(t.n, SUPPRESSED, dtype=object)
-            levels = self.class_levels[rc[kept], j]
-            nodes = self.class_nodes[rc[kept], j]
-            labels = np.empty(len(levels), dtype=object)
-            for level in np.unique(levels):
-                sel = levels == level
-                labels[sel] = h.labels[level][nodes[sel]]
-            col[kept] = labels
+            class_label = self.class_labels(j)
+            col[kept] = class_label[rc[kept]]
             data[name] = col
         return pd.DataFrame(data)
+
+    def class_labels(self, j: int) -> np.ndarray:
+        """The published label of QI ``j`` for every class: a hierarchy node's label, an interval
+        ``[lo-hi]`` (the value itself when ``lo == hi``), or a set ``{a,b}``."""
+        t = self.table
+        h = t.hierarchies[j]
+        name = t.qi[j]
+        out = np.empty(self.n_classes, dtype=object)
+        levels = self.class_levels[:, j]
+        for level in np.unique(levels):
+            sel = levels == level
+            if level == CUSTOM:
+                continue
+            out[sel] = h.labels[level][self.class_nodes[sel, j]]
+        custom = np.flatnonzero(levels == CUSTOM)
+        if custom.size and name in self.class_bounds:
+            for c in custom:
+                lo, hi = self.class_bounds[name][c]
+                out[c] = _number(lo) if lo == hi else f"[{_number(lo)}-{_number(hi)}]"
+        elif custom.size and name in self.class_sets:
+            for c in custom:
+                members = [str(h.labels[0][x]) for x in self.class_sets[name][c]]
+                out[c] = members[0] if len(members) == 1 else "{" + ",".join(members) + "}"
+        elif custom.size:
+            raise ValueError(f"class levels mark {name!r} as custom but no bounds or sets are given")
+        return out
 
     def to_frame(self, *, suppressed: Literal["drop", "mark"] = "drop", seed: int = 0) -> pd.DataFrame:
         """The published table: QIs generalized, suppressed rows dropped or marked, rows shuffled."""
@@ -114,6 +142,12 @@ class Release:
             out = out.loc[~self.suppressed]
         order = np.random.default_rng(seed).permutation(len(out))
         return out.iloc[order].reset_index(drop=True)
+
+
+def _number(x: float) -> str:
+    """A bound as text: whole numbers without a decimal point, others in their shortest form."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() else repr(x)
 
 
 def full_domain_release(
