@@ -2,14 +2,18 @@
 
 For every input record its class id (``-1`` = suppressed); for every class the generalized node of
 each quasi-identifier, as ``(level, code)`` into that attribute's hierarchy. Full-domain results
-also carry the ``transformation`` (quasi-identifier → level). Local recodings (Mondrian,
-clustering) may generalize a quasi-identifier beyond its hierarchy: a numeric attribute to a data-driven interval (``class_bounds[name]``, one ``[lo, hi]`` row per
+also carry the ``transformation`` (quasi-identifier → level).
+
+Local recodings (Mondrian, clustering) may generalize a quasi-identifier beyond its hierarchy: a
+numeric attribute to a data-driven interval (``class_bounds[name]``, one ``[lo, hi]`` row per
 class) or a categorical one without a useful hierarchy to a set of values (``class_sets[name]``,
 the leaf codes per class). For such an attribute ``class_levels[:, j]`` is :data:`CUSTOM` (−1)
-and ``class_nodes`` is unused. The published frame is produced by
-:meth:`Release.to_frame`: identifiers are already gone (the :class:`~anonkit.table.Table` drops
-them), quasi-identifiers replaced by their generalized labels, suppressed records dropped or
-marked ``*``, rows shuffled with the seed so two releases cannot be joined by position.
+and ``class_nodes`` is unused.
+
+The published frame is produced by :meth:`Release.to_frame`: identifiers are already gone (the
+:class:`~anonkit.table.Table` drops them), quasi-identifiers replaced by their generalized labels,
+suppressed records dropped or marked ``*``, rows shuffled with the seed so two releases cannot be
+joined by position.
 """
 
 from __future__ import annotations
