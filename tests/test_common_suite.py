@@ -17,12 +17,22 @@ from anonkit import Hierarchy, Schema, anonymize
 from anonkit.algorithms import ALGORITHMS
 from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness
 
+
 # how each algorithm is called on a random table: params from (table heights, rng)
+def _lattice(heights: list[int], rng: np.random.Generator) -> dict:
+    return {"max_suppression": float(rng.choice([0.0, 0.1, 0.5]))}
+
+
 PARAMS = {
     "fixed": lambda heights, rng: {
         "levels": [int(rng.integers(0, h + 1)) for h in heights],
         "max_suppression": float(rng.choice([0.0, 0.1, 0.5])),
     },
+    "flash": _lattice,
+    "ola": _lattice,
+    "incognito": _lattice,
+    "datafly": _lattice,
+    "lightning": _lattice,
 }
 
 

@@ -200,6 +200,8 @@ def run_config(
     say("anonymizing")
     algo = config.algorithm
     params: dict[str, object] = {"max_suppression": algo.max_suppression}
+    if algo.name == "datafly" and "max_suppression" not in algo.model_fields_set:
+        params["max_suppression"] = None  # Sweeney's allowance: k records (spec §5.1)
     if algo.name == "fixed":
         params["levels"] = algo.levels
     if algo.name == "flash":

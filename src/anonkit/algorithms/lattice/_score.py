@@ -68,7 +68,9 @@ class NodeScorer:
         #: the score never decreases under generalization for this setting (so only minimal
         #: anonymous nodes can be optimal when the models are monotonic too)
         level_only = name == "height" or (name in ("entropy", "precision") and metric.monotonic)
-        self.monotone = level_only or name == "dm*" or max_suppression == 0.0
+        # (records suppressed up front for missing values make suppression-aware metrics
+        # non-monotone even without a suppression limit)
+        self.monotone = level_only or name == "dm*" or (max_suppression == 0.0 and not pre.any())
         #: the lower bound equals the exact score
         self.exact_bound = level_only
 
@@ -146,7 +148,12 @@ class NodeScorer:
             return self._aggregate(vals, "arithmetic")
         sizes = ev.class_sizes
         if name == "dm*":
-            return float((sizes * sizes).sum())
+            if not self.pre.any():
+                return float((sizes * sizes).sum())
+            # suppressed records form groups by their generalized codes, pre-suppressed ones included
+            kept_sizes = np.where(ev.class_ok, sizes, 0.0)
+            sup_by_class = np.bincount(ev.tuple_class, weights=sup_w, minlength=ev.n_classes)
+            return float((kept_sizes * kept_sizes).sum() + (sup_by_class * sup_by_class).sum())
         kept_sizes = sizes[ev.class_ok]
         if name == "dm":
             return float((kept_sizes * kept_sizes).sum() + self.n * n_sup)

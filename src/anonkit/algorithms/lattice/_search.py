@@ -217,10 +217,10 @@ class Search:
         bounds = self.scorer.lower_bounds(levels[cand])
         order = sorted(range(len(cand)), key=lambda i: (bounds[i], int(heights[i]), int(cand[i])))
         best_key: tuple | None = None
-        best: int | None = None
+        seen: list[tuple[object, int, int]] = []  # (fast score, height, id) of every anonymous candidate
         for i in order:
             nid = int(cand[i])
-            if best_key is not None and bounds[i] > best_key[0]:
+            if best_key is not None and clearly_worse(bounds[i], best_key[0]):
                 break
             status = int(state.status[nid])
             if status == UNKNOWN:
@@ -228,11 +228,22 @@ class Search:
                     continue
             elif status in (NOT_ANONYMOUS, INFERRED_NOT_ANONYMOUS):
                 continue  # tagged while this loop ran
-            value = self.exact_score(nid)
-            key = (value, int(heights[i]), nid)
+            key = (self.exact_score(nid), int(heights[i]), nid)
+            seen.append(key)
             if best_key is None or key < best_key:
-                best_key, best = key, nid
-        return None if best is None else self.lattice.node(best)
+                best_key = key
+        if best_key is None:
+            return None
+        # The fast scores may differ from the reported (ARX-exact) ones in the last rounding step
+        # (10⁻¹⁰); every candidate that is not clearly worse is decided on the exact score.
+        near = [k for k in seen if not clearly_worse(k[0], best_key[0])]
+        if len(near) > 1:
+            exact = []
+            for _fast, height, nid in near:
+                rel = release_node(self.table, self.evaluate(self.lattice.node(nid)), algorithm="search")
+                exact.append((score(self.table, rel, self.metric), height, nid))
+            best_key = min(exact)
+        return self.lattice.node(best_key[2])
 
     def _minimal(self, cand: np.ndarray) -> np.ndarray:
         """The candidates none of whose direct predecessors is a candidate."""
@@ -278,6 +289,22 @@ class Search:
             }
         )
         return rel
+
+
+#: scores closer than this may be ordered differently by the fast and the exact computation
+TOLERANCE = 1e-9
+
+
+def clearly_worse(a: object, b: object) -> bool:
+    """Whether score ``a`` exceeds ``b`` by more than rounding noise. Vectors (the ``rank``
+    aggregate) compare lexicographically: the first component where they differ decides, and a
+    difference within the tolerance there is not clear."""
+    if isinstance(a, tuple):
+        for x, y in zip(a, b, strict=True):  # type: ignore[call-overload]
+            if x != y:
+                return bool(x - y > TOLERANCE * max(1.0, abs(y)))
+        return False
+    return bool(a - b > TOLERANCE * max(1.0, abs(b)))  # type: ignore[operator]
 
 
 def _as_float(value: object) -> float:
