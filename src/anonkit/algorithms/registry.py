@@ -16,6 +16,11 @@ ALGORITHMS: dict[str, str] = {
     "incognito": "anonkit.algorithms.lattice.incognito:incognito",
     "datafly": "anonkit.algorithms.lattice.datafly:datafly",
     "lightning": "anonkit.algorithms.lattice.lightning:lightning",
+    "mondrian": "anonkit.algorithms.partition.mondrian:mondrian",
+    "kaca": "anonkit.algorithms.cluster.kaca:kaca",
+    "mdav": "anonkit.algorithms.cluster.mdav:mdav",
+    "stack-and-deal": "anonkit.algorithms.bucket.stack_and_deal:stack_and_deal",
+    "anatomy": "anonkit.algorithms.bucket.anatomy:anatomy",
 }
 #: the algorithms that search the full-domain lattice (they take ``metric`` and report a lattice)
 LATTICE_ALGORITHMS = {"flash", "ola", "incognito", "datafly", "lightning"}

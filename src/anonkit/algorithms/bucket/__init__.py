@@ -1,0 +1,1 @@
+"""Bucket algorithms (local recoding)."""

@@ -1,0 +1,174 @@
+"""Building a release from a partition of the records (local recoding: Mondrian, clustering,
+bucketization).
+
+Given the class of every record, :func:`partition_release` generalizes each class on its own:
+
+* a numeric (or date) quasi-identifier becomes the closed interval ``[min, max]`` of the class's
+  values (``Release.class_bounds``) unless ``numeric="hierarchy"`` asks for the hierarchy;
+* any other quasi-identifier becomes the lowest common ancestor of the class's values in its
+  hierarchy (for an attribute without a hierarchy, the trivial ``{values} → *`` one, so a mixed
+  class becomes ``*``), or with ``categorical="set"`` the set ``{a,b}`` of the values when their
+  LCA is not a leaf.
+
+Then every class is judged by the models on its statistics; classes that fail are suppressed whole
+(never published). ``satisfied`` tells whether the suppressed records stay within
+``max_suppression``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from anonkit.algorithms.transform import suppression_limit
+from anonkit.models import Criterion
+from anonkit.release import CUSTOM, Release
+from anonkit.stats import ClassStats, class_stats
+from anonkit.table import Table
+
+
+def record_stats(table: Table, record_class: np.ndarray, n_classes: int) -> ClassStats:
+    """Sizes and sensitive histograms of the classes of a record partition (``-1`` = none)."""
+    keep = record_class >= 0
+    idx = np.flatnonzero(keep)
+    cls = record_class[keep]
+    pairs = {a: (np.arange(len(idx)), table.sensitive_codes[a][idx], None) for a in table.sensitive}
+    return class_stats(cls, n_classes, None, pairs, table.domains)
+
+
+def judge(table: Table, record_class: np.ndarray, n_classes: int, models: list[Criterion]) -> np.ndarray:
+    """Which classes satisfy every model (subset requirements judged on the released records)."""
+    stats = record_stats(table, record_class, n_classes)
+    ok = stats.sizes > 0
+    for m in models:
+        if m.qis is None:
+            ok &= m.passes(stats)
+    subset = [m for m in models if m.qis is not None]
+    while subset:
+        changed = False
+        for m in subset:
+            kept = (record_class >= 0) & ok[np.maximum(record_class, 0)]
+            idx = [table.qi.index(q) for q in m.qis or ()]
+            keys = pd.MultiIndex.from_arrays([table.codes[kept, j] for j in idx]) if idx else None
+            if keys is None:
+                continue
+            sub, uniques = pd.factorize(keys)
+            sizes = np.bincount(sub, minlength=len(uniques)).astype(float)
+            bad_sub = ~m.passes(ClassStats(sizes, {}, {}))
+            if bad_sub.any():
+                bad_classes = np.unique(record_class[np.flatnonzero(kept)[bad_sub[sub]]])
+                ok[bad_classes] = False
+                changed = True
+        if not changed:
+            break
+    return ok
+
+
+def _lca(table: Table, j: int, record_class: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per class the lowest level where all its values share one node, and that node."""
+    h = table.hierarchies[j]
+    keep = record_class >= 0
+    cls = record_class[keep]
+    codes = table.codes[keep, j]
+    level = np.full(n_classes, h.height, dtype=np.int64)
+    node = np.zeros(n_classes, dtype=np.int64)
+    done = np.zeros(n_classes, dtype=bool)
+    for lv in range(h.height + 1):
+        g = h.maps[lv][codes]
+        lo = np.full(n_classes, np.iinfo(np.int64).max)
+        hi = np.full(n_classes, -1)
+        np.minimum.at(lo, cls, g)
+        np.maximum.at(hi, cls, g)
+        single = (lo == hi) & ~done
+        level[single] = lv
+        node[single] = lo[single]
+        done |= single
+    return level, node
+
+
+def partition_release(
+    table: Table,
+    record_class: np.ndarray,
+    models: list[Criterion],
+    *,
+    algorithm: str,
+    max_suppression: float = 0.0,
+    numeric: Literal["interval", "hierarchy"] = "interval",
+    categorical: Literal["lca", "set"] = "lca",
+    started: float | None = None,
+    params: dict | None = None,
+) -> Release:
+    """The release of a record partition; see the module docstring."""
+    record_class = np.asarray(record_class, dtype=np.int64).copy()
+    record_class[table.presuppressed] = -1
+    # renumber the classes densely in order of first appearance
+    kept = record_class >= 0
+    uniq, first = np.unique(record_class[kept], return_index=True)
+    order = uniq[np.argsort(first, kind="stable")]
+    remap = np.full(int(record_class.max()) + 1 if kept.any() else 1, -1, dtype=np.int64)
+    remap[order] = np.arange(len(order))
+    record_class = np.where(kept, remap[np.maximum(record_class, 0)], -1)
+    n_classes = len(order)
+    ok = judge(table, record_class, n_classes, models) if n_classes else np.zeros(0, dtype=bool)
+    failed_records = int(np.isin(record_class, np.flatnonzero(~ok)).sum()) if n_classes else 0
+    # suppress failing classes, renumber the survivors
+    new_id = np.cumsum(ok) - 1
+    safe = np.maximum(record_class, 0)
+    record_class = np.where((record_class >= 0) & ok[safe], new_id[safe], -1)
+    n_classes = int(ok.sum())
+    d = len(table.qi)
+    levels = np.zeros((n_classes, d), dtype=np.int64)
+    nodes = np.zeros((n_classes, d), dtype=np.int64)
+    bounds: dict[str, np.ndarray] = {}
+    sets: dict[str, list[np.ndarray]] = {}
+    keep = record_class >= 0
+    for j, name in enumerate(table.qi):
+        if name in table.numeric and numeric == "interval":
+            vals = table.numeric[name][keep]
+            lo = np.full(n_classes, np.inf)
+            hi = np.full(n_classes, -np.inf)
+            np.minimum.at(lo, record_class[keep], vals)
+            np.maximum.at(hi, record_class[keep], vals)
+            bounds[name] = np.stack([lo, hi], axis=1)
+            levels[:, j] = CUSTOM
+            continue
+        lv, nd = _lca(table, j, record_class, n_classes)
+        if categorical == "set":
+            frame = pd.DataFrame({"c": record_class[keep], "v": table.codes[keep, j]}).drop_duplicates()
+            groups = {c: np.sort(g["v"].to_numpy()) for c, g in frame.groupby("c", sort=True)}
+            sets[name] = [groups.get(c, np.zeros(0, dtype=np.int64)) for c in range(n_classes)]
+            levels[:, j] = np.where(lv == 0, 0, CUSTOM)
+            nodes[:, j] = nd
+            if (lv == 0).all():
+                del sets[name]
+            continue
+        levels[:, j] = lv
+        nodes[:, j] = nd
+    suppressed = int((record_class < 0).sum()) - int(table.presuppressed.sum())
+    limit = suppression_limit(max_suppression, table.n)
+    satisfied = suppressed <= limit and n_classes > 0
+    if n_classes == 0:
+        message = "the models cannot be met: no class could be published"
+    elif suppressed <= limit:
+        message = "the models hold"
+    else:
+        message = f"the models fail: {suppressed} records would have to be suppressed, the limit is {limit}"
+    rel = Release(
+        table,
+        record_class,
+        levels,
+        nodes,
+        algorithm,
+        transformation=None,
+        satisfied=satisfied,
+        message=message,
+        params=dict(params or {}),
+        seconds=time.perf_counter() - started if started is not None else 0.0,
+        class_bounds=bounds,
+        class_sets=sets,
+    )
+    rel.extra["failed_records"] = failed_records
+    return rel

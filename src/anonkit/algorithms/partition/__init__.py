@@ -1,0 +1,1 @@
+"""Partition algorithms (local recoding)."""
