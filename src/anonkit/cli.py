@@ -164,6 +164,30 @@ def check(
     _out.print(t)
 
 
+experiment_app = typer.Typer(help="Reproduce the experiments of the source papers.", no_args_is_help=True)
+app.add_typer(experiment_app, name="experiment")
+
+
+@experiment_app.command("stack-and-deal")
+def experiment_stack_and_deal(
+    data: Annotated[str | None, typer.Option("--data", help="A table of your own (default: the paper's "
+                                             "frequency profile and Adult).")] = None,
+    sensitive: Annotated[str | None, typer.Option("--sensitive", help="Its sensitive attribute.")] = None,
+    out: Annotated[str, typer.Option("--out", help="Folder for the CSV and the PNG plot.")] = "stack-and-deal-out",
+    separator: Annotated[str, typer.Option("--separator", help="CSV field separator of --data.")] = ",",
+) -> None:
+    """Paper E's study: distinct-l and maximum EMD against k, Stack and Deal versus random classes."""
+    from anonkit.experiments.stack_and_deal import cli_run
+
+    try:
+        report = cli_run(data, sensitive, out, separator)
+    except InputError as exc:
+        _fail(exc, 2)
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    _out.print(report, highlight=False)
+
+
 def main() -> None:
     """Console-script entry point."""
     try:

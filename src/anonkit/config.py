@@ -19,7 +19,7 @@ raised as :class:`~anonkit.errors.InputError`. Paths are relative to the config 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -166,17 +166,48 @@ class MetricConfig(_Strict):
 
 
 class AlgorithmConfig(_Strict):
-    """``name``: fixed (apply ``levels``) or a lattice search: flash (default), ola, incognito,
-    datafly, lightning. ``heuristic_threshold``: above this many transformations flash falls back
-    to lightning, which stops after ``time_limit`` seconds or ``step_limit`` checks."""
+    """``name``: fixed (apply ``levels``); a lattice search: flash (default), ola, incognito,
+    datafly, lightning (``heuristic_threshold``: above this many transformations flash falls back
+    to lightning, which stops after ``time_limit`` seconds or ``step_limit`` checks); or a local
+    recoding: mondrian (``mode``), kaca (``weights``, ``beta``), mdav (``output``,
+    ``standardize``), stack-and-deal, anatomy (``l``)."""
 
-    name: Literal["fixed", "flash", "ola", "incognito", "datafly", "lightning"] = "flash"
+    name: Literal[
+        "fixed", "flash", "ola", "incognito", "datafly", "lightning", "mondrian", "kaca", "mdav",
+        "stack-and-deal", "anatomy",
+    ] = "flash"
     levels: dict[str, int] = Field(default_factory=dict)
     max_suppression: float = Field(0.0, ge=0, le=1)
     metric: MetricConfig = Field(default_factory=MetricConfig)
     heuristic_threshold: int = Field(100_000, ge=1)
     time_limit: float = Field(30.0, gt=0)
     step_limit: int | None = Field(None, ge=1)
+    mode: Literal["strict", "relaxed"] | None = None
+    weights: Literal["uniform", "height"] | None = None
+    beta: float | None = Field(None, gt=0)
+    output: Literal["centroids", "intervals"] | None = None
+    standardize: Literal["zscore", "minmax"] | None = None
+    l: int | None = Field(None, ge=1)  # noqa: E741
+
+    #: options that only some algorithms take, and which ones
+    OPTIONS: ClassVar[dict[str, set[str]]] = {
+        "mode": {"mondrian"},
+        "weights": {"kaca"},
+        "beta": {"kaca"},
+        "output": {"mdav"},
+        "standardize": {"mdav"},
+        "l": {"anatomy"},
+    }
+
+    @model_validator(mode="after")
+    def _options_fit(self) -> AlgorithmConfig:
+        for key, owners in self.OPTIONS.items():
+            if getattr(self, key) is not None and self.name not in owners:
+                raise ValueError(f"'{key}' applies to {', '.join(sorted(owners))} only, not {self.name}")
+        return self
+
+    def options(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.OPTIONS if getattr(self, k) is not None}
 
     @model_validator(mode="after")
     def _levels_only_for_fixed(self) -> AlgorithmConfig:

@@ -109,6 +109,26 @@ def anonymize(
     return Result(release, published, verification, summary)
 
 
+def _output_targets(
+    target: str, table: str | None, tables: dict[str, pd.DataFrame] | None
+) -> list[tuple[str, str | None]]:
+    """Where each published table goes: the target itself, or for several tables (Anatomy's
+    quasi-identifier and sensitive tables) ``name-qit.csv``/``name-st.csv`` beside it, or the SQL
+    tables ``table_qit``/``table_st``."""
+    if not tables:
+        return [(target, table)]
+    out = []
+    for key in tables:
+        if table is not None:
+            out.append((target, f"{table}_{key}"))
+        elif "://" in target:
+            out.append((target, key))
+        else:
+            p = Path(target)
+            out.append((str(p.with_name(f"{p.stem}-{key}{p.suffix}")), None))
+    return out
+
+
 def _plain(value: float | tuple[float, ...]) -> float | list[float]:
     return list(value) if isinstance(value, tuple) else float(value)
 
@@ -209,6 +229,7 @@ def run_config(
                       step_limit=algo.step_limit)
     if algo.name == "lightning":
         params.update(time_limit=algo.time_limit, step_limit=algo.step_limit)
+    params.update(algo.options())
     result = anonymize(
         frame,
         schema,
@@ -225,16 +246,21 @@ def run_config(
     result.summary["output"] = None
     if target is not None and result.release.satisfied:
         say("writing output")
-        write_table(
-            result.frame,
-            target,
-            format=out.format,
-            separator=out.separator,
-            encoding=out.encoding,
-            table=out.table,
-            neutralise=out.neutralise,
-        )
-        result.summary["output"] = str(target)
+        tables = result.release.extra.get("tables")
+        outputs = _output_targets(target, out.table, tables)
+        for (location, sql_table), frame_out in zip(outputs, [result.frame] if not tables else tables.values(),
+                                                    strict=True):
+            write_table(
+                frame_out,
+                location,
+                format=out.format,
+                separator=out.separator,
+                encoding=out.encoding,
+                table=sql_table,
+                neutralise=out.neutralise,
+            )
+        written = [loc if tab is None else f"{loc}#{tab}" for loc, tab in outputs]
+        result.summary["output"] = written[0] if len(written) == 1 else written
     result.summary["total_seconds"] = round(time.perf_counter() - t0, 6)
     return result
 
