@@ -123,9 +123,10 @@ class Release:
             out[sel] = h.labels[level][self.class_nodes[sel, j]]
         custom = np.flatnonzero(levels == CUSTOM)
         if custom.size and name in self.class_bounds:
+            fmt = _date if t.schema[name].type == "date" else _number
             for c in custom:
                 lo, hi = self.class_bounds[name][c]
-                out[c] = _number(lo) if lo == hi else f"[{_number(lo)}-{_number(hi)}]"
+                out[c] = fmt(lo) if lo == hi else f"[{fmt(lo)}-{fmt(hi)}]"
         elif custom.size and name in self.class_sets:
             for c in custom:
                 members = [str(h.labels[0][x]) for x in self.class_sets[name][c]]
@@ -152,6 +153,12 @@ def _number(x: float) -> str:
     """A bound as text: whole numbers without a decimal point, others in their shortest form."""
     x = float(x)
     return str(int(x)) if x.is_integer() else repr(x)
+
+
+def _date(days: float) -> str:
+    """A date bound (days since 1970-01-01) as an ISO date (with the time when it has one)."""
+    stamp = pd.Timestamp("1970-01-01") + pd.to_timedelta(float(days), unit="D")
+    return stamp.strftime("%Y-%m-%d") if stamp == stamp.normalize() else stamp.isoformat()
 
 
 def full_domain_release(

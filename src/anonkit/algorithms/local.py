@@ -130,10 +130,18 @@ def partition_release(
             vals = table.numeric[name][keep]
             lo = np.full(n_classes, np.inf)
             hi = np.full(n_classes, -np.inf)
-            np.minimum.at(lo, record_class[keep], vals)
-            np.maximum.at(hi, record_class[keep], vals)
+            np.fmin.at(lo, record_class[keep], vals)
+            np.fmax.at(hi, record_class[keep], vals)
+            # a class holding a missing value cannot be an interval: its hierarchy LCA covers it
+            has_missing = np.zeros(n_classes, dtype=bool)
+            has_missing[record_class[keep][np.isnan(vals)]] = True
             bounds[name] = np.stack([lo, hi], axis=1)
             levels[:, j] = CUSTOM
+            if has_missing.any():
+                lv, nd = _lca(table, j, record_class, n_classes)
+                levels[has_missing, j] = lv[has_missing]
+                nodes[has_missing, j] = nd[has_missing]
+                bounds[name][has_missing] = np.nan
             continue
         lv, nd = _lca(table, j, record_class, n_classes)
         if categorical == "set":

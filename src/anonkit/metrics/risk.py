@@ -13,7 +13,8 @@ import numpy as np
 
 from anonkit._kernels import group_columns
 from anonkit.hierarchy import Hierarchy
-from anonkit.release import Release
+from anonkit.metrics.utility import _Covered, _covered
+from anonkit.release import CUSTOM, Release
 from anonkit.table import Table
 
 
@@ -68,6 +69,11 @@ def linkage_candidates(table: Table, release: Release) -> np.ndarray:
     those levels (one pass over the tuples per distinct level vector: full-domain releases have
     one), or every class is checked against the tuples under its most selective node only (an
     inverted index; local recoding with many distinct level vectors).
+
+    A class with CUSTOM values (local recoding) contains a tuple when, for such a QI, the tuple's
+    value lies in the class's closed interval (``lo ≤ v ≤ hi``, on the numeric values) or is a
+    member of its set — i.e. the class covers the tuple's leaf (which always holds for the
+    class's own records); see :func:`_candidates_custom`.
     """
     d = table.distinct
     out = np.zeros(d.size, dtype=np.float64)
@@ -80,6 +86,9 @@ def linkage_candidates(table: Table, release: Release) -> np.ndarray:
     sizes = sizes[present]
     if not table.qi:
         out[:] = sizes.sum()
+        return out
+    if (levels == CUSTOM).any():
+        _candidates_custom(table, release, np.flatnonzero(present), out)
         return out
     # gen[j][L, t] = node of tuple t's QI j at level L
     gen = [h.maps[:, d.tuples[:, j]].astype(np.int64) for j, h in enumerate(table.hierarchies)]
@@ -164,6 +173,125 @@ def _candidates_by_pivot(
                 out += np.bincount(cand, weights=sizes[owner], minlength=n_t)
 
 
+def _blocks_of(order: np.ndarray, keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """For tuples sorted by ``order`` of their ``keys`` (ints in ``[0, size)``): where each key's
+    tuples start in ``order`` and how many there are."""
+    counts = np.bincount(keys, minlength=size)
+    return np.concatenate([[0], np.cumsum(counts)[:-1]]), counts
+
+
+def _candidates_custom(
+    table: Table, release: Release, classes: np.ndarray, out: np.ndarray, chunk: int = 1 << 22
+) -> None:
+    """:func:`linkage_candidates` for a release with CUSTOM values: add every class's size to the
+    distinct tuples its box contains.
+
+    Per QI the tuples a class matches are a few blocks of the tuples sorted one way or another:
+    below a hierarchy node (one block of the tuples sorted by their node at that level), inside an
+    interval (one block of the tuples sorted by value) or on a listed leaf (one block per leaf of
+    the tuples sorted by leaf). Each class enumerates the blocks of its most selective QI and checks
+    the other QIs pair by pair (in chunks of at most ``chunk`` pairs).
+    """
+    d = table.distinct
+    n_t = d.size
+    sizes = release.class_sizes().astype(np.float64)
+    levels = release.class_levels.astype(np.int64)
+    nodes = release.class_nodes.astype(np.int64)
+    n_cls = release.n_classes
+    leaves = [d.tuples[:, j].astype(np.int64) for j in range(len(table.qi))]
+    covered: list[_Covered | None] = []
+    # per QI: the tuple orders (concatenated) and every class's blocks (class, start, length) in them
+    index: list[np.ndarray] = []
+    blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for j, h in enumerate(table.hierarchies):
+        lv = levels[classes, j]
+        custom = classes[lv == CUSTOM]
+        cov = _covered(table, release, j) if custom.size else None
+        covered.append(cov)
+        orders: list[np.ndarray] = []
+        b_cls, b_start, b_len = [], [], []
+        offset = 0
+        for level in np.unique(lv[lv != CUSTOM]):
+            cls = classes[lv == level]
+            g = h.maps[int(level)][leaves[j]].astype(np.int64)
+            orders.append(np.argsort(g, kind="stable"))
+            starts, counts = _blocks_of(orders[-1], g, h.size(int(level)))
+            b_cls.append(cls)
+            b_start.append(offset + starts[nodes[cls, j]])
+            b_len.append(counts[nodes[cls, j]])
+            offset += n_t
+        if cov is not None:
+            ranged = custom[cov.stop[custom] > cov.start[custom]]
+            if ranged.size:  # tuples sorted by their leaf's rank in value order
+                r = cov.rank[leaves[j]]
+                orders.append(np.argsort(r, kind="stable"))
+                sorted_r = r[orders[-1]]
+                lo = np.searchsorted(sorted_r, cov.start[ranged], side="left")
+                hi = np.searchsorted(sorted_r, cov.stop[ranged], side="left")
+                b_cls.append(ranged)
+                b_start.append(offset + lo)
+                b_len.append(hi - lo)
+                offset += n_t
+            p_cls, p_leaf = cov.pairs
+            keep = np.isin(p_cls, custom)
+            if keep.any():  # tuples sorted by leaf, one block per listed leaf
+                orders.append(np.argsort(leaves[j], kind="stable"))
+                starts, counts = _blocks_of(orders[-1], leaves[j], h.n_leaves)
+                b_cls.append(p_cls[keep])
+                b_start.append(offset + starts[p_leaf[keep]])
+                b_len.append(counts[p_leaf[keep]])
+                offset += n_t
+        index.append(np.concatenate(orders) if orders else np.zeros(0, dtype=np.int64))
+        blocks.append(tuple(np.concatenate([*x, np.zeros(0)]).astype(np.int64) for x in (b_cls, b_start, b_len)))
+    # tuples each class matches per QI; the pivot is the QI with the fewest
+    matched = np.stack([np.bincount(c, weights=n, minlength=n_cls) for c, _, n in blocks], axis=1)
+    pivot = np.argmin(matched[classes], axis=1)
+    pivot_of = np.full(n_cls, -1, dtype=np.int64)
+    pivot_of[classes] = pivot
+    check = np.argsort(matched[classes].mean(axis=0), kind="stable")
+
+    level_col = [np.ascontiguousarray(levels[:, q]) for q in range(len(table.qi))]
+    node_col = [np.ascontiguousarray(nodes[:, q]) for q in range(len(table.qi))]
+    all_custom = [bool((level_col[q][classes] == CUSTOM).all()) for q in range(len(table.qi))]
+
+    def inside(q: int, owner: np.ndarray, cand: np.ndarray) -> np.ndarray:
+        leaf = leaves[q][cand]
+        cov = covered[q]
+        if cov is not None and all_custom[q]:
+            return cov.contains(owner, leaf)
+        lv = level_col[q][owner]
+        maps = table.hierarchies[q].maps
+        if cov is None:
+            return maps[lv, leaf] == node_col[q][owner]
+        custom = lv == CUSTOM
+        ok = maps[np.maximum(lv, 0), leaf] == node_col[q][owner]
+        ok[custom] = cov.contains(owner[custom], leaf[custom])
+        return ok
+
+    for j in range(len(table.qi)):
+        b_cls, b_start, b_len = blocks[j]
+        sel = (pivot_of[b_cls] == j) & (b_len > 0)
+        b_cls, b_start, b_len = b_cls[sel], b_start[sel], b_len[sel]
+        if b_cls.size == 0:
+            continue
+        ends = np.cumsum(b_len)
+        lo = 0
+        while lo < len(b_cls):
+            base = ends[lo - 1] if lo else 0
+            hi = max(int(np.searchsorted(ends, base + chunk, side="right")), lo + 1)
+            cls, start, length = b_cls[lo:hi], b_start[lo:hi], b_len[lo:hi]
+            lo = hi
+            owner = np.repeat(cls, length)
+            offset = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length)
+            cand = index[j][np.repeat(start, length) + offset]
+            for q in check:
+                if q == j:
+                    continue
+                ok = inside(int(q), owner, cand)
+                owner, cand = owner[ok], cand[ok]
+            out += np.bincount(cand, weights=sizes[owner], minlength=n_t)
+
+
 def record_linkage(table: Table, release: Release) -> float:
     """Record linkage RL in percent (spec §2.5, generalized output).
 
@@ -172,6 +300,10 @@ def record_linkage(table: Table, release: Release) -> float:
     always contains it) and 0 when it is suppressed; ``RL = 100·Σ score / n``. For a full-domain
     release ``C(r)`` is ``r``'s class, so RL = 100·#classes/n; a k-anonymous release without
     suppression has RL ≤ 100/k.
+
+    Local recodings: ``r`` is a candidate of class ``c`` when, for every QI, its original value
+    lies in ``c``'s interval (numeric, ``lo ≤ v ≤ hi``) or set, or below ``c``'s hierarchy node
+    (:func:`linkage_candidates`); overlapping boxes (e.g. relaxed Mondrian) lower the score.
     """
     d = table.distinct
     kept = np.bincount(d.inverse[~release.suppressed], minlength=d.size).astype(np.float64)

@@ -15,6 +15,16 @@ Full-domain releases (``release.transformation`` set) are scored exactly as ARX 
 record still counts with the node it had at the transformation. For other releases (local
 recoding) each released record counts with its own class's node and a suppressed record as fully
 generalized (the hierarchy root); each function's docstring says what that means for it.
+
+Local recodings may publish a QI of a class as a value outside its hierarchy
+(``class_levels[c, j] == CUSTOM``): a numeric interval (``release.class_bounds``) or a set of
+leaves (``release.class_sets``). Such a value *covers* the leaves of the hierarchy whose numeric
+value lies in the closed interval, resp. the leaves of the set — plus, as a safety net for
+inconsistent releases, the leaves of the class's own records (so a class always covers its
+records). Measures that need a hierarchy level (WHD, Precision, Height, Prec) use the level of the
+lowest common ancestor of the covered leaves (:func:`hierarchy_class_levels`); the others say in
+their docstring how they treat intervals and sets. Releases without CUSTOM levels score exactly as
+before (the same code paths, the same doubles).
 """
 
 from __future__ import annotations
@@ -22,13 +32,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
 
 from anonkit._kernels import group_columns
 from anonkit.hierarchy import Hierarchy
-from anonkit.release import Release
+from anonkit.release import CUSTOM, Release
 from anonkit.table import Table
 
 Aggregate = Literal["sum", "max", "arithmetic", "geometric", "rank"]
@@ -149,12 +160,269 @@ def _tuple_counts(table: Table, mask: np.ndarray) -> np.ndarray:
 
 
 def _class_share(h: Hierarchy, levels: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-    """ARX domain share of each (level, node) pair."""
-    out = np.empty(len(levels), dtype=np.float64)
+    """ARX domain share of each (level, node) pair (CUSTOM entries left at 0)."""
+    out = np.zeros(len(levels), dtype=np.float64)
     for level in np.unique(levels):
+        if level == CUSTOM:
+            continue
         sel = levels == level
         out[sel] = h.domain_share(int(level))[nodes[sel]]
     return out
+
+
+def _custom_share(table: Table, release: Release, j: int, sel: np.ndarray) -> np.ndarray:
+    """Loss domain share of the CUSTOM values of QI ``j`` in the classes ``sel`` (see
+    :func:`loss_per_attribute`)."""
+    name = table.qi[j]
+    nl = table.hierarchies[j].n_leaves
+    if name in release.class_bounds:
+        domain = _numeric_domain(table, j)
+        width = _custom_widths(table, release, j, sel)
+        share = width / domain if domain > 0 else np.zeros(len(width))
+        return np.clip(share, 1.0 / nl, 1.0)
+    return np.clip(_custom_sizes(table, release, j, sel), 1.0, None) / nl
+
+
+# ---------------------------------------------------------------------------------------- local recoding
+def _leaf_values(table: Table, j: int) -> np.ndarray:
+    """The numeric value of every leaf of QI ``j``'s hierarchy (NaN where unknown).
+
+    The value the data has for a leaf (``table.numeric``) where the leaf occurs in the data,
+    otherwise the hierarchy's numeric bound of the leaf (when its leaves are numbers).
+    """
+    h = table.hierarchies[j]
+    vals = np.full(h.n_leaves, np.nan)
+    if h.bounds is not None:
+        vals[:] = h.bounds[0][:, 0]
+    name = table.qi[j]
+    if name in table.numeric:
+        v = table.numeric[name]
+        ok = np.isfinite(v)
+        vals[table.codes[ok, j]] = v[ok]
+    return vals
+
+
+def _numeric_domain(table: Table, j: int) -> float:
+    """Width of QI ``j``'s numeric domain, the NCP denominator (spec §2.1): the range of the
+    hierarchy's numeric leaves when it has bounds, else the range of the data (else of the leaves'
+    values); 0 when unknown."""
+    h = table.hierarchies[j]
+    name = table.qi[j]
+    if h.bounds is not None:
+        lo0, hi0 = h.bounds[0][:, 0].min(), h.bounds[0][:, 1].max()
+        return float(hi0 - lo0)
+    values = table.numeric[name] if name in table.numeric else _leaf_values(table, j)
+    return float(np.nanmax(values) - np.nanmin(values)) if np.isfinite(values).any() else 0.0
+
+
+#: largest (classes × leaves) table :meth:`_Covered.dense` builds
+_DENSE_LIMIT = 1 << 24
+
+
+@dataclass(frozen=True)
+class _Covered:
+    """The leaves each CUSTOM class of one QI covers (see the module docstring).
+
+    Class ``c`` covers the leaves at positions ``start[c]:stop[c]`` of ``order`` (intervals: the
+    leaves sorted by numeric value, NaN last; empty for sets) and the leaves ``leaf`` of the pairs
+    ``keys = class·n_leaves + leaf`` (sets: the members; both: a class's own leaves the rest misses).
+    Arrays ``start``/``stop`` are indexed by class id (empty ranges for non-CUSTOM classes).
+    """
+
+    n_leaves: int
+    order: np.ndarray
+    rank: np.ndarray
+    start: np.ndarray
+    stop: np.ndarray
+    keys: np.ndarray
+
+    @property
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The (class, leaf) pairs of ``keys``."""
+        return np.divmod(self.keys, self.n_leaves)
+
+    @cached_property
+    def dense(self) -> np.ndarray | None:
+        """``dense[class·n_leaves + leaf]``: whether the class covers the leaf (None when that
+        table would be large)."""
+        n_cls = len(self.start)
+        if n_cls * self.n_leaves > _DENSE_LIMIT:
+            return None
+        out = np.zeros(n_cls * self.n_leaves, dtype=bool)
+        length = np.maximum(self.stop - self.start, 0)
+        if length.any():
+            cls = np.repeat(np.arange(n_cls), length)
+            pos = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length)
+            out[cls * self.n_leaves + self.order[np.repeat(self.start, length) + pos]] = True
+        out[self.keys] = True
+        return out
+
+    def contains(self, cls: np.ndarray, leaf: np.ndarray) -> np.ndarray:
+        """Whether class ``cls[i]`` covers leaf ``leaf[i]``."""
+        cls = np.asarray(cls, dtype=np.int64)
+        leaf = np.asarray(leaf, dtype=np.int64)
+        if self.dense is not None:
+            return self.dense[cls * self.n_leaves + leaf]
+        r = self.rank[leaf]
+        inside = (self.start[cls] <= r) & (r < self.stop[cls])
+        if self.keys.size:
+            k = cls * self.n_leaves + leaf
+            pos = np.minimum(np.searchsorted(self.keys, k), self.keys.size - 1)
+            inside |= self.keys[pos] == k
+        return inside
+
+    def total(self, weights: np.ndarray) -> np.ndarray:
+        """Per class the sum of ``weights`` (one per leaf) over the leaves it covers."""
+        w = np.asarray(weights, dtype=np.float64)
+        prefix = np.concatenate([[0.0], np.cumsum(w[self.order])])
+        out = prefix[self.stop] - prefix[self.start]
+        if self.keys.size:
+            cls, leaf = self.pairs
+            out += np.bincount(cls, weights=w[leaf], minlength=len(out))
+        return out
+
+    def lca(self, h: Hierarchy) -> tuple[np.ndarray, np.ndarray]:
+        """Per class the level and node of the lowest common ancestor of the covered leaves (level
+        0 for a class covering nothing)."""
+        n_cls = len(self.start)
+        level = np.full(n_cls, h.height, dtype=np.int64)
+        node = np.zeros(n_cls, dtype=np.int64)
+        cls, leaf = self.pairs
+        ranged = np.flatnonzero(self.stop > self.start)
+        empty = (self.stop <= self.start) & (np.bincount(cls, minlength=n_cls) == 0)
+        level[empty] = 0
+        done = empty.copy()
+        big = np.iinfo(np.int64).max
+        for lv in range(h.height + 1):
+            lo = np.full(n_cls, big, dtype=np.int64)
+            hi = np.full(n_cls, -1, dtype=np.int64)
+            if ranged.size:
+                seq = h.maps[lv][self.order].astype(np.int64)
+                changes = np.concatenate([[0], np.cumsum(seq[1:] != seq[:-1])])
+                s, e = self.start[ranged], self.stop[ranged]
+                first = seq[s]
+                lo[ranged] = first
+                hi[ranged] = np.where(changes[e - 1] == changes[s], first, big)
+            if cls.size:
+                g = h.maps[lv][leaf].astype(np.int64)
+                np.minimum.at(lo, cls, g)
+                np.maximum.at(hi, cls, g)
+            single = (lo == hi) & ~done
+            level[single] = lv
+            node[single] = lo[single]
+            done |= single
+            if done.all():
+                break
+        return level, node
+
+
+def _covered(table: Table, release: Release, j: int) -> _Covered:
+    """The leaves every CUSTOM class of QI ``j`` covers (see :class:`_Covered`)."""
+    h = table.hierarchies[j]
+    name = table.qi[j]
+    nl = h.n_leaves
+    n_cls = release.n_classes
+    levels = release.class_levels[:, j]
+    custom = np.flatnonzero(levels == CUSTOM)
+    start = np.zeros(n_cls, dtype=np.int64)
+    stop = np.zeros(n_cls, dtype=np.int64)
+    pair_cls = np.zeros(0, dtype=np.int64)
+    pair_leaf = np.zeros(0, dtype=np.int64)
+    if name in release.class_bounds:
+        vals = _leaf_values(table, j)
+        order = np.argsort(vals, kind="stable")  # NaN last
+        known = vals[order[: int(np.count_nonzero(~np.isnan(vals)))]]
+        b = np.asarray(release.class_bounds[name], dtype=np.float64)[custom]
+        start[custom] = np.searchsorted(known, b[:, 0], side="left")
+        stop[custom] = np.maximum(np.searchsorted(known, b[:, 1], side="right"), start[custom])
+        rank = np.empty(nl, dtype=np.int64)
+        rank[order] = np.arange(nl)
+    elif name in release.class_sets:
+        order = rank = np.arange(nl, dtype=np.int64)
+        sets = release.class_sets[name]
+        members = [np.asarray(sets[c], dtype=np.int64) for c in custom]
+        pair_cls = np.repeat(custom, [len(m) for m in members]).astype(np.int64)
+        pair_leaf = np.concatenate(members) if members else pair_leaf
+    elif custom.size:
+        raise ValueError(f"class levels mark {name!r} as custom but no bounds or sets are given")
+    else:
+        order = rank = np.arange(nl, dtype=np.int64)
+    keys = np.unique(pair_cls * nl + pair_leaf)
+    # the leaves of each CUSTOM class's own records, where the interval or set misses them
+    rc = release.record_class
+    kept = np.flatnonzero(rc >= 0)
+    kept = kept[levels[rc[kept]] == CUSTOM]
+    own = np.unique(rc[kept].astype(np.int64) * nl + table.codes[kept, j])
+    own_cls, own_leaf = np.divmod(own, nl)
+    r = rank[own_leaf]
+    hit = ((start[own_cls] <= r) & (r < stop[own_cls])) | np.isin(own, keys)
+    keys = np.union1d(keys, own[~hit])
+    return _Covered(nl, order, rank, start, stop, keys)
+
+
+def hierarchy_class_levels(table: Table, release: Release) -> tuple[np.ndarray, np.ndarray]:
+    """``(C × d)`` hierarchy level and node of every class and QI, a CUSTOM value (interval or
+    set) replaced by the lowest common ancestor of the leaves it covers (see the module
+    docstring). For a release without CUSTOM levels: ``release.class_levels`` and
+    ``release.class_nodes`` themselves."""
+    levels, nodes = release.class_levels, release.class_nodes
+    custom = levels == CUSTOM
+    if not custom.any():
+        return levels, nodes
+    levels, nodes = levels.copy(), nodes.copy()
+    for j, h in enumerate(table.hierarchies):
+        sel = custom[:, j]
+        if sel.any():
+            lv, nd = _covered(table, release, j).lca(h)
+            levels[sel, j] = lv[sel]
+            nodes[sel, j] = nd[sel]
+    return levels, nodes
+
+
+def _custom_widths(table: Table, release: Release, j: int, sel: np.ndarray) -> np.ndarray:
+    """Numeric width of the CUSTOM values of QI ``j`` in the classes ``sel`` (a mask).
+
+    An interval: ``hi − lo`` of its class bounds (the class's data range if a bound is not
+    finite). A set: the range of its members' numeric values (0 for one member or none known).
+    """
+    name = table.qi[j]
+    n_cls = release.n_classes
+    cls = np.flatnonzero(sel)
+    if name in release.class_bounds:
+        b = np.asarray(release.class_bounds[name], dtype=np.float64)[cls]
+        width = b[:, 1] - b[:, 0]
+        bad = ~np.isfinite(width)
+        if bad.any():
+            lo = np.full(n_cls, np.nan)
+            hi = np.full(n_cls, np.nan)
+            rc = release.record_class
+            kept = rc >= 0
+            values = table.numeric[name] if name in table.numeric else _leaf_values(table, j)[table.codes[:, j]]
+            np.fmin.at(lo, rc[kept], values[kept])
+            np.fmax.at(hi, rc[kept], values[kept])
+            width[bad] = np.nan_to_num(hi - lo, nan=0.0)[cls[bad]]
+        return np.maximum(width, 0.0)
+    vals = _leaf_values(table, j)
+    sets = release.class_sets[name]
+    lo = np.full(n_cls, np.nan)
+    hi = np.full(n_cls, np.nan)
+    for c in cls:
+        v = vals[np.asarray(sets[c], dtype=np.int64)]
+        v = v[np.isfinite(v)]
+        if v.size:
+            lo[c], hi[c] = v.min(), v.max()
+    return np.nan_to_num(hi - lo, nan=0.0)[cls]
+
+
+def _custom_sizes(table: Table, release: Release, j: int, sel: np.ndarray) -> np.ndarray:
+    """Number of leaves of the CUSTOM values of QI ``j`` in the classes ``sel``: the size of the
+    published set, or for an interval the number of leaves it covers."""
+    name = table.qi[j]
+    cls = np.flatnonzero(sel)
+    if name in release.class_sets and name not in release.class_bounds:
+        sets = release.class_sets[name]
+        return np.array([len(np.unique(sets[c])) for c in cls], dtype=np.float64)
+    return _covered(table, release, j).total(np.ones(table.hierarchies[j].n_leaves))[cls]
 
 
 # ---------------------------------------------------------------------------------------- NCP / GCP
@@ -167,6 +435,18 @@ def ncp_classes(table: Table, release: Release) -> np.ndarray:
     (spec §2.1's example divides by the domain 20–60, not by the data's 25–60); when the hierarchy
     has no numeric bounds, the class's data range over the table's data range. A zero domain width
     gives 0.
+
+    CUSTOM values of local recodings (see the module docstring):
+
+    * an interval (numeric QI): its width ``hi − lo`` (``release.class_bounds``) over the *same*
+      denominator as the attribute's hierarchy nodes — the hierarchy's leaf range when it has
+      numeric bounds, else the data range — so both kinds of class are on one scale. For an
+      attribute without a hierarchy the trivial ``{values} → *`` one has bounds when all values
+      are numbers, and its leaf range *is* the data range (spec §5.4: ranges 25 and 20);
+    * a set of a categorical QI: ``|set| / |A|`` (|A| = #leaves of the hierarchy), 0 for a single
+      value; a set of a numeric QI: the range of its members' values over the domain (the numeric
+      rule, spec §2.1);
+    * an interval of a categorical QI (only when a caller builds one): #leaves it covers / |A|.
     """
     C, d = release.class_levels.shape
     out = np.zeros((C, d), dtype=np.float64)
@@ -177,30 +457,38 @@ def ncp_classes(table: Table, release: Release) -> np.ndarray:
     for j, (name, h) in enumerate(zip(table.qi, table.hierarchies, strict=True)):
         levels = release.class_levels[:, j]
         nodes = release.class_nodes[:, j]
+        custom = levels == CUSTOM
         if name in table.numeric:
+            domain = _numeric_domain(table, j)
             if h.bounds is not None:
-                lo0, hi0 = h.bounds[0][:, 0].min(), h.bounds[0][:, 1].max()
-                domain = float(hi0 - lo0)
                 width = np.zeros(C, dtype=np.float64)
                 for level in np.unique(levels):
+                    if level == CUSTOM:
+                        continue
                     sel = levels == level
                     b = h.bounds[int(level)][nodes[sel]]
                     width[sel] = b[:, 1] - b[:, 0]
             else:
                 values = table.numeric[name]
-                domain = float(np.nanmax(values) - np.nanmin(values)) if np.isfinite(values).any() else 0.0
                 lo = np.full(C, np.nan)
                 hi = np.full(C, np.nan)
                 np.fmin.at(lo, rc[kept], values[kept])
                 np.fmax.at(hi, rc[kept], values[kept])
                 width = np.nan_to_num(hi - lo, nan=0.0)
+            if custom.any():
+                width[custom] = _custom_widths(table, release, j, custom)
             out[:, j] = width / domain if domain > 0 else 0.0
         else:
             counts = np.zeros(C, dtype=np.float64)
             for level in np.unique(levels):
+                if level == CUSTOM:
+                    continue
                 sel = levels == level
                 counts[sel] = h.leaf_counts(int(level))[nodes[sel]]
             out[:, j] = np.where(levels == 0, 0.0, counts / h.n_leaves)
+            if custom.any():
+                size = _custom_sizes(table, release, j, custom)
+                out[custom, j] = np.where(size <= 1, 0.0, size / h.n_leaves)
     return out
 
 
@@ -245,6 +533,13 @@ def loss_per_attribute(table: Table, release: Release, *, gs: float = 0.5) -> di
     suppressed record's share taken at the transformation (the root for non-full-domain releases,
     which charges 1). Normalized ``max(0, (x − m)/(N − m))`` with ``m = gFactor·N/#rows``, floored
     to 10 decimals.
+
+    CUSTOM values of local recodings: an interval's share is its width over the attribute's range
+    (the NCP denominator, :func:`ncp_classes`), as ARX's ``DomainShareInterval`` measures
+    intervals; it is floored at a leaf's share ``1/#rows`` (a one-value interval is the value
+    itself, and no interval may cost less than publishing the value — the normalization above
+    assumes shares ≥ ``1/#rows``) and capped at 1. A set's share is ``|set|/#rows`` (a
+    materialized share, like a node's; one member = a leaf).
     """
     g_factor, s_factor = gs_factors(gs)
     n = float(table.n)
@@ -258,6 +553,9 @@ def loss_per_attribute(table: Table, release: Release, *, gs: float = 0.5) -> di
         x = 0.0
         if release.n_classes:
             share = _class_share(h, release.class_levels[:, j], release.class_nodes[:, j])
+            custom = release.class_levels[:, j] == CUSTOM
+            if custom.any():
+                share[custom] = _custom_share(table, release, j, custom)
             x += _seq_sum(sizes * share * g_factor)
         if has_sup.any():
             cnt = sup[has_sup]
@@ -301,6 +599,11 @@ def entropy_per_attribute(
     generalized value, ``S`` = suppressed records. The sums run in ARX's order (values by first
     appearance; the suppression term in the slot order of ARX's hash map), so full-domain results
     are the same doubles ARX reports.
+
+    CUSTOM values of local recodings: an interval or a set is a generalized value like a node;
+    its ``b`` is the number of input records whose value falls in it (a value in the closed
+    interval, resp. a member of the set — the leaves it covers, see the module docstring), so
+    ``b ≥ a`` and the term is ≤ 0 as for nodes.
     """
     g_factor, s_factor = gs_factors(gs)
     levels = effective_levels(table, release)
@@ -314,14 +617,27 @@ def entropy_per_attribute(
         a = np.bincount(codes, minlength=nl).astype(np.float64)
         # records per (level, leaf); ARX walks values in dictionary order = first appearance in data
         key = levels[:, j] * nl + codes
+        custom = levels[:, j] == CUSTOM
+        if custom.any():
+            # a CUSTOM value (interval or set) is a generalized value of its own: key it by its class
+            rc = release.record_class.astype(np.int64)
+            key = np.where(custom, (h.height + 1 + rc) * nl + codes, key)
         pairs, first, cnt = np.unique(key, return_index=True, return_counts=True)
         order = np.argsort(first, kind="stable")
-        pairs, cnt = pairs[order], cnt[order].astype(np.float64)
-        lev, leaf = np.divmod(pairs, nl)
+        pairs, first, cnt = pairs[order], first[order], cnt[order].astype(np.float64)
         node_counts = [np.bincount(h.maps[level][codes], minlength=h.size(level)) for level in range(h.height + 1)]
         offsets = np.concatenate([[0], np.cumsum([len(c) for c in node_counts])])
         flat = np.concatenate(node_counts).astype(np.float64)
-        b = flat[offsets[lev] + h.maps[lev, leaf]]
+        if custom.any():
+            leaf = codes[first]
+            lev = np.maximum(levels[first, j], 0)
+            b = flat[offsets[lev] + h.maps[lev, leaf]]
+            inside = custom[first]
+            # b of a CUSTOM value = the input records whose value it covers
+            b[inside] = _covered(table, release, j).total(a)[rc[first[inside]]]
+        else:
+            lev, leaf = np.divmod(pairs, nl)
+            b = flat[offsets[lev] + h.maps[lev, leaf]]
         aa = a[leaf]
         raw = _seq_sum(cnt * _log2(aa / b))  # ≤ 0, as ARX accumulates it
         result = raw * g_factor
@@ -502,9 +818,13 @@ def suppression_rate(table: Table, release: Release) -> float:
 
 
 # ---------------------------------------------------------------------------------------- level-based
-def _level_sums(table: Table, release: Release, j: int, transform: np.ndarray | None) -> tuple[float, float]:
+def _level_sums(
+    table: Table, release: Release, j: int, transform: np.ndarray | None, class_levels: np.ndarray | None = None
+) -> tuple[float, float]:
     """(Σ over released records of level/height, #released) for QI ``j``, grouped by level so that
-    a full-domain release computes ``released·level/height`` exactly as ARX does."""
+    a full-domain release computes ``released·level/height`` exactly as ARX does. ``class_levels``:
+    the classes' hierarchy levels (default: :func:`hierarchy_class_levels`, CUSTOM values at the
+    LCA of their leaves)."""
     h = table.hierarchies[j]
     sizes = release.class_sizes()
     kept = float(sizes.sum())
@@ -512,7 +832,9 @@ def _level_sums(table: Table, release: Release, j: int, transform: np.ndarray | 
         return 0.0, kept
     if transform is not None:
         return kept * (float(transform[j]) / h.height), kept
-    by_level = np.bincount(release.class_levels[:, j], weights=sizes, minlength=h.height + 1)
+    if class_levels is None:
+        class_levels = hierarchy_class_levels(table, release)[0]
+    by_level = np.bincount(class_levels[:, j], weights=sizes, minlength=h.height + 1)
     total = 0.0
     for level in np.flatnonzero(by_level):
         total += float(by_level[level]) * (float(level) / h.height)
@@ -528,11 +850,16 @@ def precision_per_attribute(
     #suppressed·sFactor) / N``. Monotonic (``MetricMDPrecision``): suppression ignored, i.e.
     ``level/height·gFactor`` of the transformation (for other releases the average over all
     records, suppressed ones at the root).
+
+    A CUSTOM value (interval or set) counts with the level of the lowest common ancestor of the
+    leaves it covers (:func:`hierarchy_class_levels`): the hierarchy level a global recoding would
+    need to publish it.
     """
     g_factor, s_factor = gs_factors(gs)
     t = transformation_levels(table, release)
     n = float(table.n)
     n_sup = float(release.n_suppressed)
+    class_levels = hierarchy_class_levels(table, release)[0]
     out: dict[str, float] = {}
     for j, (name, h) in enumerate(zip(table.qi, table.hierarchies, strict=True)):
         if h.height == 0:
@@ -542,10 +869,10 @@ def precision_per_attribute(
             if t is not None:
                 out[name] = float(t[j]) / h.height * g_factor
             else:
-                total, _ = _level_sums(table, release, j, None)
+                total, _ = _level_sums(table, release, j, None, class_levels)
                 out[name] = (total + n_sup) / n * g_factor
         else:
-            total, _ = _level_sums(table, release, j, t)
+            total, _ = _level_sums(table, release, j, t, class_levels)
             out[name] = (total * g_factor + n_sup * s_factor) / n
     return out
 
@@ -567,12 +894,15 @@ def prec_loss(table: Table, release: Release) -> float:
     """Sweeney's Prec as a loss, ``(1/d) Σ_A level_A/height_A`` (spec §2.2).
 
     For a full-domain release the levels of the transformation (suppression is not counted); for
-    other releases each QI's level averaged over the released records (1 when none is released).
+    other releases each QI's level averaged over the released records (1 when none is released),
+    a CUSTOM value (interval or set) at the level of the lowest common ancestor of the leaves it
+    covers (:func:`hierarchy_class_levels`).
     """
     d = len(table.qi)
     if d == 0:
         return 0.0
     t = transformation_levels(table, release)
+    class_levels = hierarchy_class_levels(table, release)[0]
     total = 0.0
     for j, h in enumerate(table.hierarchies):
         if h.height == 0:
@@ -582,7 +912,7 @@ def prec_loss(table: Table, release: Release) -> float:
         elif release.n_released == 0:
             total += 1.0
         else:
-            s, kept = _level_sums(table, release, j, None)
+            s, kept = _level_sums(table, release, j, None, class_levels)
             total += s / kept
     return total / d
 
@@ -590,14 +920,16 @@ def prec_loss(table: Table, release: Release) -> float:
 def height(table: Table, release: Release) -> float:
     """ARX's Height (``MetricMDHeight``): the sum of the transformation's levels. For other
     releases the average over released records of the sum of their levels (the sum of the heights
-    when nothing is released)."""
+    when nothing is released), a CUSTOM value (interval or set) at the level of the lowest common
+    ancestor of the leaves it covers (:func:`hierarchy_class_levels`)."""
     t = transformation_levels(table, release)
     if t is not None:
         return float(t.sum())
     sizes = release.class_sizes()
     if sizes.sum() == 0:
         return float(sum(table.heights))
-    return float((release.class_levels.sum(axis=1) * sizes).sum() / sizes.sum())
+    class_levels = hierarchy_class_levels(table, release)[0]
+    return float((class_levels.sum(axis=1) * sizes).sum() / sizes.sum())
 
 
 # ---------------------------------------------------------------------------------------- WHD
@@ -654,18 +986,24 @@ def whd(
     Tuple WHD = average over the QIs of the WHD from the leaf to the released node; a suppressed
     record is fully generalized (WHD 1 per QI). Returns the sum over the input records and the
     average per record.
+
+    A CUSTOM value (interval or set) is treated as generalized to the level of the lowest common
+    ancestor of the leaves it covers (:func:`hierarchy_class_levels`): WHD is defined on hierarchy
+    levels only, and that is the level a hierarchy would need to publish the value. (With the
+    trivial ``{values} → *`` hierarchy any interval or set of two or more values costs 1.)
     """
     d = len(table.qi)
     if d == 0:
         return WHDResult(0.0, 0.0)
     sizes = release.class_sizes().astype(np.float64)
     per_class = np.zeros(release.n_classes, dtype=np.float64)
+    class_levels = hierarchy_class_levels(table, release)[0]
     for j, h in enumerate(table.hierarchies):
         if h.height == 0:
             continue
         w = whd_step_weights(h.height, weights, beta)
         cost = np.concatenate([[0.0], np.cumsum(w)]) / w.sum()
-        per_class += cost[release.class_levels[:, j]]
+        per_class += cost[class_levels[:, j]]
     total = float(sizes @ (per_class / d)) + release.n_suppressed * 1.0
     return WHDResult(total, total / table.n)
 
@@ -673,7 +1011,14 @@ def whd(
 # ---------------------------------------------------------------------------------------- modification rate
 def modification_rate(table: Table, release: Release) -> float:
     """Share of QI cells whose released label differs from the original text (spec §2.4); every
-    cell of a suppressed record counts as modified."""
+    cell of a suppressed record counts as modified.
+
+    A CUSTOM value is compared by its published label (:meth:`Release.class_labels`): ``[lo-hi]``
+    and ``{a,b}`` always differ from a single value, a one-value interval (``lo == hi``) or
+    one-member set is published as the value itself and counts as modified only if that text
+    differs from the original's (e.g. ``25`` for an original ``25.0``, or a date interval, whose
+    bounds are published as numbers).
+    """
     d = len(table.qi)
     if d == 0:
         return 0.0
@@ -689,5 +1034,9 @@ def modification_rate(table: Table, release: Release) -> float:
             if level == 0:
                 continue  # a leaf's label is the original text
             sel = levels == level
+            if level == CUSTOM:
+                labels = release.class_labels(j)[cls[sel]]
+                modified += int((labels != original[sel]).sum())
+                continue
             modified += int((h.labels[int(level)][nodes[sel]] != original[sel]).sum())
     return modified / (table.n * d)
