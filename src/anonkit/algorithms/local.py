@@ -77,7 +77,7 @@ def _lca(table: Table, j: int, record_class: np.ndarray, n_classes: int) -> tupl
     node = np.zeros(n_classes, dtype=np.int64)
     done = np.zeros(n_classes, dtype=bool)
     for lv in range(h.height + 1):
-        g = h.maps[lv][codes]
+        g = h.maps[lv][codes].astype(np.int64)
         lo = np.full(n_classes, np.iinfo(np.int64).max)
         hi = np.full(n_classes, -1)
         np.minimum.at(lo, cls, g)
@@ -115,9 +115,12 @@ def partition_release(
     ok = judge(table, record_class, n_classes, models) if n_classes else np.zeros(0, dtype=bool)
     failed_records = int(np.isin(record_class, np.flatnonzero(~ok)).sum()) if n_classes else 0
     # suppress failing classes, renumber the survivors
-    new_id = np.cumsum(ok) - 1
-    safe = np.maximum(record_class, 0)
-    record_class = np.where((record_class >= 0) & ok[safe], new_id[safe], -1)
+    if n_classes:
+        new_id = np.cumsum(ok) - 1
+        safe = np.maximum(record_class, 0)
+        record_class = np.where((record_class >= 0) & ok[safe], new_id[safe], -1)
+    else:
+        record_class = np.full(table.n, -1, dtype=np.int64)
     n_classes = int(ok.sum())
     d = len(table.qi)
     levels = np.zeros((n_classes, d), dtype=np.int64)

@@ -1,0 +1,368 @@
+"""Anatomy (Xiao & Tao, VLDB 2006; spec §5.6): publish the exact quasi-identifiers and the
+sensitive values in two tables linked only through a group id.
+
+Grouping (spec §5.6). The records are hashed into buckets by sensitive value. While at least ``l``
+buckets are non-empty, a new group takes one record from each of the ``l`` currently largest
+buckets (ties: the domain's value order; within a bucket, records in id order). The fewer than
+``l`` residual records (at most one per bucket) each join a group that does not yet hold their
+value: the first such group, or with ``seed`` a random one (the paper picks at random; spec §8
+row 23). Every group therefore holds pairwise distinct sensitive values, at least ``l`` of them,
+so no value exceeds ``1/l`` of its group.
+
+The heap over buckets works on counts only (``O(G·l·log m)`` for ``G`` groups and ``m`` values,
+runs of groups taking the same ``l`` buckets handled in one step; compiled with numba above
+:data:`NUMBA_GROUPS` groups); records are then assigned to the groups by one stable sort — the
+t-th record of a value joins the t-th group holding that value.
+
+Eligibility: an ``l``-diverse anatomy exists iff no sensitive value occurs more than ``n/l`` times;
+otherwise :class:`~anonkit.errors.InputError` names the attribute, the value and its count.
+
+What is returned. The published result is two tables, in ``Release.extra["tables"]``:
+
+* ``"qit"`` — the quasi-identifier table: every released record's **original** QI values (not
+  generalized) and its ``GroupID``, rows in a seeded random order so that positions do not link
+  to the ST. Only the QIs and ``GroupID`` are kept: identifiers are already gone
+  (:class:`~anonkit.table.Table` drops them), the sensitive attributes are what the ST publishes,
+  and insensitive columns are left out so that nothing else rides along in the QIT;
+* ``"st"`` — the sensitive table: ``GroupID``, the sensitive value, ``Count``, one row per value
+  present in a group, by group then value order.
+
+``GroupID`` is the release's class number plus one. The :class:`~anonkit.release.Release` itself has
+the groups as its classes (built by :func:`~anonkit.algorithms.local.partition_release`, so its
+sizes, statistics and model checks are the groups'), with the QIs generalized per group as a
+fallback view — what :meth:`Release.to_frame` and the pipeline publish. Groups failing a model are
+suppressed whole (and left out of both tables). ``extra["groups"]`` lists the record indices
+(input order) of every released group; ``extra["distinct_l"]`` and ``extra["max_confidence"]`` (the
+largest share of one value in a group) summarize the guarantee.
+
+Records suppressed up front (``missing="suppress"``) take no part; ``n`` counts the others.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+
+import numpy as np
+import pandas as pd
+
+from anonkit.algorithms.bucket.stack_and_deal import class_histogram, release_of, resolve_sensitive
+from anonkit.errors import InputError
+from anonkit.models import Criterion, DistinctLDiversity
+from anonkit.release import Release
+from anonkit.table import Table
+
+#: l when neither the argument nor a distinct l-diversity model gives one (spec §6)
+DEFAULT_L = 3
+GROUP_ID = "GroupID"
+COUNT = "Count"
+
+
+# ---------------------------------------------------------------------------------------- the core
+def group_sequence(counts: np.ndarray, l: int) -> tuple[np.ndarray, np.ndarray]:  # noqa: E741
+    """The groups Anatomy's heap loop forms from bucket sizes ``counts`` (value codes ``0..m−1``).
+
+    Returns ``(values, residue)``: ``values`` is ``(G × l)``, row ``g`` the values group ``g`` takes
+    one record of (in the order they were popped); ``residue`` the values left over (ascending), one
+    record each if the input is eligible. Above :data:`NUMBA_GROUPS` groups the loop runs compiled.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    l = int(l)  # noqa: E741
+    if int(counts.sum()) // max(l, 1) > NUMBA_GROUPS:
+        rows, reps, left = _kernel()(counts, l)
+    else:
+        rows, reps, left = _rounds_heapq(counts, l)
+    values = np.repeat(rows.reshape(-1, l), reps, axis=0)
+    residue = np.repeat(np.arange(len(counts), dtype=np.int64), left)
+    return values, residue
+
+
+#: above this many groups the grouping loop is compiled with numba (its first compilation costs
+#: about a second, cached on disk afterwards; below this the Python heap loop is fast enough)
+NUMBA_GROUPS = 5_000
+
+
+def _rounds_heapq(counts: np.ndarray, l: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # noqa: E741
+    """Runs of identical groups ``(rows, repeats)`` and the counts left over, with :mod:`heapq`.
+
+    The heap orders buckets by count descending, then value code. The same ``l`` buckets stay on top
+    for as many steps as the smallest of them still ranks before the next bucket; such a run is
+    taken in one step.
+    """
+    heap = [(-int(c), v) for v, c in enumerate(counts.tolist()) if c > 0]
+    heapq.heapify(heap)
+    rows: list[int] = []
+    reps: list[int] = []
+    while len(heap) >= l:
+        top = [heapq.heappop(heap) for _ in range(l)]
+        c_l, v_l = -top[-1][0], top[-1][1]
+        if heap:
+            c_n, v_n = -heap[0][0], heap[0][1]
+            steps = c_l - c_n + (1 if v_l < v_n else 0)
+        else:
+            steps = c_l
+        steps = max(1, min(steps, c_l))
+        rows.extend(v for _, v in top)
+        reps.append(steps)
+        for negc, v in top:
+            if -negc > steps:
+                heapq.heappush(heap, (negc + steps, v))
+    left = np.zeros(len(counts), dtype=np.int64)
+    for negc, v in heap:
+        left[v] = -negc
+    return np.array(rows, dtype=np.int64), np.array(reps, dtype=np.int64), left
+
+
+def _rounds_py(counts: np.ndarray, l: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # noqa: E741
+    """:func:`_rounds_heapq` on arrays (compiled by numba): a binary max-heap of the keys
+    ``count·m + (m − 1 − code)`` — count descending, then code ascending."""
+    m = counts.shape[0]
+    heap = np.empty(max(m, 1), dtype=np.int64)
+    size = 0
+    total = 0
+    for v in range(m):
+        c = counts[v]
+        total += c
+        if c > 0:
+            i = size
+            heap[i] = c * m + (m - 1 - v)
+            size += 1
+            while i > 0:
+                p = (i - 1) // 2
+                if heap[p] >= heap[i]:
+                    break
+                t = heap[p]
+                heap[p] = heap[i]
+                heap[i] = t
+                i = p
+    cap = total // l + 1
+    rows = np.empty(cap * l, dtype=np.int64)
+    reps = np.empty(cap, dtype=np.int64)
+    n_rows = 0
+    top = np.empty(l, dtype=np.int64)
+    while size >= l:
+        for j in range(l):
+            top[j] = heap[0]
+            size -= 1
+            heap[0] = heap[size]
+            i = 0
+            while True:
+                a = 2 * i + 1
+                if a >= size:
+                    break
+                b = a + 1
+                if b < size and heap[b] > heap[a]:
+                    a = b
+                if heap[i] >= heap[a]:
+                    break
+                t = heap[a]
+                heap[a] = heap[i]
+                heap[i] = t
+                i = a
+        last = top[l - 1]
+        c_l = last // m
+        # steps s = 0, 1, … keep the same buckets on top while last − s·m > the next key
+        steps = (last - heap[0] + m - 1) // m if size > 0 else c_l
+        steps = max(1, min(steps, c_l))
+        for j in range(l):
+            rows[n_rows * l + j] = m - 1 - top[j] % m
+        reps[n_rows] = steps
+        n_rows += 1
+        for j in range(l):
+            key = top[j] - steps * m
+            if key >= m:
+                i = size
+                heap[i] = key
+                size += 1
+                while i > 0:
+                    p = (i - 1) // 2
+                    if heap[p] >= heap[i]:
+                        break
+                    t = heap[p]
+                    heap[p] = heap[i]
+                    heap[i] = t
+                    i = p
+    left = np.zeros(m, dtype=np.int64)
+    for j in range(size):
+        left[m - 1 - heap[j] % m] = heap[j] // m
+    return rows[: n_rows * l], reps[:n_rows], left
+
+
+_COMPILED = None
+
+
+def _kernel():  # type: ignore[no-untyped-def]
+    global _COMPILED
+    if _COMPILED is None:
+        import numba as nb
+
+        _COMPILED = nb.njit(cache=True, nogil=True)(_rounds_py)
+    return _COMPILED
+
+
+def anatomy_groups(
+    codes: np.ndarray,
+    l: int,  # noqa: E741
+    n_values: int | None = None,
+    *,
+    seed: int | None = None,
+) -> tuple[np.ndarray, int]:
+    """The group (``0..G−1``) of every record and ``G``; see the module docstring.
+
+    ``codes`` are the records' sensitive value codes (value order = code order). The caller checks
+    eligibility; a residual record with no group lacking its value (only possible when ineligible)
+    gets ``−1``.
+    """
+    codes = np.asarray(codes, dtype=np.int64)
+    m = int(codes.max()) + 1 if n_values is None and codes.size else int(n_values or 0)
+    counts = np.bincount(codes, minlength=m)
+    values, residue = group_sequence(counts, l)
+    n_groups = len(values)
+    slot_value = values.reshape(-1)
+    slot_group = np.repeat(np.arange(n_groups, dtype=np.int64), l)
+    if residue.size:
+        rng = np.random.default_rng(seed) if seed is not None else None
+        extra_group = []
+        taken_by = {}
+        for v in residue.tolist():
+            has = np.zeros(n_groups, dtype=bool)
+            has[slot_group[slot_value == v]] = True
+            for g in taken_by.get(v, []):
+                has[g] = True
+            free = np.flatnonzero(~has)
+            if free.size == 0:
+                g = -1
+            elif rng is None:
+                g = int(free[0])
+            else:
+                g = int(rng.choice(free))
+            extra_group.append(g)
+            taken_by.setdefault(v, []).append(g)
+        slot_value = np.concatenate([slot_value, residue])
+        slot_group = np.concatenate([slot_group, np.array(extra_group, dtype=np.int64)])
+    # the t-th record of a value (id order) takes the t-th slot of that value (group order)
+    slots = np.argsort(slot_value, kind="stable")
+    records = np.argsort(codes, kind="stable")
+    out = np.full(len(codes), -1, dtype=np.int64)
+    out[records] = slot_group[slots]
+    return out, n_groups
+
+
+# ---------------------------------------------------------------------------------------- parameters
+def resolve_l(models: list[Criterion], l: int | None, sensitive: str | None) -> tuple[int, str | None]:  # noqa: E741
+    """``l`` as given, else the largest l of the distinct l-diversity models (on ``sensitive`` if
+    given), else :data:`DEFAULT_L`; and the attribute that model protects (None if none used)."""
+    attr = None
+    if l is None:
+        ms = [m for m in models if isinstance(m, DistinctLDiversity) and sensitive in (None, m.sensitive)]
+        if ms:
+            best = max(ms, key=lambda m: m.l)
+            l, attr = int(best.l), best.sensitive  # noqa: E741
+        else:
+            l = DEFAULT_L  # noqa: E741
+    if isinstance(l, bool) or not float(l).is_integer() or l < 1:
+        raise InputError(f"l must be a positive whole number, got {l!r}", key="l")
+    return int(l), attr
+
+
+def _column_name(base: str, taken: list[str]) -> str:
+    name = base
+    while name in taken:
+        name = "_" + name
+    return name
+
+
+# ---------------------------------------------------------------------------------------- algorithm
+def anatomy(
+    table: Table,
+    models: list[Criterion],
+    *,
+    l: int | None = None,  # noqa: E741
+    sensitive: str | None = None,
+    seed: int | None = None,
+    max_suppression: float = 0.0,
+) -> Release:
+    """Anatomy; see the module docstring.
+
+    Parameters
+    ----------
+    table, models:
+        The encoded input and the privacy models every group must satisfy (failing groups are
+        suppressed).
+    l:
+        Diversity: groups of ``l`` (or ``l + 1``) distinct sensitive values. Default: the largest l
+        of the distinct l-diversity models, else 3.
+    sensitive:
+        The sensitive attribute (default: that of the l-diversity model ``l`` comes from, else the
+        table's first).
+    seed:
+        ``None``: every residual record joins the first group without its value, and the QIT rows
+        are shuffled with seed 0. An integer: random eligible groups for the residue and the QIT
+        shuffle, both from this seed.
+    max_suppression:
+        Share of records the models may suppress.
+
+    Raises
+    ------
+    InputError
+        A sensitive value occurs more than ``n/l`` times (no l-diverse anatomy exists), ``l`` is not
+        a positive whole number, or the attribute is not sensitive.
+    """
+    started = time.perf_counter()
+    l, model_attr = resolve_l(models, l, sensitive)  # noqa: E741
+    sa = resolve_sensitive(table, sensitive if sensitive is not None else model_attr, "anatomy")
+    codes = table.sensitive_codes[sa].astype(np.int64)
+    labels = table.domains[sa].labels
+    m = len(labels)
+    active = np.flatnonzero(~table.presuppressed)
+    n = len(active)
+    counts = np.bincount(codes[active], minlength=m)
+    top = int(np.argmax(counts)) if m else 0
+    if n and counts[top] * l > n:
+        raise InputError(
+            f"no {l}-diverse anatomy exists: a sensitive value occurs {int(counts[top])} times, more than "
+            f"n/l = {n}/{l} = {n / l:.6g} (at most 1/l of the records may share a value)",
+            column=sa,
+            value=labels[top],
+        )
+    groups, n_groups = anatomy_groups(codes[active], l, m, seed=seed)
+    record_class = np.full(table.n, -1, dtype=np.int64)
+    record_class[active] = groups
+    rel = release_of(
+        table,
+        record_class,
+        models,
+        algorithm="anatomy",
+        max_suppression=max_suppression,
+        started=started,
+        params={"l": l, "sensitive": sa, "seed": seed, "max_suppression": max_suppression},
+        empty_message="the models cannot be met: no record to publish",
+    )
+    rc = rel.record_class
+    released = np.flatnonzero(rc >= 0)
+    # the two published tables
+    gid = _column_name(GROUP_ID, [*table.qi, sa])
+    qit = table.frame[table.qi].iloc[released].reset_index(drop=True)
+    qit[gid] = rc[released] + 1
+    order = np.random.default_rng(0 if seed is None else seed).permutation(len(qit))
+    qit = qit.iloc[order].reset_index(drop=True)
+    hist = class_histogram(codes, rc, rel.n_classes, m)
+    g_idx, v_idx = np.nonzero(hist)
+    st = pd.DataFrame(
+        {
+            gid: g_idx + 1,
+            sa: pd.Series(labels[v_idx], dtype=object),
+            _column_name(COUNT, [gid, sa]): hist[g_idx, v_idx].astype(np.int64),
+        }
+    )
+    rel.extra["tables"] = {"qit": qit, "st": st}
+    members = released[np.argsort(rc[released], kind="stable")]
+    ends = np.cumsum(np.bincount(rc[released], minlength=rel.n_classes)).tolist()
+    starts = [0, *ends[:-1]] if ends else []
+    rel.extra["groups"] = [members[a:b] for a, b in zip(starts, ends, strict=True)]
+    sizes = hist.sum(axis=1)
+    rel.extra["distinct_l"] = int(np.count_nonzero(hist, axis=1).min()) if rel.n_classes else 0
+    rel.extra["max_confidence"] = float((hist.max(axis=1) / sizes).max()) if rel.n_classes else float("nan")
+    rel.extra["groups_formed"] = n_groups
+    rel.seconds = time.perf_counter() - started
+    return rel

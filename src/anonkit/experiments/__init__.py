@@ -1,0 +1,16 @@
+"""Reproductions of the source papers' experiments (``anonkit experiment …``).
+
+Each module exposes ``run(...) -> pandas.DataFrame`` (the figures, also written as CSV with a PNG
+plot), ``cli_run(...) -> str`` (the report the command line prints: our figures beside the paper's
+findings) and ``main(argv)``.
+
+* :mod:`anonkit.experiments.stack_and_deal` — paper E: distinct-l and maximum EMD against k,
+  Stack and Deal versus random classes of the same sizes.
+"""
+
+#: experiment name → ``module:function`` of its command-line entry point
+EXPERIMENTS: dict[str, str] = {
+    "stack-and-deal": "anonkit.experiments.stack_and_deal:cli_run",
+}
+
+__all__ = ["EXPERIMENTS"]
