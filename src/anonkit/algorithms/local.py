@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from anonkit.algorithms.transform import suppression_limit
+from anonkit.errors import InputError
 from anonkit.models import Criterion
 from anonkit.release import CUSTOM, Release
 from anonkit.stats import ClassStats, class_stats
@@ -40,27 +41,37 @@ def record_stats(table: Table, record_class: np.ndarray, n_classes: int) -> Clas
 
 
 def judge(table: Table, record_class: np.ndarray, n_classes: int, models: list[Criterion]) -> np.ndarray:
-    """Which classes satisfy every model (subset requirements judged on the released records)."""
+    """Which classes satisfy every model that groups by all quasi-identifiers."""
     stats = record_stats(table, record_class, n_classes)
     ok = stats.sizes > 0
     for m in models:
         if m.qis is None:
             ok &= m.passes(stats)
+    return ok
+
+
+def _subset_fixpoint(
+    table: Table, sizes: np.ndarray, keys: list[np.ndarray], ok: np.ndarray, models: list[Criterion]
+) -> np.ndarray:
+    """Anonymity requirements on quasi-identifier subsets, judged on the published values: classes
+    whose published values agree on the subset form one group; a failing group's classes are
+    suppressed, which may shrink other groups, so this repeats until nothing changes."""
     subset = [m for m in models if m.qis is not None]
+    ok = ok.copy()
     while subset:
         changed = False
         for m in subset:
-            kept = (record_class >= 0) & ok[np.maximum(record_class, 0)]
             idx = [table.qi.index(q) for q in m.qis or ()]
-            keys = pd.MultiIndex.from_arrays([table.codes[kept, j] for j in idx]) if idx else None
-            if keys is None:
+            if not idx:
                 continue
-            sub, uniques = pd.factorize(keys)
-            sizes = np.bincount(sub, minlength=len(uniques)).astype(float)
-            bad_sub = ~m.passes(ClassStats(sizes, {}, {}))
-            if bad_sub.any():
-                bad_classes = np.unique(record_class[np.flatnonzero(kept)[bad_sub[sub]]])
-                ok[bad_classes] = False
+            alive = np.flatnonzero(ok)
+            if not alive.size:
+                break
+            group, n_groups = pd.factorize(pd.MultiIndex.from_arrays([keys[j][alive] for j in idx]))
+            gsizes = np.bincount(group, weights=sizes[alive], minlength=len(n_groups))
+            bad = ~m.passes(ClassStats(gsizes.astype(float), {}, {}))
+            if bad.any():
+                ok[alive[bad[group]]] = False
                 changed = True
         if not changed:
             break
@@ -86,42 +97,36 @@ def _lca(table: Table, j: int, record_class: np.ndarray, n_classes: int) -> tupl
         level[single] = lv
         node[single] = lo[single]
         done |= single
+    if not done.all():
+        c = int(np.flatnonzero(~done)[0])
+        raise InputError(
+            "the values of a class have no common ancestor in the hierarchy (give it a single top value)",
+            column=table.qi[j],
+            value=str(h.labels[0][codes[cls == c][0]]),
+        )
     return level, node
 
 
-def partition_release(
-    table: Table,
-    record_class: np.ndarray,
-    models: list[Criterion],
-    *,
-    algorithm: str,
-    max_suppression: float = 0.0,
-    numeric: Literal["interval", "hierarchy"] = "interval",
-    categorical: Literal["lca", "set"] = "lca",
-    started: float | None = None,
-    params: dict | None = None,
-) -> Release:
-    """The release of a record partition; see the module docstring."""
-    record_class = np.asarray(record_class, dtype=np.int64).copy()
-    record_class[table.presuppressed] = -1
-    # renumber the classes densely in order of first appearance
-    kept = record_class >= 0
-    uniq, first = np.unique(record_class[kept], return_index=True)
-    order = uniq[np.argsort(first, kind="stable")]
-    remap = np.full(int(record_class.max()) + 1 if kept.any() else 1, -1, dtype=np.int64)
-    remap[order] = np.arange(len(order))
-    record_class = np.where(kept, remap[np.maximum(record_class, 0)], -1)
-    n_classes = len(order)
-    ok = judge(table, record_class, n_classes, models) if n_classes else np.zeros(0, dtype=bool)
-    failed_records = int(np.isin(record_class, np.flatnonzero(~ok)).sum()) if n_classes else 0
-    # suppress failing classes, renumber the survivors
-    if n_classes:
-        new_id = np.cumsum(ok) - 1
-        safe = np.maximum(record_class, 0)
-        record_class = np.where((record_class >= 0) & ok[safe], new_id[safe], -1)
-    else:
-        record_class = np.full(table.n, -1, dtype=np.int64)
-    n_classes = int(ok.sum())
+def _class_keys(
+    levels: np.ndarray, nodes: np.ndarray, bounds: np.ndarray | None, sets: list[np.ndarray] | None
+) -> np.ndarray:
+    """An integer per class that is equal exactly when two classes publish the same value."""
+    parts: list[object] = []
+    for c in range(len(levels)):
+        if levels[c] != CUSTOM:
+            parts.append(("n", int(levels[c]), int(nodes[c])))
+        elif bounds is not None:
+            parts.append(("b", float(bounds[c, 0]), float(bounds[c, 1])))
+        else:
+            parts.append(("s", tuple(int(x) for x in (sets or [])[c])))
+    codes, _ = pd.factorize(pd.Series(parts, dtype=object))
+    return codes.astype(np.int64)
+
+
+def _generalize(
+    table: Table, record_class: np.ndarray, n_classes: int, numeric: str, categorical: str
+) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], dict[str, list[np.ndarray]]]:
+    """Per class and quasi-identifier the published value: (level, node), interval or set."""
     d = len(table.qi)
     levels = np.zeros((n_classes, d), dtype=np.int64)
     nodes = np.zeros((n_classes, d), dtype=np.int64)
@@ -158,6 +163,52 @@ def partition_release(
             continue
         levels[:, j] = lv
         nodes[:, j] = nd
+    return levels, nodes, bounds, sets
+
+
+def partition_release(
+    table: Table,
+    record_class: np.ndarray,
+    models: list[Criterion],
+    *,
+    algorithm: str,
+    max_suppression: float = 0.0,
+    numeric: Literal["interval", "hierarchy"] = "interval",
+    categorical: Literal["lca", "set"] = "lca",
+    started: float | None = None,
+    params: dict | None = None,
+) -> Release:
+    """The release of a record partition; see the module docstring."""
+    record_class = np.asarray(record_class, dtype=np.int64).copy()
+    record_class[table.presuppressed] = -1
+    # renumber the classes densely in order of first appearance
+    kept = record_class >= 0
+    uniq, first = np.unique(record_class[kept], return_index=True)
+    order = uniq[np.argsort(first, kind="stable")]
+    remap = np.full(int(record_class.max()) + 1 if kept.any() else 1, -1, dtype=np.int64)
+    remap[order] = np.arange(len(order))
+    record_class = np.where(kept, remap[np.maximum(record_class, 0)], -1)
+    n_classes = len(order)
+    levels, nodes, bounds, sets = _generalize(table, record_class, n_classes, numeric, categorical)
+    ok = judge(table, record_class, n_classes, models) if n_classes else np.zeros(0, dtype=bool)
+    if n_classes and any(m.qis is not None for m in models):
+        sizes = np.bincount(record_class[record_class >= 0], minlength=n_classes).astype(float)
+        keys = [
+            _class_keys(levels[:, j], nodes[:, j], bounds.get(name), sets.get(name)) for j, name in enumerate(table.qi)
+        ]
+        ok = _subset_fixpoint(table, sizes, keys, ok, models)
+    failed_records = int(np.isin(record_class, np.flatnonzero(~ok)).sum()) if n_classes else 0
+    # suppress failing classes, renumber the survivors
+    if n_classes:
+        new_id = np.cumsum(ok) - 1
+        safe = np.maximum(record_class, 0)
+        record_class = np.where((record_class >= 0) & ok[safe], new_id[safe], -1)
+        levels, nodes = levels[ok], nodes[ok]
+        bounds = {k: v[ok] for k, v in bounds.items()}
+        sets = {k: [v[i] for i in np.flatnonzero(ok)] for k, v in sets.items()}
+    else:
+        record_class = np.full(table.n, -1, dtype=np.int64)
+    n_classes = int(ok.sum())
     suppressed = int((record_class < 0).sum()) - int(table.presuppressed.sum())
     limit = suppression_limit(max_suppression, table.n)
     satisfied = suppressed <= limit and n_classes > 0

@@ -1,0 +1,309 @@
+"""MDAV microaggregation (Domingo-Ferrer & Mateo-Sanz 2002; MDAV-generic: Domingo-Ferrer & Torra
+2005; spec §5.5).
+
+Records are grouped in the space of their quasi-identifiers:
+
+* numeric (and date) QIs are standardized (``zscore``: zero mean, unit variance — the default;
+  ``minmax``: ``[0, 1]``); a constant column becomes 0;
+* any other QI is handled as in MDAV-generic with the §0.3 distance: between two records
+  ``δ = LCA level / hierarchy height`` (0 if equal; the trivial ``{values} → *`` hierarchy when none
+  is given, so then ``δ`` is 0 or 1); between a record and the centroid of a set of records, ``δ`` is
+  the share of the set whose value differs from the record's.
+
+The distance is ``sqrt(Σ_a δ_a²)`` (all weights 1). Steps (spec §5.5): while at least ``3k`` records
+remain, take the centroid of the remaining records, the record ``x_r`` farthest from it and the group
+of ``x_r`` and its ``k − 1`` nearest remaining records; then the record ``x_s`` farthest from ``x_r``
+and the group of ``x_s`` and its ``k − 1`` nearest. With ``2k … 3k − 1`` left, one more group around the
+record farthest from the centroid and the rest as the last group; with fewer than ``2k`` left, they
+form the last group. Every tie goes to the lowest record index. Groups have ``k … 2k − 1`` records;
+when the whole table has fewer than ``k`` records it is one group that is too small and is
+suppressed (``satisfied`` false).
+
+``k`` is the largest minimum class size the models need (as for KACA,
+:func:`~anonkit.algorithms.cluster.kaca.required_size`); other models are judged afterwards and the
+groups failing them are suppressed whole. Records suppressed up front (``missing="suppress"``) take
+no part. Otherwise a missing numeric value has ``δ = 1`` to anything (§0.3: worst case; means and
+standardization ignore it), and a class holding one is released with the hierarchy's LCA for that
+QI (:func:`~anonkit.algorithms.local.partition_release`).
+
+Output (``output``):
+
+* ``"centroids"`` (default): every numeric QI of a group is released as the group mean. The release
+  is built by :func:`~anonkit.algorithms.local.partition_release` and then ``class_bounds[name]`` is
+  set to ``[mean, mean]`` for every class, so ``class_bounds`` then holds the **centroid**, not an
+  interval; the real ``[min, max]`` intervals are kept in ``extra['intervals']`` (name → ``C × 2``).
+  Interval-based measures (NCP/GCP) must be computed on an ``"intervals"`` release;
+* ``"intervals"``: numeric QIs become the group's ``[min, max]`` interval.
+
+Non-numeric QIs are released as the lowest common ancestor of the group's values in both modes
+(generalization, not a substituted "average" category).
+
+Groups published with identical labels (frequent on categorical QIs, possible for equal means or
+intervals) are one equivalence class of the release (spec §0.2) and are merged into one class
+(:func:`~anonkit.algorithms.cluster.kaca.merge_same_labels`), so a class may exceed ``2k − 1``
+records; ``extra['group']`` keeps MDAV's group of every record (−1 for records suppressed up
+front) and ``extra['groups']`` their number.
+
+``extra['information_loss']`` is ``SSE/SST`` in the standardized space: the sum over records of the
+squared distance to their class's centroid over the sum of the squared distances to the centroid of
+all records (for a non-numeric QI the centroid term is the share of the class, or of all records,
+holding another value). A record suppressed by a model counts with its full SST term; 0 when SST
+is 0. With numeric QIs only this is the classic microaggregation loss (with ``centroids`` the
+merged groups share their mean, so merging does not change it; with ``intervals`` groups merged for
+sharing an interval are scored around their common centroid).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+import numpy as np
+
+from anonkit.algorithms.cluster.kaca import check_references, check_single_root, merge_same_labels, required_size
+from anonkit.algorithms.local import partition_release
+from anonkit.algorithms.transform import suppression_limit
+from anonkit.errors import InputError
+from anonkit.models import Criterion
+from anonkit.release import Release
+from anonkit.table import Table
+
+#: largest number of used leaves for which the (leaves × leaves) δ² table is precomputed
+_MATRIX_LIMIT = 2048
+
+
+class _Space:
+    """The records taking part, in the standardized space: numeric columns ``Z`` (p × m) and leaf
+    codes ``C`` (q × m) with their δ² tables."""
+
+    def __init__(self, table: Table, rows: np.ndarray, standardize: str) -> None:
+        num = [j for j, q in enumerate(table.qi) if q in table.numeric]
+        cat = [j for j, q in enumerate(table.qi) if q not in table.numeric]
+        self.Z = np.zeros((len(num), len(rows)), dtype=np.float64)
+        self.missing: list[bool] = []  # numeric attribute with missing values (NaN)?
+        for i, j in enumerate(num):
+            x = table.numeric[table.qi[j]][rows]
+            nan = np.isnan(x)
+            self.missing.append(bool(nan.any()))
+            if nan.all():
+                self.Z[i] = np.nan
+                continue
+            if standardize == "zscore":
+                sd = float(np.nanstd(x))
+                self.Z[i] = (x - np.nanmean(x)) / sd if sd > 0 else 0.0
+            else:
+                lo, hi = float(np.nanmin(x)), float(np.nanmax(x))
+                self.Z[i] = (x - lo) / (hi - lo) if hi > lo else 0.0
+            self.Z[i, nan] = np.nan
+        self.C = np.zeros((len(cat), len(rows)), dtype=np.intp)
+        self.sizes: list[int] = []
+        self.delta2: list[np.ndarray | None] = []  # (u × u) δ² of two used leaves, or None
+        self.groups: list[list[np.ndarray]] = []  # ancestor of every used leaf per level
+        self.heights: list[int] = []
+        for i, j in enumerate(cat):
+            h = table.hierarchies[j]
+            leaves, local = np.unique(table.codes[rows, j], return_inverse=True)
+            self.C[i] = local.reshape(-1)
+            self.sizes.append(len(leaves))
+            self.heights.append(h.height)
+            self.groups.append([h.maps[lv][leaves] for lv in range(h.height + 1)])
+            self.delta2.append(self._delta2_matrix(i) if len(leaves) <= _MATRIX_LIMIT else None)
+
+    def _delta2_matrix(self, i: int) -> np.ndarray:
+        u, height = self.sizes[i], self.heights[i]
+        if height == 0:
+            return 1.0 - np.eye(u)
+        lca = np.full((u, u), height, dtype=np.float64)
+        for lv in range(height - 1, -1, -1):
+            g = self.groups[i][lv]
+            lca[g[:, None] == g[None, :]] = lv
+        return (lca / height) ** 2
+
+    def delta2_row(self, i: int, a: int) -> np.ndarray:
+        """δ² of used leaf ``a`` of categorical attribute ``i`` with every used leaf."""
+        m = self.delta2[i]
+        if m is not None:
+            return m[a]
+        height = self.heights[i]
+        if height == 0:
+            row = np.ones(self.sizes[i])
+            row[a] = 0.0
+            return row
+        lca = np.full(self.sizes[i], float(height))
+        for lv in range(height - 1, -1, -1):
+            g = self.groups[i][lv]
+            lca[g == g[a]] = lv
+        return (lca / height) ** 2
+
+
+def mdav(
+    table: Table,
+    models: list[Criterion],
+    *,
+    output: Literal["centroids", "intervals"] = "centroids",
+    standardize: Literal["zscore", "minmax"] = "zscore",
+    max_suppression: float = 0.0,
+) -> Release:
+    """MDAV microaggregation, see the module docstring."""
+    started = time.perf_counter()
+    models = list(models)
+    check_references(table, models)
+    suppression_limit(max_suppression, table.n)  # validates
+    if output not in ("centroids", "intervals"):
+        raise InputError(f"unknown MDAV output {output!r}; allowed: centroids, intervals", key="output")
+    if standardize not in ("zscore", "minmax"):
+        raise InputError(f"unknown standardization {standardize!r}; allowed: zscore, minmax", key="standardize")
+    k = required_size(models)
+    check_single_root(table, [j for j, q in enumerate(table.qi) if q not in table.numeric])
+    rows = np.flatnonzero(~table.presuppressed)
+    space = _Space(table, rows, standardize)
+    group = mdav_groups(space, k)
+    record_class = np.full(table.n, -1, dtype=np.int64)
+    record_class[rows] = group
+    params = {"k": k, "output": output, "standardize": standardize, "max_suppression": max_suppression}
+
+    def build(rc: np.ndarray) -> Release:
+        rel = partition_release(
+            table,
+            rc,
+            models,
+            algorithm="mdav",
+            max_suppression=max_suppression,
+            numeric="interval",
+            categorical="lca",
+            started=started,
+            params=params,
+        )
+        if output == "centroids":
+            _centroids(table, rel)
+        return rel
+
+    rel = merge_same_labels(build(record_class), build)
+    rel.extra["k"] = k
+    rel.extra["groups"] = int(group.max()) + 1 if group.size else 0
+    rel.extra["group"] = record_class  # MDAV's group of every record (−1: suppressed up front)
+    released = rel.record_class[rows]
+    final = np.where(released >= 0, released, rel.n_classes)  # records a model suppressed: SST term
+    rel.extra["information_loss"] = information_loss(space, final, released >= 0)
+    rel.seconds = time.perf_counter() - started
+    return rel
+
+
+def _centroids(table: Table, rel: Release) -> None:
+    """Publish every numeric QI as its class mean: ``class_bounds`` becomes ``[mean, mean]``; the
+    intervals move to ``extra['intervals']``."""
+    rel.extra["intervals"] = {name: b.copy() for name, b in rel.class_bounds.items()}
+    kept = rel.record_class >= 0
+    sizes = np.bincount(rel.record_class[kept], minlength=rel.n_classes).astype(np.float64)
+    for name in rel.class_bounds:
+        sums = np.bincount(rel.record_class[kept], weights=table.numeric[name][kept], minlength=rel.n_classes)
+        mean = sums / np.maximum(sizes, 1.0)
+        rel.class_bounds[name] = np.stack([mean, mean], axis=1)
+
+
+def _nearest(dist: np.ndarray, seed: int, k: int) -> np.ndarray:
+    """``seed`` and the ``k − 1`` other positions nearest to it (ties: lowest position), sorted."""
+    if len(dist) <= k:
+        return np.arange(len(dist))
+    dist = dist.copy()
+    dist[seed] = -1.0  # the seed itself first, whatever its duplicates
+    thr = np.partition(dist, k - 1)[k - 1]
+    below = np.flatnonzero(dist < thr)
+    tied = np.flatnonzero(dist == thr)[: k - len(below)]
+    return np.sort(np.concatenate([below, tied]))
+
+
+def _missing_one(term: np.ndarray) -> np.ndarray:
+    """δ² = 1 where a value is missing on either side (spec §0.3), in place."""
+    term[np.isnan(term)] = 1.0
+    return term
+
+
+def _centroid_dist(space: _Space, Z: list[np.ndarray], C: list[np.ndarray], m: int) -> np.ndarray:
+    """Squared distance of every remaining record to the centroid of the remaining records."""
+    out = np.zeros(m)
+    for i, z in enumerate(Z):
+        if space.missing[i]:
+            known = z[~np.isnan(z)]
+            out += _missing_one((z - (known.mean() if known.size else np.nan)) ** 2)
+        else:
+            out += (z - z.mean()) ** 2
+    for i, c in enumerate(C):
+        share = np.bincount(c, minlength=space.sizes[i]) / m
+        out += ((1.0 - share) ** 2).take(c)
+    return out
+
+
+def _record_dist(space: _Space, Z: list[np.ndarray], C: list[np.ndarray], m: int, r: int) -> np.ndarray:
+    """Squared distance of every remaining record to remaining record ``r``."""
+    out = np.zeros(m)
+    for i, z in enumerate(Z):
+        out += _missing_one((z - z[r]) ** 2) if space.missing[i] else (z - z[r]) ** 2
+    for i, c in enumerate(C):
+        out += space.delta2_row(i, int(c[r])).take(c)
+    return out
+
+
+def mdav_groups(space: _Space, k: int) -> np.ndarray:
+    """Group id of every record of ``space`` (in its order), groups numbered as formed."""
+    m = space.Z.shape[1] if space.Z.shape[0] else space.C.shape[1]
+    group = np.full(m, -1, dtype=np.int64)
+    rem = np.arange(m)  # remaining records, ascending, so a first maximum is the lowest index
+    Z, C = list(space.Z), list(space.C)  # 1-D rows: compacting them is far faster than a 2-D array
+    n_groups = 0
+
+    def take(members: np.ndarray) -> np.ndarray:
+        nonlocal rem, Z, C, n_groups
+        group[rem[members]] = n_groups
+        n_groups += 1
+        keep = np.ones(len(rem), dtype=bool)
+        keep[members] = False
+        rem = rem[keep]
+        Z = [z[keep] for z in Z]
+        C = [c[keep] for c in C]
+        return keep
+
+    if m == 0:
+        return group
+    while len(rem) >= 3 * k:
+        xr = int(np.argmax(_centroid_dist(space, Z, C, len(rem))))
+        dr = _record_dist(space, Z, C, len(rem), xr)
+        keep = take(_nearest(dr, xr, k))
+        dr = dr[keep]
+        xs = int(np.argmax(dr))
+        take(_nearest(_record_dist(space, Z, C, len(rem), xs), xs, k))
+    if len(rem) >= 2 * k:
+        xr = int(np.argmax(_centroid_dist(space, Z, C, len(rem))))
+        take(_nearest(_record_dist(space, Z, C, len(rem), xr), xr, k))
+    if len(rem):
+        take(np.arange(len(rem)))
+    return group
+
+
+def information_loss(space: _Space, group: np.ndarray, released: np.ndarray) -> float:
+    """``SSE/SST`` (see the module docstring); ``released[i]`` false for records a model suppressed."""
+    m = len(group)
+    if m == 0:
+        return 0.0
+    n_groups = int(group.max()) + 1
+    gsize = np.bincount(group, minlength=n_groups).astype(np.float64)
+    sse = np.zeros(m)
+    sst = np.zeros(m)
+    for i in range(space.Z.shape[0]):
+        z = space.Z[i]
+        known = ~np.isnan(z)
+        sums = np.bincount(group, weights=np.where(known, z, 0.0), minlength=n_groups)
+        mean = sums / np.maximum(np.bincount(group, weights=known.astype(float), minlength=n_groups), 1.0)
+        sse += _missing_one((z - mean[group]) ** 2)
+        sst += _missing_one((z - (z[known].mean() if known.any() else 0.0)) ** 2)
+    for i in range(space.C.shape[0]):
+        c = space.C[i]
+        u = space.sizes[i]
+        pair = np.bincount(group * u + c, minlength=n_groups * u)
+        sse += (1.0 - pair[group * u + c] / gsize[group]) ** 2
+        sst += (1.0 - np.bincount(c, minlength=u)[c] / m) ** 2
+    total = float(sst.sum())
+    if total <= 0.0:
+        return 0.0
+    lost = float(np.where(released, sse, sst).sum())
+    return lost / total
