@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonkit import Hierarchy, Schema, anonymize
+from anonkit import Hierarchy, InputError, Schema, anonymize
 from anonkit.algorithms import ALGORITHMS
 from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness
 
@@ -33,6 +33,11 @@ PARAMS = {
     "incognito": _lattice,
     "datafly": _lattice,
     "lightning": _lattice,
+    "mondrian": lambda heights, rng: {"mode": str(rng.choice(["strict", "relaxed"]))},
+    "kaca": lambda heights, rng: {"max_suppression": float(rng.choice([0.0, 0.5]))},
+    "mdav": lambda heights, rng: {"output": str(rng.choice(["centroids", "intervals"]))},
+    "stack-and-deal": lambda heights, rng: {},
+    "anatomy": lambda heights, rng: {"l": 2},
 }
 
 
@@ -56,7 +61,7 @@ def _random_table(seed: int, n: int) -> tuple[pd.DataFrame, Schema]:
     h_zip = Hierarchy([[z, z[:3] + "*", "*"] for z in ["1234", "1235", "1299", "1300"]], name="zip")
     schema = Schema.of(
         identifier=["name"], quasi=["age", "zip"], sensitive=["disease"], insensitive=["note"],
-        hierarchies={"age": h_age, "zip": h_zip},
+        hierarchies={"age": h_age, "zip": h_zip}, types={"age": "numeric"},
     )
     return frame, schema
 
@@ -73,7 +78,11 @@ def test_common_suite(algorithm: str, seed: int, n: int, k: int, with_l: bool, t
     if t is not None:
         models.append(TCloseness("disease", t))
     params = PARAMS[algorithm]([2, 2], np.random.default_rng(seed))
-    result = anonymize(frame, schema, models, algorithm=algorithm, seed=seed, **params)
+    try:
+        result = anonymize(frame, schema, models, algorithm=algorithm, seed=seed, **params)
+    except InputError as exc:  # anatomy refuses tables where a value is too frequent for l
+        assert algorithm == "anatomy" and "anatomy" in str(exc), exc
+        return
     release = result.release
     # verified independently (anonymize raises if not; check the verdict explicitly too)
     assert result.verification.ok
@@ -81,9 +90,10 @@ def test_common_suite(algorithm: str, seed: int, n: int, k: int, with_l: bool, t
     assert len(release.record_class) == n
     assert release.n_released + release.n_suppressed == n
     assert len(result.frame) == release.n_released
-    assert sorted(release.class_sizes().tolist()) == sorted(
-        result.frame.groupby(["age", "zip"]).size().tolist()
-    )
+    if algorithm != "anatomy":  # anatomy's classes are its groups, published by id, not by values
+        assert sorted(release.class_sizes().tolist()) == sorted(
+            result.frame.groupby(["age", "zip"]).size().tolist()
+        )
     # identifiers gone
     assert "name" not in result.frame.columns
     # the suppression limit holds whenever the release claims the models are satisfied

@@ -305,6 +305,8 @@ def test_every_metric_is_finite_on_a_local_release(seed: int) -> None:
             for aggregate in M.AGGREGATES:
                 for gs in (0.0, 0.3, 1.0):
                     values = M.compute_metrics(table, rel, gs=gs, aggregate=aggregate)
+                    if gs == 0.0 and rel.n_suppressed == 0:
+                        values.pop("aecs")  # ARX's AECS weighs kept classes by sFactor = 0: N / 0
                     assert all(math.isfinite(x) for v in values.values() for x in np.atleast_1d(v))
             assert 0.0 <= M.gcp(table, rel) <= 1.0
             assert 0.0 <= M.loss(table, rel) <= 1.0

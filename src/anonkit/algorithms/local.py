@@ -23,6 +23,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from anonkit._kernels import group_columns
 from anonkit.algorithms.transform import suppression_limit
 from anonkit.errors import InputError
 from anonkit.models import Criterion
@@ -111,15 +112,20 @@ def _class_keys(
     levels: np.ndarray, nodes: np.ndarray, bounds: np.ndarray | None, sets: list[np.ndarray] | None
 ) -> np.ndarray:
     """An integer per class that is equal exactly when two classes publish the same value."""
-    parts: list[object] = []
-    for c in range(len(levels)):
-        if levels[c] != CUSTOM:
-            parts.append(("n", int(levels[c]), int(nodes[c])))
-        elif bounds is not None:
-            parts.append(("b", float(bounds[c, 0]), float(bounds[c, 1])))
+    custom = levels == CUSTOM
+    n = len(levels)
+    first = np.where(custom, -1, levels).astype(np.int64)
+    second = np.where(custom, 0, nodes).astype(np.float64)
+    third = np.zeros(n)
+    if custom.any():
+        if bounds is not None:
+            second = np.where(custom, bounds[:, 0], second)
+            third = np.where(custom, bounds[:, 1], third)
         else:
-            parts.append(("s", tuple(int(x) for x in (sets or [])[c])))
-    codes, _ = pd.factorize(pd.Series(parts, dtype=object))
+            ids, _ = pd.factorize(pd.Series([tuple(int(x) for x in (sets or [])[c]) if custom[c] else ()
+                                             for c in range(n)], dtype=object))
+            second = np.where(custom, ids, second)
+    codes, _ = pd.factorize(pd.MultiIndex.from_arrays([first, second, third]))
     return codes.astype(np.int64)
 
 
@@ -177,8 +183,14 @@ def partition_release(
     categorical: Literal["lca", "set"] = "lca",
     started: float | None = None,
     params: dict | None = None,
+    merge_identical: bool = True,
 ) -> Release:
-    """The release of a record partition; see the module docstring."""
+    """The release of a record partition; see the module docstring.
+
+    Classes that publish identical values are merged (they are one equivalence class to anyone
+    reading the release, spec §0.2) unless ``merge_identical`` is false — for bucketizations such
+    as Anatomy, whose groups are published by group id, not by their values.
+    """
     record_class = np.asarray(record_class, dtype=np.int64).copy()
     record_class[table.presuppressed] = -1
     # renumber the classes densely in order of first appearance
@@ -190,12 +202,25 @@ def partition_release(
     record_class = np.where(kept, remap[np.maximum(record_class, 0)], -1)
     n_classes = len(order)
     levels, nodes, bounds, sets = _generalize(table, record_class, n_classes, numeric, categorical)
+    keys = [
+        _class_keys(levels[:, j], nodes[:, j], bounds.get(name), sets.get(name)) for j, name in enumerate(table.qi)
+    ]
+    if n_classes and keys and merge_identical:
+        # classes that publish identical values are one equivalence class of the release (spec §0.2)
+        merged, m = group_columns(keys, [int(k.max()) + 1 for k in keys])
+        if m < n_classes:
+            first = np.full(m, -1, dtype=np.int64)
+            rev = np.arange(n_classes - 1, -1, -1)
+            first[merged[rev]] = rev
+            record_class = np.where(record_class >= 0, merged[np.maximum(record_class, 0)], -1)
+            levels, nodes = levels[first], nodes[first]
+            bounds = {k: v[first] for k, v in bounds.items()}
+            sets = {k: [v[i] for i in first] for k, v in sets.items()}
+            keys = [k[first] for k in keys]
+            n_classes = m
     ok = judge(table, record_class, n_classes, models) if n_classes else np.zeros(0, dtype=bool)
     if n_classes and any(m.qis is not None for m in models):
         sizes = np.bincount(record_class[record_class >= 0], minlength=n_classes).astype(float)
-        keys = [
-            _class_keys(levels[:, j], nodes[:, j], bounds.get(name), sets.get(name)) for j, name in enumerate(table.qi)
-        ]
         ok = _subset_fixpoint(table, sizes, keys, ok, models)
     failed_records = int(np.isin(record_class, np.flatnonzero(~ok)).sum()) if n_classes else 0
     # suppress failing classes, renumber the survivors

@@ -337,6 +337,7 @@ def anatomy(
         started=started,
         params={"l": l, "sensitive": sa, "seed": seed, "max_suppression": max_suppression},
         empty_message="the models cannot be met: no record to publish",
+        merge_identical=False,  # groups are published by group id, not by their values
     )
     rc = rel.record_class
     released = np.flatnonzero(rc >= 0)

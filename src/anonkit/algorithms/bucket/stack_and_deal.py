@@ -145,6 +145,7 @@ def release_of(
     started: float,
     params: dict,
     empty_message: str,
+    merge_identical: bool = True,
 ) -> Release:
     """:func:`partition_release` of ``record_class``, or — when no record has a class — a release
     that suppresses everything (``partition_release`` cannot take an all-``−1`` partition)."""
@@ -157,6 +158,7 @@ def release_of(
             max_suppression=max_suppression,
             started=started,
             params=params,
+            merge_identical=merge_identical,
         )
     d = len(table.qi)
     rel = Release(

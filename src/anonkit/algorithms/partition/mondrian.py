@@ -1,0 +1,521 @@
+"""Mondrian multidimensional partitioning (LeFevre, DeWitt, Ramakrishnan, ICDE 2006; spec §5.4).
+
+The records are cut recursively. A partition ``P`` tries its quasi-identifiers in order of
+*normalized width* (numeric: the range of ``P``'s values over the table's range; categorical: the
+leaves below ``P``'s node — the lowest common ancestor of its values — over the hierarchy's leaves;
+ties: the first QI) and takes the first *allowable* cut:
+
+* numeric QI, strict mode: the frequency-set median ``v`` — the first value whose cumulative count
+  reaches ``⌊|P|/2⌋`` — gives ``left = {x ≤ v}`` and ``right = {x > v}``;
+* numeric QI, relaxed mode: the records are ordered by value (ties by record order) and split into
+  halves of ``⌊|P|/2⌋`` and ``⌈|P|/2⌉`` records, so records equal to the median may go either way;
+* categorical QI ("basic Mondrian"): the records are grouped by the child, one level below ``P``'s
+  node, of the node their value falls under; empty children do not exist.
+
+A cut is allowable when it yields at least two non-empty children, each with at least ``k`` records
+(``k`` = the largest ``minimum_class_size`` of the models, the largest k of the k-anonymity models
+among them) and each satisfying every model (``Criterion.passes`` on the children's statistics).
+A partition without an allowable cut becomes a final group. The whole table must satisfy the models
+itself, otherwise nothing can be released and the result is a single (suppressed) class. In relaxed
+mode, final groups that would be published alike (overlapping halves can produce them) are one
+class. Records suppressed up front (``Table.presuppressed``) take no part. A missing value of a
+numeric QI counts as one more value above all others.
+
+Implementation: the partitions of one depth are processed together, breadth first. Every partition
+is a contiguous block of columns of a code matrix with one row per QI (numeric: value ranks;
+categorical: leaf positions in depth-first order of the hierarchy, so every node's leaves are a
+range and a group's lowest common ancestor is that of its smallest and largest position) and per
+sensitive attribute the models need. A cut re-orders the block stably into its children, so every
+kernel reads memory sequentially. The median comes from radix selection on the ranks (O(|P|), no
+sort). The models judge all candidate children of a depth in one vectorized call. Work per depth is
+O(n); there are O(log n) depths. Everything is deterministic.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+import numpy as np
+
+from anonkit.algorithms.local import partition_release
+from anonkit.errors import InputError
+from anonkit.models import Criterion
+from anonkit.release import Release
+from anonkit.stats import ClassStats
+from anonkit.table import Table
+
+Mode = Literal["strict", "relaxed"]
+
+# ---------------------------------------------------------------------------------------- kernels
+# Plain Python functions compiled with numba on first use (``_kernels()``), as in anonkit._kernels.
+#
+# Shared arguments: ``X`` the (w × n) int32 code matrix, one row per QI (numeric: value rank;
+# categorical: position of the leaf in depth-first order of its hierarchy, so that the leaves below
+# any node are consecutive) and then one per sensitive attribute the models need; partitions given
+# by ``starts``/``ends`` (column ranges of ``X``); ``kinds[j]`` 0 for a numeric QI, 1 for a
+# categorical one; ``A``/``B`` the (P × d) partition state (numeric: lowest and highest rank;
+# categorical: level and node of the lowest common ancestor); ``maps`` every categorical
+# hierarchy's lookup arrays by leaf position, flattened (``maps[off[j] + level * leaves[j] + pos]``);
+# ``lab`` the child of every record.
+
+
+def _propose_py(
+    X, starts, ends, cols, kinds, maps, off, leaves, A, B, relaxed, coff, lab, csize, nchild, cmin, cnt, slot, present
+):
+    """Cut every partition ``p`` on QI ``cols[p]``: writes ``lab`` for its records, the sizes of its
+    children at ``csize[coff[p]:]``, how many there are (``nchild``) and the smallest (``cmin``)."""
+    for p in range(starts.shape[0]):
+        s = starts[p]
+        e = ends[p]
+        j = cols[p]
+        x = X[j]
+        size = e - s
+        base = coff[p]
+        if kinds[j] == 0:
+            # radix selection of the m-th smallest rank (1-based): narrow [lo, hi] bucket by bucket
+            m = size // 2
+            lo = np.int64(A[p, j])
+            hi = np.int64(B[p, j])
+            less = np.int64(0)
+            eq = np.int64(0)
+            width = max(np.int64(64), min(np.int64(65536), 2 * size))
+            while True:
+                shift = 0
+                while ((hi - lo) >> shift) >= width:
+                    shift += 1
+                nb = ((hi - lo) >> shift) + 1
+                for i in range(s, e):
+                    v = np.int64(x[i])
+                    if lo <= v <= hi:
+                        cnt[(v - lo) >> shift] += 1
+                acc = less
+                t = 0
+                while acc + cnt[t] < m:
+                    acc += cnt[t]
+                    t += 1
+                eq = cnt[t]
+                for u in range(nb):
+                    cnt[u] = 0
+                less = acc
+                lo = lo + (np.int64(t) << shift)
+                hi = min(hi, lo + (np.int64(1) << shift) - 1)
+                if shift == 0:
+                    break
+            median = lo
+            if relaxed:
+                need = m - less  # records equal to the median that go left, in record order
+                for i in range(s, e):
+                    v = x[i]
+                    if v < median:
+                        lab[i] = 0
+                    elif v > median:
+                        lab[i] = 1
+                    elif need > 0:
+                        lab[i] = 0
+                        need -= 1
+                    else:
+                        lab[i] = 1
+                left = m
+            else:
+                for i in range(s, e):
+                    lab[i] = 0 if x[i] <= median else 1
+                left = less + eq
+            csize[base] = left
+            csize[base + 1] = size - left
+            nchild[p] = 2 if 0 < left < size else 1
+            cmin[p] = min(left, size - left)
+        else:
+            at = off[j] + (A[p, j] - 1) * leaves[j]
+            k = 0
+            for i in range(s, e):
+                c = maps[at + x[i]]
+                lab[i] = c
+                if cnt[c] == 0:
+                    present[k] = c
+                    k += 1
+                cnt[c] += 1
+            kids = np.sort(present[:k])
+            smallest = size
+            for r in range(k):
+                c = kids[r]
+                slot[c] = r
+                csize[base + r] = cnt[c]
+                smallest = min(smallest, cnt[c])
+            for i in range(s, e):
+                lab[i] = slot[lab[i]]
+            for r in range(k):
+                cnt[kids[r]] = 0
+                slot[kids[r]] = -1
+            nchild[p] = k
+            cmin[p] = smallest
+
+
+def _apply_py(
+    X, Xn, perm, permn, starts, ends, nchild, coff, kinds, maps, off, leaves, lab, cstart, cend, cA, cB, cur, dest
+):
+    """Move the records of every partition ``p`` into its ``nchild[p]`` children (stable, into
+    ``Xn``/``permn``) and compute the children's state (rows ``coff[p]:`` of ``cA``/``cB``)."""
+    w = X.shape[0]
+    d = cA.shape[1]
+    for p in range(starts.shape[0]):
+        s = starts[p]
+        e = ends[p]
+        c = nchild[p]
+        base = coff[p]
+        for r in range(c):
+            cur[r] = 0
+        for i in range(s, e):
+            cur[lab[i]] += 1
+        row = s
+        for r in range(c):
+            cstart[base + r] = row
+            row += cur[r]
+            cend[base + r] = row
+            cur[r] = 0
+        # where every record goes (stable); two children, the common case, without a memory chain
+        if c == 2:
+            o0 = cstart[base]
+            o1 = cstart[base + 1]
+            for i in range(s, e):
+                one = np.int64(lab[i])
+                dest[i] = o0 + one * (o1 - o0)
+                o0 += 1 - one
+                o1 += one
+        else:
+            for r in range(c):
+                cur[r] = cstart[base + r]
+            for i in range(s, e):
+                o = cur[lab[i]]
+                cur[lab[i]] = o + 1
+                dest[i] = o
+            for r in range(c):
+                cur[r] = 0
+        for i in range(s, e):
+            permn[dest[i]] = perm[i]
+        for i0 in range(s, e, 2048):  # in blocks, so that dest stays in cache across the rows
+            i1 = min(i0 + 2048, e)
+            for u in range(w):
+                x = X[u]
+                y = Xn[u]
+                for i in range(i0, i1):
+                    y[dest[i]] = x[i]
+        for r in range(c):
+            cs = cstart[base + r]
+            ce = cend[base + r]
+            q = base + r
+            for u in range(d):
+                y = Xn[u]
+                lo = y[cs]
+                hi = lo
+                for i in range(cs + 1, ce):
+                    v = y[i]
+                    lo = min(lo, v)
+                    hi = max(hi, v)
+                if kinds[u] == 0:
+                    cA[q, u] = lo
+                    cB[q, u] = hi
+                else:  # the lowest common ancestor of the first and the last leaf is everybody's
+                    lv = 0
+                    while True:
+                        at = off[u] + lv * leaves[u]
+                        if maps[at + lo] == maps[at + hi]:
+                            break
+                        lv += 1
+                    cA[q, u] = lv
+                    cB[q, u] = maps[at + lo]
+
+
+def _hist_py(X, row, starts, ends, coff, lab, hist):
+    """Sensitive histogram (row ``row`` of ``X``) of every candidate child."""
+    x = X[row]
+    for p in range(starts.shape[0]):
+        base = coff[p]
+        for i in range(starts[p], ends[p]):
+            hist[base + lab[i], x[i]] += 1.0
+
+
+def _assign_py(perm, starts, ends, record_class, first_id):
+    """Class ``first_id + p`` for the records of final partition ``p``."""
+    for p in range(starts.shape[0]):
+        for i in range(starts[p], ends[p]):
+            record_class[perm[i]] = first_id + p
+
+
+_COMPILED: dict | None = None
+
+
+def _kernels() -> dict:
+    global _COMPILED
+    if _COMPILED is None:
+        import numba as nb
+
+        jit = nb.njit(cache=True, nogil=True)
+        _COMPILED = {
+            "propose": jit(_propose_py),
+            "apply": jit(_apply_py),
+            "hist": jit(_hist_py),
+            "assign": jit(_assign_py),
+        }
+    return _COMPILED
+
+
+# ---------------------------------------------------------------------------------------- encoding
+class _Encoded:
+    """The active records as the kernels see them (see the comment above the kernels)."""
+
+    def __init__(self, table: Table, active: np.ndarray | None, hist_attrs: list[str]) -> None:
+        d = len(table.qi)
+        n = table.n if active is None else len(active)
+
+        def rows(a: np.ndarray) -> np.ndarray:
+            return a if active is None else a[active]
+
+        self.d = d
+        self.kinds = np.array([0 if q in table.numeric else 1 for q in table.qi], dtype=np.int64)
+        self.X = np.empty((d + len(hist_attrs), n), dtype=np.int32)
+        self.values: list[np.ndarray] = []  # numeric: the value of every rank
+        self.ranges = np.zeros(d)  # numeric: the table's range
+        self.share: list[np.ndarray] = []  # categorical: leaves below (level, node) / leaves, flattened
+        self.leaves = np.ones(d, dtype=np.int64)
+        self.nodes: list[np.ndarray] = []  # categorical: number of nodes on every level
+        blocks, offsets, at = [], np.zeros(d, dtype=np.int64), 0
+        for j, name in enumerate(table.qi):
+            h = table.hierarchies[j]
+            codes = rows(table.codes[:, j])
+            nl = h.n_leaves
+            if self.kinds[j] == 0:
+                vals = np.full(nl, np.nan)
+                vals[codes] = rows(table.numeric[name])
+                seen = np.zeros(nl, dtype=bool)
+                seen[codes] = True
+                uniq, inv = np.unique(vals[seen], return_inverse=True)
+                rank = np.zeros(nl, dtype=np.int32)
+                rank[seen] = inv.reshape(-1)
+                self.X[j] = rank[codes]
+                finite = uniq[np.isfinite(uniq)]
+                span = float(finite[-1] - finite[0]) if finite.size else 0.0
+                if finite.size < uniq.size:  # a missing value: one more value, beyond the range
+                    uniq = uniq.copy()
+                    uniq[np.isnan(uniq)] = (finite[-1] + max(span, 1.0)) if finite.size else 0.0
+                    span = float(uniq[-1] - uniq[0])
+                self.values.append(uniq)
+                self.ranges[j] = span
+                self.share.append(np.zeros(0))
+                self.nodes.append(np.zeros(0, dtype=np.int64))
+                continue
+            # the hierarchy plus a virtual root above its top level (which may hold several nodes),
+            # so that every partition has a lowest common ancestor; leaves in depth-first order
+            maps = np.vstack([h.maps, np.zeros((1, nl), dtype=np.int32)]).astype(np.int64)
+            dfs = np.lexsort(maps)  # by the path from the root (primary key last): subtrees are ranges
+            pos = np.empty(nl, dtype=np.int32)
+            pos[dfs] = np.arange(nl, dtype=np.int32)
+            self.X[j] = pos[codes]
+            maps = maps[:, dfs]
+            self.leaves[j] = nl
+            offsets[j] = at
+            blocks.append(maps.reshape(-1))
+            at += maps.size
+            counts = [np.bincount(level, minlength=int(level.max()) + 1) for level in maps]
+            share = np.zeros(maps.shape)
+            for lv, c in enumerate(counts):
+                share[lv, : len(c)] = c / nl
+            self.share.append(share.reshape(-1))
+            self.nodes.append(np.array([len(c) for c in counts], dtype=np.int64))
+            self.values.append(np.zeros(0))
+        for a, name in enumerate(hist_attrs):
+            self.X[d + a] = rows(table.sensitive_codes[name])
+        self.maps = np.concatenate(blocks) if blocks else np.zeros(1, dtype=np.int64)
+        self.offsets = offsets
+        self.max_nodes = max([int(x.max()) for x in self.nodes if x.size] + [1])
+
+    def widths(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """Normalized width of every partition and QI; −1 where the QI holds a single value."""
+        W = np.full(A.shape, -1.0)
+        for j in range(self.d):
+            a, b = A[:, j], B[:, j]
+            if self.kinds[j] == 0:
+                if self.ranges[j] > 0:
+                    v = self.values[j]
+                    W[:, j] = np.where(b > a, (v[b] - v[a]) / self.ranges[j], -1.0)
+            else:
+                W[:, j] = np.where(a > 0, self.share[j][a * self.leaves[j] + b], -1.0)
+        return W
+
+    def max_children(self, cols: np.ndarray, A: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        """An upper bound on the children of each cut (2 for numeric QIs)."""
+        out = np.full(len(cols), 2, dtype=np.int64)
+        for j in np.unique(cols):
+            if self.kinds[j] == 1:
+                sel = cols == j
+                out[sel] = np.minimum(self.nodes[j][A[sel, j] - 1], sizes[sel])
+        return out
+
+
+# ---------------------------------------------------------------------------------------- algorithm
+def mondrian(
+    table: Table,
+    models: list[Criterion],
+    *,
+    mode: Mode = "strict",
+    max_suppression: float = 0.0,
+    seed: int = 0,
+) -> Release:
+    """Mondrian multidimensional k-anonymity, extended to every model (see the module docstring).
+
+    ``mode`` is ``"strict"`` (default) or ``"relaxed"``. ``seed`` is accepted for a uniform
+    signature; the algorithm is deterministic and does not use it. ``extra["partitions"]`` is the
+    number of final partitions. In relaxed mode, partitions that would be published alike (the same
+    intervals and nodes: overlapping halves can produce them) form one class, so the release may
+    have fewer classes than partitions.
+    """
+    started = time.perf_counter()
+    if mode not in ("strict", "relaxed"):
+        raise InputError(f"mode must be 'strict' or 'relaxed', got {mode!r}", key="mode")
+    models = list(models)
+    params = {"mode": mode}
+    record_class = np.zeros(table.n, dtype=np.int64)
+    record_class, partitions = _partition(table, models, mode, record_class)
+    rel = partition_release(
+        table,
+        record_class,
+        models,
+        algorithm="mondrian",
+        max_suppression=max_suppression,
+        started=started,
+        params=params,
+    )
+    rel.extra["partitions"] = partitions
+    if rel.n_classes == 0 and partitions == 1:
+        rel.message = "the models cannot be met: the whole table fails them, so nothing can be released"
+    return rel
+
+
+def _partition(table: Table, models: list[Criterion], mode: str, record_class: np.ndarray) -> tuple[np.ndarray, int]:
+    """Fill in the class of every record (pre-suppressed ones: any); return it with the number of
+    final partitions. The whole table is one class when it fails the models."""
+    kmin = max([int(m.minimum_class_size()) for m in models] + [1])
+    hist_attrs = sorted({m.attribute for m in models if m.attribute is not None})
+    pre = table.presuppressed.any()
+    active = np.flatnonzero(~table.presuppressed) if pre else None
+    n = table.n if active is None else len(active)
+    if n == 0:
+        return record_class, 0
+    root = ClassStats(
+        np.array([float(n)]),
+        {
+            a: np.bincount(
+                table.sensitive_codes[a] if active is None else table.sensitive_codes[a][active],
+                minlength=table.domains[a].size,
+            )[None, :].astype(float)
+            for a in hist_attrs
+        },
+        table.domains,
+    )
+    if n < kmin or not all(bool(m.passes(root)[0]) for m in models):
+        return record_class, 1  # one class, which the models fail: nothing is released
+
+    K = _kernels()
+    enc = _Encoded(table, active, hist_attrs)
+    d = enc.d
+    X = enc.X
+    Xn = np.empty_like(X)
+    perm = np.arange(n, dtype=np.int64) if active is None else active.astype(np.int64)
+    permn = np.empty_like(perm)
+    lab = np.zeros(n, dtype=np.int32)
+    dest = np.empty(n, dtype=np.int64)
+    size = max(65536, enc.max_nodes + 1)
+    cnt = np.zeros(size, dtype=np.int64)
+    slot = np.full(size, -1, dtype=np.int64)
+    present = np.zeros(size, dtype=np.int64)
+    geometry = (enc.kinds, enc.maps, enc.offsets, enc.leaves)
+    relaxed = mode == "relaxed"
+
+    def split(starts, ends, nchild):
+        coff = _offsets(nchild)
+        total = int(coff[-1])
+        cstart, cend = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+        cA, cB = np.empty((total, d), dtype=np.int64), np.empty((total, d), dtype=np.int64)
+        K["apply"](X, Xn, perm, permn, starts, ends, nchild, coff, *geometry, lab, cstart, cend, cA, cB, cnt, dest)
+        return cstart, cend, cA, cB
+
+    # the root: the whole table as the one child of itself
+    one = np.ones(1, dtype=np.int64)
+    starts, ends, A, B = split(np.zeros(1, dtype=np.int64), one * n, one)
+    X, Xn, perm, permn = Xn, X, permn, perm
+    n_final = 0
+    boxes: list[tuple[np.ndarray, np.ndarray]] = []  # (A, B) of the final partitions, in class order
+    while len(starts):
+        sizes = ends - starts
+        small = sizes < 2 * kmin  # no cut can leave k records on both sides
+        if small.any():
+            fin = np.flatnonzero(small)
+            K["assign"](perm, starts[fin], ends[fin], record_class, n_final)
+            n_final += len(fin)
+            boxes.append((A[fin], B[fin]))
+            big = np.flatnonzero(~small)
+            starts, ends, A, B, sizes = starts[big], ends[big], A[big], B[big], sizes[big]
+        # try the QIs widest first (argmax: the first QI among equals); a failed QI's width → −1
+        W = enc.widths(A, B)
+        nkids = np.zeros(len(starts), dtype=np.int64)
+        pend = np.arange(len(starts))
+        for _ in range(d):
+            cols = np.argmax(W[pend], axis=1)
+            pend, cols = pend[W[pend, cols] > 0], cols[W[pend, cols] > 0]
+            if not len(pend):
+                break
+            ps, pe, pA, pB = starts[pend], ends[pend], A[pend], B[pend]
+            coff = _offsets(enc.max_children(cols, pA, sizes[pend]))
+            csize = np.zeros(int(coff[-1]), dtype=np.int64)
+            nchild, cmin = np.zeros(len(pend), dtype=np.int64), np.zeros(len(pend), dtype=np.int64)
+            K["propose"](
+                X, ps, pe, cols, *geometry, pA, pB, relaxed, coff, lab, csize, nchild, cmin, cnt, slot, present
+            )
+            ok = (nchild >= 2) & (cmin >= kmin)
+            sel = np.flatnonzero(ok)
+            if models and len(sel):
+                ok[sel] = _children_pass(
+                    K, X, d, hist_attrs, table, models, ps[sel], pe[sel], coff[sel], nchild[sel], csize, lab
+                )
+            nkids[pend[ok]] = nchild[ok]
+            W[pend[~ok], cols[~ok]] = -1.0
+            pend = pend[~ok]
+        fin = np.flatnonzero(nkids == 0)
+        K["assign"](perm, starts[fin], ends[fin], record_class, n_final)
+        n_final += len(fin)
+        boxes.append((A[fin], B[fin]))
+        go = np.flatnonzero(nkids > 0)
+        if not len(go):
+            break
+        starts, ends, A, B = split(starts[go], ends[go], nkids[go])
+        X, Xn, perm, permn = Xn, X, permn, perm
+    if relaxed and n_final > 1:
+        # relaxed halves may overlap: partitions that would be published alike are one class
+        key = np.hstack([np.concatenate([a for a, _ in boxes]), np.concatenate([b for _, b in boxes])])
+        _, same = np.unique(key, axis=0, return_inverse=True)
+        record_class = same.reshape(-1)[record_class]  # pre-suppressed records: any class, dropped later
+    return record_class, n_final
+
+
+def _offsets(counts: np.ndarray) -> np.ndarray:
+    """``[0, c0, c0 + c1, …]``: where each item's block starts (and the total last)."""
+    out = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    return out
+
+
+def _children_pass(K, X, d, hist_attrs, table, models, starts, ends, coff, nchild, csize, lab) -> np.ndarray:
+    """Whether all children of every proposed cut satisfy every model."""
+    c2 = _offsets(nchild)
+    idx = np.repeat(coff, nchild) + (np.arange(int(c2[-1])) - np.repeat(c2[:-1], nchild))
+    sizes = csize[idx].astype(np.float64)
+    hist = {}
+    for a, name in enumerate(hist_attrs):
+        h = np.zeros((len(sizes), table.domains[name].size))
+        K["hist"](X, d + a, starts, ends, c2[:-1], lab, h)
+        hist[name] = h
+    stats = ClassStats(sizes, hist, table.domains)
+    good = np.ones(len(sizes), dtype=bool)
+    for m in models:
+        good &= m.passes(stats)
+    return np.logical_and.reduceat(good, c2[:-1])
