@@ -210,3 +210,33 @@ def test_levels_only_with_fixed(toy: Path) -> None:
     (toy / "c.yaml").write_text(yaml.safe_dump(cfg))
     code, _, err = run("anonymize", str(toy / "c.yaml"))
     assert code == 2 and "levels" in err
+
+
+def test_anatomy_writes_two_tables(toy: Path) -> None:
+    cfg = yaml.safe_load((toy / "c.yaml").read_text())
+    cfg["privacy"] = [{"model": "l-diversity", "attribute": "Disease", "l": 2}]
+    cfg["algorithm"] = {"name": "anatomy"}
+    (toy / "c.yaml").write_text(yaml.safe_dump(cfg))
+    code, out, err = run("anonymize", str(toy / "c.yaml"), "--json")
+    assert code == 0, err
+    s = json.loads(out)
+    assert s["algorithm"] == "anatomy" and len(s["output"]) == 2
+    qit = pd.read_csv(toy / "out-qit.csv", sep=";", dtype=str)
+    st = pd.read_csv(toy / "out-st.csv", sep=";", dtype=str)
+    assert len(qit) == 9 and set(qit["ZIPCode"]) == set(pd.read_csv(toy / "test2.csv", sep=";", dtype=str)["ZIPCode"])
+    assert st.groupby("GroupID")["Disease"].nunique().min() >= 2
+    assert st["Count"].astype(int).sum() == 9
+
+
+@pytest.mark.parametrize("name", ["mondrian", "kaca", "mdav", "stack-and-deal"])
+def test_local_recoding_algorithms_from_the_config(toy: Path, name: str) -> None:
+    cfg = yaml.safe_load((toy / "c.yaml").read_text())
+    cfg["attributes"]["Age"] = {"role": "quasi", "type": "numeric", "hierarchy": "test2_hierarchy_Age.csv"}
+    cfg["privacy"] = [{"model": "k-anonymity", "k": 3}]
+    cfg["algorithm"] = {"name": name}
+    (toy / "c.yaml").write_text(yaml.safe_dump(cfg))
+    code, out, err = run("anonymize", str(toy / "c.yaml"), "--json")
+    assert code == 0, (out, err)
+    s = json.loads(out)
+    assert s["algorithm"] == name and s["verified"] and s["min_class_size"] >= 3
+    assert s["transformation"] is None
