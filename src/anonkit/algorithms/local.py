@@ -125,7 +125,8 @@ def _class_keys(
             ids, _ = pd.factorize(pd.Series([tuple(int(x) for x in (sets or [])[c]) if custom[c] else ()
                                              for c in range(n)], dtype=object))
             second = np.where(custom, ids, second)
-    codes, _ = pd.factorize(pd.MultiIndex.from_arrays([first, second, third]))
+    parts = [pd.factorize(x) for x in (first, second, third)]
+    codes, _ = group_columns([c for c, _ in parts], [max(len(u), 1) for _, u in parts])
     return codes.astype(np.int64)
 
 

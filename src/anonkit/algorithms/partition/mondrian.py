@@ -17,9 +17,9 @@ A cut is allowable when it yields at least two non-empty children, each with at 
 among them) and each satisfying every model (``Criterion.passes`` on the children's statistics).
 A partition without an allowable cut becomes a final group. The whole table must satisfy the models
 itself, otherwise nothing can be released and the result is a single (suppressed) class. In relaxed
-mode, final groups that would be published alike (overlapping halves can produce them) are one
-class. Records suppressed up front (``Table.presuppressed``) take no part. A missing value of a
-numeric QI counts as one more value above all others.
+mode, final groups that would be published alike (overlapping halves can produce them) become one
+class (``partition_release`` merges them). Records suppressed up front (``Table.presuppressed``)
+take no part. A missing value of a numeric QI counts as one more value above all others.
 
 Implementation: the partitions of one depth are processed together, breadth first. Every partition
 is a contiguous block of columns of a code matrix with one row per QI (numeric: value ranks;
@@ -366,8 +366,8 @@ def mondrian(
     ``mode`` is ``"strict"`` (default) or ``"relaxed"``. ``seed`` is accepted for a uniform
     signature; the algorithm is deterministic and does not use it. ``extra["partitions"]`` is the
     number of final partitions. In relaxed mode, partitions that would be published alike (the same
-    intervals and nodes: overlapping halves can produce them) form one class, so the release may
-    have fewer classes than partitions.
+    intervals and nodes: overlapping halves can produce them) are one class of the release, so it
+    may have fewer classes than partitions.
     """
     started = time.perf_counter()
     if mode not in ("strict", "relaxed"):
@@ -444,7 +444,6 @@ def _partition(table: Table, models: list[Criterion], mode: str, record_class: n
     starts, ends, A, B = split(np.zeros(1, dtype=np.int64), one * n, one)
     X, Xn, perm, permn = Xn, X, permn, perm
     n_final = 0
-    boxes: list[tuple[np.ndarray, np.ndarray]] = []  # (A, B) of the final partitions, in class order
     while len(starts):
         sizes = ends - starts
         small = sizes < 2 * kmin  # no cut can leave k records on both sides
@@ -452,7 +451,6 @@ def _partition(table: Table, models: list[Criterion], mode: str, record_class: n
             fin = np.flatnonzero(small)
             K["assign"](perm, starts[fin], ends[fin], record_class, n_final)
             n_final += len(fin)
-            boxes.append((A[fin], B[fin]))
             big = np.flatnonzero(~small)
             starts, ends, A, B, sizes = starts[big], ends[big], A[big], B[big], sizes[big]
         # try the QIs widest first (argmax: the first QI among equals); a failed QI's width → −1
@@ -483,17 +481,11 @@ def _partition(table: Table, models: list[Criterion], mode: str, record_class: n
         fin = np.flatnonzero(nkids == 0)
         K["assign"](perm, starts[fin], ends[fin], record_class, n_final)
         n_final += len(fin)
-        boxes.append((A[fin], B[fin]))
         go = np.flatnonzero(nkids > 0)
         if not len(go):
             break
         starts, ends, A, B = split(starts[go], ends[go], nkids[go])
         X, Xn, perm, permn = Xn, X, permn, perm
-    if relaxed and n_final > 1:
-        # relaxed halves may overlap: partitions that would be published alike are one class
-        key = np.hstack([np.concatenate([a for a, _ in boxes]), np.concatenate([b for _, b in boxes])])
-        _, same = np.unique(key, axis=0, return_inverse=True)
-        record_class = same.reshape(-1)[record_class]  # pre-suppressed records: any class, dropped later
     return record_class, n_final
 
 
