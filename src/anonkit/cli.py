@@ -63,15 +63,7 @@ def anonymize(
         if as_json:
             result = run_config(cfg, config_dir=config.parent, input_path=input, output_path=output, seed=seed)
         else:
-            with _err.status("starting", spinner="dots") as status:
-                result = run_config(
-                    cfg,
-                    config_dir=config.parent,
-                    input_path=input,
-                    output_path=output,
-                    seed=seed,
-                    progress=lambda msg: status.update(msg),
-                )
+            result = _run_with_progress(cfg, config, input, output, seed)
     except InputError as exc:
         _fail(exc, 2)
     except KeyboardInterrupt:
@@ -86,6 +78,34 @@ def anonymize(
         if not as_json:
             _err.print(f"[bold red]not anonymous:[/] {summary['message']}; nothing was written")
         raise typer.Exit(1)
+
+
+def _run_with_progress(cfg, config: Path, input: str | None, output: str | None, seed: int | None):
+    """Run with a progress display: the phase, and a bar of checked transformations in a search."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from anonkit.algorithms.lattice._search import PROGRESS
+    from anonkit.pipeline import run_config
+
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=_err, transient=True,
+    ) as bar:
+        task = bar.add_task("starting", total=None)
+
+        def phase(msg: str) -> None:
+            bar.update(task, description=msg)
+
+        def checked(done: int, total: int) -> None:
+            bar.update(task, description="searching the lattice (checked transformations)", completed=done,
+                       total=total)
+
+        token = PROGRESS.set(checked)
+        try:
+            return run_config(cfg, config_dir=config.parent, input_path=input, output_path=output, seed=seed,
+                              progress=phase)
+        finally:
+            PROGRESS.reset(token)
 
 
 def _print_summary(s: dict) -> None:

@@ -21,8 +21,9 @@ Soundness (issue: "a non-monotonic model or metric must still give the true opti
 
 from __future__ import annotations
 
+import contextvars
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -49,6 +50,11 @@ from anonkit.metrics import SearchMetric, score
 from anonkit.models import Criterion
 from anonkit.release import Release
 from anonkit.table import Table
+
+#: A callback ``(checked, lattice size)`` the CLI sets to draw a progress bar during a search.
+PROGRESS: contextvars.ContextVar[Callable[[int, int], None] | None] = contextvars.ContextVar(
+    "anonkit_search_progress", default=None
+)
 
 
 def as_metric(metric: SearchMetric | dict | object | None) -> SearchMetric:
@@ -135,6 +141,9 @@ class Search:
         state = self.start()
         ev = self.evaluate(node)
         state.stats.checked += 1
+        report = PROGRESS.get()
+        if report is not None and state.stats.checked % 16 == 0:
+            report(state.stats.checked, self.lattice.size)
         state.tag(node, ev.anonymous, infer=self.fully_monotone)
         if not self.fully_monotone:
             mono_ok = ev.monotone_suppressed <= ev.limit
