@@ -49,3 +49,8 @@ def load_adult() -> tuple[pd.DataFrame, dict[str, Hierarchy]]:
 
 
 DATASETS = {"adult": (adult_path, adult_hierarchies)}
+
+from anonkit.datasets.bkseq import bkseq_hierarchies, make_bkseq  # noqa: E402
+
+__all__ = ["ADULT_ATTRIBUTES", "DATASETS", "adult_hierarchies", "adult_path", "bkseq_hierarchies", "data_dir",
+           "load_adult", "make_bkseq"]
