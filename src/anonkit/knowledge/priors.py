@@ -234,7 +234,7 @@ def kernel_priors(
     *,
     bandwidth: float | Mapping[str, float] = 0.3,
     external: Table | None = None,
-    kernel: KernelMode = "distance",
+    kernel: KernelMode = "product",
 ) -> Priors:
     """Kernel (Nadaraya–Watson) estimate of ``P(sensitive | QI)`` per distinct QI tuple (§3.2).
 
@@ -244,9 +244,9 @@ def kernel_priors(
     distance (numeric and date QIs: ``|Δ| / range`` over both tables, missing → 1; categorical QIs:
     ``height(LCA) / height(H)``, a missing value → 1).
 
-    ``kernel="distance"`` (default): ``u = sqrt(Σ_a (δ_a / B_a)²)``, i.e. ``K(d / B)`` of the
-    §0.3 QI distance with weights 1 when the bandwidth is one number. ``kernel="product"``: the
-    product kernel ``Π_a K(δ_a / B_a)`` of §3.2. ``bandwidth`` is one number or a mapping
+    ``kernel="product"`` (default, spec §3.2 and §6: bandwidth 0.3 per normalized attribute): the
+    product kernel ``Π_a K(δ_a / B_a)``. ``kernel="distance"``: ``u = sqrt(Σ_a (δ_a / B_a)²)``,
+    i.e. ``K(d / B)`` of the §0.3 QI distance with weights 1 when the bandwidth is one number. ``bandwidth`` is one number or a mapping
     QI → bandwidth (unlisted QIs: 0.3). A tuple with no source record inside the kernel's support
     gets the source's global sensitive distribution.
 
