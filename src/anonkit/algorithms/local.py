@@ -26,6 +26,7 @@ import pandas as pd
 from anonkit._kernels import group_columns
 from anonkit.algorithms.transform import suppression_limit
 from anonkit.errors import InputError
+from anonkit.hierarchy import Hierarchy
 from anonkit.models import Criterion
 from anonkit.release import CUSTOM, Release
 from anonkit.stats import ClassStats, class_stats
@@ -109,13 +110,27 @@ def _lca(table: Table, j: int, record_class: np.ndarray, n_classes: int) -> tupl
 
 
 def _class_keys(
-    levels: np.ndarray, nodes: np.ndarray, bounds: np.ndarray | None, sets: list[np.ndarray] | None
+    hierarchy: Hierarchy,
+    levels: np.ndarray,
+    nodes: np.ndarray,
+    bounds: np.ndarray | None,
+    sets: list[np.ndarray] | None,
 ) -> np.ndarray:
-    """An integer per class that is equal exactly when two classes publish the same value."""
+    """An integer per class that is equal exactly when two classes publish the same text: a
+    hierarchy node by its label (the same text on two levels is one published value), an interval
+    by its bounds, a set by its members."""
     custom = levels == CUSTOM
     n = len(levels)
-    first = np.where(custom, -1, levels).astype(np.int64)
-    second = np.where(custom, 0, nodes).astype(np.float64)
+    label = np.zeros(n, dtype=np.int64)
+    node_rows = np.flatnonzero(~custom)
+    if node_rows.size:
+        text = np.empty(node_rows.size, dtype=object)
+        for lv in np.unique(levels[node_rows]):
+            sel = levels[node_rows] == lv
+            text[sel] = hierarchy.labels[lv][nodes[node_rows[sel]]]
+        label[node_rows] = pd.factorize(text)[0]
+    first = np.where(custom, -1, label).astype(np.int64)
+    second = np.zeros(n)
     third = np.zeros(n)
     if custom.any():
         if bounds is not None:
@@ -204,7 +219,8 @@ def partition_release(
     n_classes = len(order)
     levels, nodes, bounds, sets = _generalize(table, record_class, n_classes, numeric, categorical)
     keys = [
-        _class_keys(levels[:, j], nodes[:, j], bounds.get(name), sets.get(name)) for j, name in enumerate(table.qi)
+        _class_keys(table.hierarchies[j], levels[:, j], nodes[:, j], bounds.get(name), sets.get(name))
+        for j, name in enumerate(table.qi)
     ]
     if n_classes and keys and merge_identical:
         # classes that publish identical values are one equivalence class of the release (spec §0.2)

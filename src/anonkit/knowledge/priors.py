@@ -246,9 +246,9 @@ def kernel_priors(
 
     ``kernel="product"`` (default, spec §3.2 and §6: bandwidth 0.3 per normalized attribute): the
     product kernel ``Π_a K(δ_a / B_a)``. ``kernel="distance"``: ``u = sqrt(Σ_a (δ_a / B_a)²)``,
-    i.e. ``K(d / B)`` of the §0.3 QI distance with weights 1 when the bandwidth is one number. ``bandwidth`` is one number or a mapping
-    QI → bandwidth (unlisted QIs: 0.3). A tuple with no source record inside the kernel's support
-    gets the source's global sensitive distribution.
+    i.e. ``K(d / B)`` of the §0.3 QI distance with weights 1 when the bandwidth is one number.
+    ``bandwidth`` is one number or a mapping QI → bandwidth (unlisted QIs: 0.3). A tuple with no
+    source record inside the kernel's support gets the source's global sensitive distribution.
 
     Work is on distinct tuples only, in blocks of at most :data:`CHUNK_ELEMENTS` target×source
     pairs: memory is bounded and no record×record matrix is built.

@@ -33,8 +33,8 @@ Decisions (spec §4.9, §8 row 23):
 * records suppressed up front (missing values, ``missing="suppress"``) take no part;
 * the values of every QI must share a root in its hierarchy (else :class:`InputError`);
 * two ECs never end at the same nodes (a third EC already at the merged nodes would have been
-  strictly closer), so the ECs are the release's classes; classes that only share labels are
-  merged by :func:`merge_same_labels`.
+  strictly closer), so the ECs are the release's classes; ECs that only share published labels
+  are merged into one class by :func:`~anonkit.algorithms.local.partition_release`.
 
 Efficiency: every EC is a vector of hierarchy *nodes* (one per QI; a node has a level and a
 representative leaf, and the LCA level of two nodes is ``max(level₁, level₂, LCA level of the
@@ -56,11 +56,9 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 
 from anonkit.algorithms.local import partition_release
 from anonkit.algorithms.transform import suppression_limit
@@ -114,31 +112,6 @@ def check_single_root(table: Table, columns: list[int]) -> None:
                 f"({', '.join(map(str, h.labels[h.height][tops[:3]]))}…); clustering needs one root (add a '*' level)",
                 column=table.qi[j],
             )
-
-
-def merge_same_labels(rel: Release, rebuild: Callable[[np.ndarray], Release]) -> Release:
-    """The release with classes whose published QI labels coincide merged into one.
-
-    An equivalence class is the *maximal* set of released records with identical generalized QI
-    values (spec §0.2), so two groups published alike are one class; ``rebuild`` (record classes →
-    release) builds the release again from the merged classes, which judges them again (a union of
-    classes passing k-anonymity, l-diversity, t-closeness or β-likeness passes too). The records the
-    first release suppressed stay suppressed and keep counting in ``extra['failed_records']``.
-    KACA never merges two ECs into the same nodes (a third EC at those nodes would have been
-    strictly closer), so for it this only matters when different nodes share a label; MDAV groups
-    often coincide on categorical QIs.
-    """
-    if rel.n_classes < 2 or not rel.table.qi:
-        return rel
-    labels = pd.MultiIndex.from_arrays([rel.class_labels(j) for j in range(len(rel.table.qi))])
-    ids, uniques = pd.factorize(labels)
-    if len(uniques) == rel.n_classes:
-        return rel
-    rc = rel.record_class
-    merged = rebuild(np.where(rc >= 0, ids[np.maximum(rc, 0)], -1))
-    merged.extra["failed_records"] = rel.extra.get("failed_records", 0) + merged.extra.get("failed_records", 0)
-    merged.extra["merged_classes"] = rel.n_classes - len(uniques)
-    return merged
 
 
 def live_tuples(table: Table) -> tuple[np.ndarray, np.ndarray]:
@@ -293,7 +266,7 @@ def kaca(
             params=params,
         )
 
-    rel = merge_same_labels(build(record_class), build)
+    rel = build(record_class)
     rel.extra["k"] = k
     rel.extra["merges"] = merges
     rel.extra["whd"] = whd(table, rel, weights=weights, beta=beta).total

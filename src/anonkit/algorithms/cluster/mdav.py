@@ -40,7 +40,7 @@ Non-numeric QIs are released as the lowest common ancestor of the group's values
 
 Groups published with identical labels (frequent on categorical QIs, possible for equal means or
 intervals) are one equivalence class of the release (spec §0.2) and are merged into one class
-(:func:`~anonkit.algorithms.cluster.kaca.merge_same_labels`), so a class may exceed ``2k − 1``
+(by :func:`~anonkit.algorithms.local.partition_release`), so a class may exceed ``2k − 1``
 records; ``extra['group']`` keeps MDAV's group of every record (−1 for records suppressed up
 front) and ``extra['groups']`` their number.
 
@@ -60,7 +60,7 @@ from typing import Literal
 
 import numpy as np
 
-from anonkit.algorithms.cluster.kaca import check_references, check_single_root, merge_same_labels, required_size
+from anonkit.algorithms.cluster.kaca import check_references, check_single_root, required_size
 from anonkit.algorithms.local import partition_release
 from anonkit.algorithms.transform import suppression_limit
 from anonkit.errors import InputError
@@ -178,7 +178,7 @@ def mdav(
             _centroids(table, rel)
         return rel
 
-    rel = merge_same_labels(build(record_class), build)
+    rel = build(record_class)  # classes publishing identical values are merged by partition_release
     rel.extra["k"] = k
     rel.extra["groups"] = int(group.max()) + 1 if group.size else 0
     rel.extra["group"] = record_class  # MDAV's group of every record (−1: suppressed up front)
