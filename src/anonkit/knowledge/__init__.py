@@ -9,6 +9,7 @@
     group_is_bk_safe(p[members], counts_of_group, J=0.8)   # JSD(prior, posterior) ≤ J for all
 """
 
+from anonkit.knowledge.clustering import BKClustering, bk_clusters
 from anonkit.knowledge.divergence import jsd, kl
 from anonkit.knowledge.posterior import (
     EXACT_MAX,
@@ -28,7 +29,9 @@ from anonkit.knowledge.priors import (
 
 __all__ = [
     "EXACT_MAX",
+    "BKClustering",
     "Priors",
+    "bk_clusters",
     "classifier_priors",
     "exact_posterior",
     "group_is_bk_safe",
