@@ -45,3 +45,20 @@ def test2_hierarchies() -> dict:
 @pytest.fixture(scope="session")
 def adult_frame() -> pd.DataFrame:
     return read_csv(ADULT / "adult.csv")
+
+
+@pytest.fixture(scope="session")
+def adult_bk_table():
+    """Adult as paper A uses it: QIs age (numeric, with its hierarchy), sex, education; sensitive
+    salary-class."""
+    from anonkit import Schema, Table, load_adult
+
+    frame, hierarchies = load_adult()
+    qis = ["age", "sex", "education"]
+    schema = Schema.of(
+        quasi=qis,
+        sensitive=["salary-class"],
+        hierarchies={q: hierarchies[q] for q in qis},
+        types={"age": "numeric"},
+    )
+    return Table(frame, schema)

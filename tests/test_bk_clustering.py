@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonkit import InputError, Schema, Table, load_adult
+from anonkit import InputError
 from anonkit.knowledge import Priors, jsd, kernel_priors
 from anonkit.knowledge.clustering import BKClustering, bk_clusters, condensed_jsd
 
@@ -177,16 +177,8 @@ def test_errors():
 
 
 @pytest.fixture(scope="module")
-def adult_priors() -> Priors:
-    frame, hierarchies = load_adult()
-    qis = ["age", "sex", "education"]
-    schema = Schema.of(
-        quasi=qis,
-        sensitive=["salary-class"],
-        hierarchies={q: hierarchies[q] for q in qis},
-        types={"age": "numeric"},
-    )
-    return kernel_priors(Table(frame, schema), "salary-class")
+def adult_priors(adult_bk_table) -> Priors:
+    return kernel_priors(adult_bk_table, "salary-class")
 
 
 @pytest.mark.parametrize("J", [0.01, 0.8])

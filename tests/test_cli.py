@@ -240,3 +240,18 @@ def test_local_recoding_algorithms_from_the_config(toy: Path, name: str) -> None
     s = json.loads(out)
     assert s["algorithm"] == name and s["verified"] and s["min_class_size"] >= 3
     assert s["transformation"] is None
+
+
+def test_marked_suppression_is_verified_and_written(toy: Path) -> None:
+    cfg = yaml.safe_load((toy / "c.yaml").read_text())
+    cfg["privacy"] = [{"model": "k-anonymity", "k": 2}]
+    cfg["algorithm"] = {"name": "fixed", "levels": {"ZIPCode": 1, "Age": 1}, "max_suppression": 0.5}
+    cfg["output"]["suppressed"] = "mark"
+    (toy / "c.yaml").write_text(yaml.safe_dump(cfg))
+    code, out, err = run("anonymize", str(toy / "c.yaml"), "--json")
+    assert code == 0, err
+    s = json.loads(out)
+    assert s["verified"] and s["suppressed"] > 0
+    released = pd.read_csv(toy / "out.csv", sep=";", dtype=str)
+    assert len(released) == 9
+    assert ((released["ZIPCode"] == "*") & (released["Age"] == "*")).sum() == s["suppressed"]
