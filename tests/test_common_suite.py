@@ -38,6 +38,10 @@ PARAMS = {
     "mdav": lambda heights, rng: {"output": str(rng.choice(["centroids", "intervals"]))},
     "stack-and-deal": lambda heights, rng: {},
     "anatomy": lambda heights, rng: {"l": 2},
+    # background-knowledge algorithms without a background-knowledge model: J = 1, kernel priors
+    "uhra": lambda heights, rng: {"max_suppression": float(rng.choice([0.0, 0.5, 1.0]))},
+    "k-primacy": lambda heights, rng: {"max_suppression": float(rng.choice([0.0, 0.5, 1.0]))},
+    "bka-js": lambda heights, rng: {"max_suppression": float(rng.choice([0.0, 0.5, 1.0]))},
 }
 
 

@@ -10,6 +10,8 @@ raised as :class:`~anonkit.errors.InputError`. Paths are relative to the config 
     privacy:
       - {model: k-anonymity, k: 5}
       - {model: t-closeness, attribute: occupation, t: 0.2, distance: equal}
+      # background knowledge (spec §1.7, §3): only with algorithm uhra, bka-js or k-primacy
+      - {model: background-knowledge, attribute: occupation, J: 0.8, prior: kernel}
     algorithm: {name: fixed, levels: {age: 2}, max_suppression: 0.02,
                 metric: {name: loss, gs: 0.5, aggregate: geometric}}
     output: {path: out.csv, suppressed: drop}         # or: mark
@@ -27,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from anonkit.errors import InputError
 from anonkit.metrics import SearchMetric
 from anonkit.models import (
+    BackgroundKnowledge,
     BetaLikeness,
     Criterion,
     DeltaDisclosure,
@@ -149,8 +152,94 @@ class DeltaDisclosureConfig(_Strict):
         return DeltaDisclosure(self.attribute, self.delta)
 
 
+class PriorConfig(_Strict):
+    """Where the adversary's priors ``P(S | QI)`` come from (spec §3).
+
+    * ``{kind: kernel, bandwidth: 0.3, external: FILE}`` — the §3.2 kernel estimate (product
+      Epanechnikov kernel, ``bandwidth`` per normalized QI), from the input itself or, with
+      ``external``, from another data file holding the same quasi-identifiers and the sensitive
+      attribute (read like the input; ``separator`` overrides the input's);
+    * ``{kind: classifier, external: FILE}`` — a classifier's ``predict_proba`` (§3 (c)), fitted on
+      the input or on ``external``;
+    * ``{kind: matrix, path: FILE}`` — priors the user supplies, a table with one column per
+      sensitive value (named by the value; values not given get probability 0; every row sums to 1)
+      and either one column per quasi-identifier (named by it; one row per distinct QI tuple of the
+      input, matched as text) or no QI column at all (then one row per input record, in input order).
+
+    Paths are relative to the config file.
+    """
+
+    kind: Literal["kernel", "classifier", "matrix"]
+    bandwidth: float | None = Field(None, gt=0)
+    external: str | None = None
+    path: str | None = None
+    separator: str | None = None
+
+    @model_validator(mode="after")
+    def _fits_kind(self) -> PriorConfig:
+        if self.kind == "matrix":
+            if self.path is None:
+                raise ValueError("prior kind 'matrix' needs 'path' (the prior table)")
+            for key in ("bandwidth", "external"):
+                if getattr(self, key) is not None:
+                    raise ValueError(f"'{key}' does not apply to prior kind 'matrix'")
+        else:
+            if self.path is not None:
+                raise ValueError(f"'path' applies to prior kind 'matrix' only, not {self.kind} (use 'external')")
+            if self.bandwidth is not None and self.kind != "kernel":
+                raise ValueError("'bandwidth' applies to prior kind 'kernel' only")
+            if self.separator is not None and self.external is None:
+                raise ValueError("'separator' applies to an 'external' file only")
+        return self
+
+
+class BackgroundKnowledgeConfig(_Strict):
+    """``{model: background-knowledge, attribute: S, J: 0.8, prior: kernel, test: auto, posterior: omega}``
+    (spec §1.7; paper A, UHRA): every class keeps the adversary's Jensen–Shannon divergence ≤ ``J``.
+
+    ``prior`` is ``kernel`` (default) or ``classifier``, or a mapping (:class:`PriorConfig`).
+    ``test``: ``pairwise`` (every two priors of a class within ``J``, §4.1), ``posterior`` (every
+    record's prior–posterior JSD within ``J``, §1.7) or ``auto`` (the algorithm's own guarantee).
+    ``posterior``: ``omega`` (Ω-estimate) or ``exact`` (enumeration, classes of ≤ 8 records).
+    Only algorithms uhra, bka-js and k-primacy enforce this model.
+    """
+
+    model: Literal["background-knowledge"]
+    attribute: str
+    J: float = Field(ge=0, le=1)
+    prior: PriorConfig = Field(default_factory=lambda: PriorConfig(kind="kernel"))
+    test: Literal["auto", "pairwise", "posterior"] = "auto"
+    posterior: Literal["omega", "exact"] = "omega"
+
+    @field_validator("prior", mode="before")
+    @classmethod
+    def _prior_shorthand(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            if v == "matrix":
+                raise ValueError("prior 'matrix' needs a file: write prior: {kind: matrix, path: FILE}")
+            if v not in ("kernel", "classifier"):
+                raise ValueError(f"unknown prior {v!r}; allowed: 'kernel', 'classifier' or a mapping with 'kind'")
+            return {"kind": v}
+        return v
+
+    def build(self) -> Criterion:
+        return BackgroundKnowledge(
+            self.attribute,
+            self.J,
+            prior=self.prior.kind,
+            bandwidth=0.3 if self.prior.bandwidth is None else self.prior.bandwidth,
+            test=self.test,
+            posterior=self.posterior,
+        )
+
+
 ModelConfig = Annotated[
-    KAnonymityConfig | LDiversityConfig | TClosenessConfig | BetaLikenessConfig | DeltaDisclosureConfig,
+    KAnonymityConfig
+    | LDiversityConfig
+    | TClosenessConfig
+    | BetaLikenessConfig
+    | DeltaDisclosureConfig
+    | BackgroundKnowledgeConfig,
     Field(discriminator="model"),
 ]
 
@@ -168,13 +257,17 @@ class MetricConfig(_Strict):
 class AlgorithmConfig(_Strict):
     """``name``: fixed (apply ``levels``); a lattice search: flash (default), ola, incognito,
     datafly, lightning (``heuristic_threshold``: above this many transformations flash falls back
-    to lightning, which stops after ``time_limit`` seconds or ``step_limit`` checks); or a local
+    to lightning, which stops after ``time_limit`` seconds or ``step_limit`` checks); a local
     recoding: mondrian (``mode``), kaca (``weights``, ``beta``), mdav (``output``,
-    ``standardize``), stack-and-deal, anatomy (``l``)."""
+    ``standardize``), stack-and-deal, anatomy (``l``); or a background-knowledge algorithm, the
+    only ones that enforce the ``background-knowledge`` model (spec §4.1–4.3): uhra
+    (``small_cluster``: suppress | merge, ``reference``: table | cluster, ``max_passes``), bka-js
+    (``bits``, ``leftover``: merge | suppress, ``enforce_k``), k-primacy (``small_cluster``,
+    ``max_passes``; β from a beta-likeness model, default 1)."""
 
     name: Literal[
         "fixed", "flash", "ola", "incognito", "datafly", "lightning", "mondrian", "kaca", "mdav",
-        "stack-and-deal", "anatomy",
+        "stack-and-deal", "anatomy", "uhra", "bka-js", "k-primacy",
     ] = "flash"
     levels: dict[str, int] = Field(default_factory=dict)
     max_suppression: float = Field(0.0, ge=0, le=1)
@@ -188,6 +281,12 @@ class AlgorithmConfig(_Strict):
     output: Literal["centroids", "intervals"] | None = None
     standardize: Literal["zscore", "minmax"] | None = None
     l: int | None = Field(None, ge=1)  # noqa: E741
+    small_cluster: Literal["suppress", "merge"] | None = None
+    reference: Literal["table", "cluster"] | None = None
+    max_passes: int | None = Field(None, ge=0)
+    bits: int | None = Field(None, ge=1)
+    leftover: Literal["merge", "suppress"] | None = None
+    enforce_k: bool | None = None
 
     #: options that only some algorithms take, and which ones
     OPTIONS: ClassVar[dict[str, set[str]]] = {
@@ -197,6 +296,12 @@ class AlgorithmConfig(_Strict):
         "output": {"mdav"},
         "standardize": {"mdav"},
         "l": {"anatomy"},
+        "small_cluster": {"uhra", "k-primacy"},
+        "reference": {"uhra"},
+        "max_passes": {"uhra", "k-primacy"},
+        "bits": {"bka-js"},
+        "leftover": {"bka-js"},
+        "enforce_k": {"bka-js"},
     }
 
     @model_validator(mode="after")

@@ -3,6 +3,12 @@
 :func:`anonymize` is the Python entry point on a pandas frame; :func:`run_config` runs a validated
 :class:`~anonkit.config.Config` the way ``anonkit anonymize`` does and returns the release and a
 summary dict (what ``--json`` prints).
+
+Background knowledge (spec §1.7, §3, §4.1–4.3): a :class:`~anonkit.models.BackgroundKnowledge`
+model is enforced only by the algorithms of :data:`~anonkit.algorithms.registry.BK_ALGORITHMS`.
+The adversary's priors are computed once (or taken from the caller), handed to the algorithm as
+``priors=`` and to the verifier, which judges the model from the released classes, the link from
+released rows to input records (:meth:`~anonkit.release.Release.published_rows`) and the priors.
 """
 
 from __future__ import annotations
@@ -12,23 +18,31 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
+import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from anonkit import metrics as _m
+from anonkit._values import as_text
 from anonkit.algorithms import LATTICE_ALGORITHMS, get_algorithm
+from anonkit.algorithms.registry import BK_ALGORITHMS
 from anonkit.algorithms.transform import check_models
-from anonkit.config import BuilderConfig, Config, MetricConfig
+from anonkit.config import BackgroundKnowledgeConfig, BuilderConfig, Config, MetricConfig, PriorConfig
 from anonkit.datasets import DATASETS
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy, builders, read_hierarchy
 from anonkit.io import read_table, write_table
 from anonkit.metrics import compute_metrics
-from anonkit.models import Criterion
+from anonkit.models import BackgroundKnowledge, Criterion
 from anonkit.release import Release
-from anonkit.schema import Attribute, Schema
+from anonkit.schema import Attribute, Role, Schema
 from anonkit.table import MissingPolicy, Table
 from anonkit.verify import Verification, verify
+
+if TYPE_CHECKING:
+    from anonkit.knowledge import Priors
 
 
 @dataclass
@@ -41,6 +55,12 @@ class Result:
     summary: dict = field(default_factory=dict)
 
 
+#: What ``priors=`` accepts: :class:`~anonkit.knowledge.Priors`, an ``(n × S)`` (per record) or
+#: ``(m × S)`` (per distinct QI tuple) array, a frame indexed by QI tuples (``matrix_priors``), or a
+#: function of the encoded :class:`~anonkit.table.Table` returning one of those.
+PriorsInput: TypeAlias = "Priors | ArrayLike | pd.DataFrame | Callable[[Table], Priors | ArrayLike | pd.DataFrame]"
+
+
 def anonymize(
     frame: pd.DataFrame,
     schema: Schema,
@@ -51,6 +71,7 @@ def anonymize(
     suppressed: str = "drop",
     missing: MissingPolicy = "value",
     metric: MetricConfig | _m.SearchMetric | None = None,
+    priors: PriorsInput | None = None,
     **params: object,
 ) -> Result:
     """Anonymize ``frame`` with ``algorithm`` so that every model in ``models`` holds.
@@ -59,6 +80,15 @@ def anonymize(
     geometric mean) and the one reported as ``score``. Other keyword arguments go to the algorithm
     (``max_suppression``, ``levels`` for ``fixed``, ``heuristic_threshold`` for ``flash``, …).
 
+    A :class:`~anonkit.models.BackgroundKnowledge` model (spec §1.7) needs one of the
+    background-knowledge algorithms ``uhra``, ``bka-js`` or ``k-primacy`` (§4.1–4.3); its
+    ``test="auto"`` becomes that algorithm's guarantee (:meth:`~BackgroundKnowledge.resolved`).
+    ``priors`` are the adversary's beliefs over the records of ``frame`` (see :data:`PriorsInput`;
+    an ``(n × S)`` array may give individuals with equal QIs different beliefs, §3.3); without it
+    they are estimated once by the first background-knowledge model (``model.priors``, §3.2). The
+    same priors go to the algorithm (``priors=``) and to the verifier. With several
+    background-knowledge models all must be about the same sensitive attribute.
+
     The published frame is verified independently (:func:`anonkit.verify.verify`) against the input's
     sensitive distributions; a release that fails verification raises ``AssertionError`` — it would
     be a bug, never a user error.
@@ -66,6 +96,7 @@ def anonymize(
     start = time.perf_counter()
     models = list(models)
     table = Table(frame, schema, missing=missing)
+    models, bk = _background_knowledge(models, algorithm)
     check_models(table, models)
     if isinstance(metric, MetricConfig):
         search_metric = metric.search_metric()
@@ -74,12 +105,31 @@ def anonymize(
     algo = get_algorithm(algorithm)
     if algorithm in LATTICE_ALGORITHMS:
         params.setdefault("metric", search_metric)
+    bk_priors: Priors | None = None
+    if bk:
+        bk_priors = _priors_for(table, bk[0], priors)
+        params["priors"] = bk_priors
+    elif priors is not None:
+        if algorithm not in BK_ALGORITHMS:
+            raise InputError(
+                f"priors= applies to the background-knowledge algorithms ({', '.join(sorted(BK_ALGORITHMS))}) only, "
+                f"not {algorithm}",
+                key="priors",
+            )
+        params["priors"] = priors(table) if _is_factory(priors) else priors  # type: ignore[operator]
     release = algo(table, models, **params)
     seconds = time.perf_counter() - start
     release.seconds = seconds
     published = release.to_frame(suppressed=suppressed, seed=seed)  # type: ignore[arg-type]
     reference = {s: table.frame[s] for s in table.sensitive}
-    verification = verify(published, table.schema, models, reference=reference)
+    link: dict[str, object] = {}
+    if bk:
+        link = {
+            "source": table.frame,  # row i = record i of the table (identifiers dropped, index reset)
+            "rows": release.published_rows(suppressed=suppressed, seed=seed),  # type: ignore[arg-type]
+            "priors": bk_priors,
+        }
+    verification = verify(published, table.schema, models, reference=reference, **link)  # type: ignore[arg-type]
     if not verification.ok:
         raise AssertionError("the release failed independent verification:\n" + verification.summary())
     metrics = compute_metrics(table, release, gs=search_metric.gs, aggregate=search_metric.aggregate)
@@ -106,7 +156,122 @@ def anonymize(
         summary["lattice"] = release.extra["lattice"]
     if "fallback" in release.extra:
         summary["fallback"] = release.extra["fallback"]
+    if bk:
+        m = bk[0]
+        summary["background_knowledge"] = {
+            "attribute": m.attribute,
+            "J": m.J,
+            "test": m.test,
+            "prior": m.prior if priors is None else "given",
+            "clusters": _clusters_summary(release.extra.get("bk_clusters")),
+        }
     return Result(release, published, verification, summary)
+
+
+# ---------------------------------------------------------------------- background knowledge
+def _background_knowledge(
+    models: list[Criterion], algorithm: str
+) -> tuple[list[Criterion], list[BackgroundKnowledge]]:
+    """``models`` with every background-knowledge model resolved for ``algorithm`` (§1.7), and
+    those models; an :class:`InputError` if ``algorithm`` cannot enforce them."""
+    if not any(getattr(m, "record_level", False) for m in models):
+        return models, []
+    if algorithm not in BK_ALGORITHMS:
+        raise InputError(
+            f"the background-knowledge model is enforced only by the algorithms uhra, bka-js and k-primacy, "
+            f"not {algorithm}; to measure what a background-knowledge adversary learns from another release, "
+            "run anonkit.analytics.background_knowledge_attack on it",
+            key="algorithm.name",
+        )
+    out: list[Criterion] = []
+    for m in models:
+        if getattr(m, "record_level", False):
+            if not isinstance(m, BackgroundKnowledge):
+                raise InputError(f"{m.describe()}: unknown record-level model", key="privacy")
+            m = m.resolved(algorithm)
+        out.append(m)
+    bk = [m for m in out if isinstance(m, BackgroundKnowledge)]
+    attributes = sorted({m.attribute for m in bk})
+    if len(attributes) > 1:
+        raise InputError(
+            f"background-knowledge models about several sensitive attributes ({', '.join(attributes)}); "
+            "the algorithms take the priors of one",
+            key="privacy",
+        )
+    return out, bk
+
+
+def _is_factory(priors: object) -> bool:
+    from anonkit.knowledge import Priors
+
+    return callable(priors) and not isinstance(priors, Priors | np.ndarray | pd.DataFrame)
+
+
+def _priors_for(table: Table, model: BackgroundKnowledge, priors: PriorsInput | None) -> Priors:
+    """The priors of ``model`` over ``table``'s records: given (in any :data:`PriorsInput` form) or
+    estimated by the model (its ``prior`` kind, spec §3)."""
+    if _is_factory(priors):
+        priors = priors(table)  # type: ignore[operator]
+    if priors is None:
+        return model.priors(table)
+    return as_priors(table, model.attribute, priors)  # type: ignore[arg-type]
+
+
+def as_priors(table: Table, sensitive: str, priors: Priors | ArrayLike | pd.DataFrame) -> Priors:
+    """``priors`` as :class:`~anonkit.knowledge.Priors` over ``table``'s records and the domain of
+    ``sensitive`` (spec §3): a ``Priors`` is checked (and its columns reordered to the domain when
+    its labels are the same values in another order); a frame indexed by QI tuples or an
+    ``(m × S)`` array goes through :func:`~anonkit.knowledge.matrix_priors`; an ``(n × S)`` array is
+    one prior per record (equal QI tuples may hold different beliefs)."""
+    from anonkit.knowledge import Priors, matrix_priors
+
+    if sensitive not in table.domains:
+        raise InputError("not a sensitive attribute of the table", column=sensitive)
+    labels = table.domains[sensitive].labels
+    if isinstance(priors, Priors):
+        if priors.sensitive is not None and priors.sensitive != sensitive:
+            raise InputError(f"the priors are about {priors.sensitive!r}, the model about {sensitive!r}", key="priors")
+        if priors.n != table.n:
+            raise InputError(f"the priors cover {priors.n} records, the table has {table.n}", key="priors")
+        have, want = list(as_text(np.asarray(priors.labels, dtype=object))), list(as_text(labels))
+        if have == want:
+            return priors
+        if sorted(have) != sorted(want) or len(have) != priors.per_tuple.shape[1]:
+            raise InputError(f"the priors' labels {have} are not the values of {sensitive!r}: {want}", key="priors")
+        cols = [have.index(v) for v in want]
+        return Priors(priors.per_tuple[:, cols], priors.inverse, labels, sensitive)
+    if isinstance(priors, pd.DataFrame):
+        return matrix_priors(table, sensitive, priors)
+    p = np.asarray(priors, dtype=np.float64)
+    if p.ndim == 2 and p.shape[0] == table.n:
+        from anonkit.knowledge.priors import _validate_rows
+
+        _validate_rows(p, len(labels), "prior array")
+        rows, inverse = np.unique(p, axis=0, return_inverse=True)
+        return Priors(rows, inverse.reshape(-1), labels, sensitive)
+    return matrix_priors(table, sensitive, p)
+
+
+def _clusters_summary(value: object) -> object:
+    """The algorithm's ``bk_clusters`` for the summary: a clustering object becomes its number of
+    clusters; arrays become lists."""
+    if value is None:
+        return None
+    if hasattr(value, "n_clusters"):
+        return int(value.n_clusters)  # type: ignore[attr-defined]
+    return _json_plain(value)
+
+
+def _json_plain(value: object) -> object:
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {str(k): _json_plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_plain(v) for v in value]
+    return value
 
 
 def _output_targets(
@@ -201,6 +366,110 @@ def load_input(config: Config, base: Path, override: str | None = None) -> tuple
     return frame, {}
 
 
+# ---------------------------------------------------------------------- priors from a config (§3)
+def config_priors(config: Config, base: Path) -> tuple[Callable[[Table], Priors] | None, str | None]:
+    """The priors a config's first ``background-knowledge`` model asks for, as a function of the
+    encoded input (``anonymize(priors=...)``), and how the summary describes them.
+
+    ``None`` when the model estimates them itself from the input (``prior: kernel`` or
+    ``classifier`` without ``external``). Files are read now (relative to ``base``, like the input:
+    same encoding and missing values, the input's separator unless the prior spec gives one), so a
+    missing file fails before the anonymization starts.
+    """
+    found = [(i, m) for i, m in enumerate(config.privacy) if isinstance(m, BackgroundKnowledgeConfig)]
+    if not found:
+        return None, None
+    i, spec = found[0]
+    prior = spec.prior
+    key = f"privacy.{i}.prior"
+    if prior.kind != "matrix" and prior.external is None:
+        return None, prior.kind
+    path = prior.path if prior.kind == "matrix" else prior.external
+    assert path is not None
+    location = _location(base, path)
+    data = _read_prior_file(config, prior, location, key)
+    model = spec.build()
+    assert isinstance(model, BackgroundKnowledge)
+
+    def build(table: Table) -> Priors:
+        try:
+            if prior.kind == "matrix":
+                return matrix_file_priors(table, model.attribute, data)
+            return model.priors(table, external=external_table(table, model.attribute, data))
+        except InputError as exc:
+            raise InputError(str(exc), file=location, key=key) from None
+
+    note = f"matrix from {path}" if prior.kind == "matrix" else f"{prior.kind} on external data {path}"
+    return build, note
+
+
+def _read_prior_file(config: Config, prior: PriorConfig, location: str, key: str) -> pd.DataFrame:
+    inp = config.input
+    separator = prior.separator or (";" if inp.dataset is not None else inp.separator)
+    try:
+        return read_table(location, separator=separator, encoding=inp.encoding, na_values=inp.na_values)
+    except InputError as exc:
+        raise InputError(str(exc), key=key) from None
+
+
+def external_table(table: Table, sensitive: str, data: pd.DataFrame) -> Table:
+    """``data`` (background-knowledge data outside the input, spec §3) encoded like ``table``: its
+    quasi-identifiers with the same hierarchies and types, and the sensitive attribute ``sensitive``;
+    other columns are ignored."""
+    keep = {n: a for n, a in table.schema.attributes.items() if a.role == Role.QUASI or n == sensitive}
+    missing = [n for n in keep if n not in {str(c) for c in data.columns}]
+    if missing:
+        raise InputError("the external data lacks a column", column=missing[0])
+    return Table(data, Schema(keep), missing=table.missing)
+
+
+def matrix_file_priors(table: Table, sensitive: str, data: pd.DataFrame) -> Priors:
+    """Priors from a table the user supplies (config ``prior: {kind: matrix, path: FILE}``, spec §3).
+
+    Columns: one per value of ``sensitive`` (named by the value; values not given get probability
+    0), plus either one per quasi-identifier (named by it: one row per distinct QI tuple of the
+    input, matched as text — :func:`~anonkit.knowledge.matrix_priors`) or none (then one row per
+    input record, in input order). Every row sums to 1.
+    """
+    from anonkit.knowledge import matrix_priors
+
+    data = data.copy()
+    data.columns = [str(c) for c in data.columns]
+    qis = [q for q in table.qi if q in data.columns]
+    if qis and len(qis) < len(table.qi):
+        absent = [q for q in table.qi if q not in qis]
+        raise InputError(
+            "the prior table needs a column for every quasi-identifier (rows keyed by QI tuple) or for none "
+            "(one row per input record)",
+            column=absent[0],
+        )
+    values = data.drop(columns=qis)
+    if values.shape[1] == 0:
+        raise InputError("the prior table has no column of sensitive values")
+    numbers = pd.DataFrame(index=values.index)
+    for col in values.columns:
+        parsed = pd.to_numeric(values[col], errors="coerce")
+        bad = np.flatnonzero(parsed.isna().to_numpy())
+        if bad.size:
+            raise InputError("prior is not a number", column=col, value=values[col].iloc[bad[0]], row=int(bad[0]) + 1)
+        numbers[col] = parsed.astype(np.float64)
+    if qis:
+        index = pd.MultiIndex.from_frame(data[qis]) if len(qis) > 1 else pd.Index(data[qis[0]], name=qis[0])
+        return matrix_priors(table, sensitive, numbers.set_axis(index, axis=0))
+    if len(numbers) != table.n:
+        raise InputError(
+            f"a prior table without quasi-identifier columns needs one row per input record: {table.n} expected, "
+            f"has {len(numbers)}"
+        )
+    labels = list(as_text(table.domains[sensitive].labels))
+    p = np.zeros((table.n, len(labels)))
+    for col in numbers.columns:
+        if col not in labels:
+            raise InputError("prior table column is neither a quasi-identifier nor a sensitive value", column=col)
+        p[:, labels.index(col)] = numbers[col].to_numpy()
+    return as_priors(table, sensitive, p)
+
+
 def run_config(
     config: Config,
     *,
@@ -230,6 +499,7 @@ def run_config(
     if algo.name == "lightning":
         params.update(time_limit=algo.time_limit, step_limit=algo.step_limit)
     params.update(algo.options())
+    priors, prior_note = config_priors(config, base)
     result = anonymize(
         frame,
         schema,
@@ -239,8 +509,11 @@ def run_config(
         suppressed=config.output.suppressed,
         missing=config.input.missing,
         metric=algo.metric,
+        priors=priors,
         **params,
     )
+    if "background_knowledge" in result.summary and prior_note is not None:
+        result.summary["background_knowledge"]["prior"] = prior_note
     out = config.output
     target = output_path if output_path is not None else (None if out.path is None else _location(base, out.path))
     result.summary["output"] = None
@@ -265,4 +538,15 @@ def run_config(
     return result
 
 
-__all__ = ["InputError", "Result", "anonymize", "load_input", "run_config"]
+__all__ = [
+    "InputError",
+    "PriorsInput",
+    "Result",
+    "anonymize",
+    "as_priors",
+    "config_priors",
+    "external_table",
+    "load_input",
+    "matrix_file_priors",
+    "run_config",
+]

@@ -135,18 +135,31 @@ class Release:
             raise ValueError(f"class levels mark {name!r} as custom but no bounds or sets are given")
         return out
 
-    def to_frame(self, *, suppressed: Literal["drop", "mark"] = "drop", seed: int = 0) -> pd.DataFrame:
-        """The published table: QIs generalized, suppressed rows dropped or marked, rows shuffled."""
+    def published_rows(self, *, suppressed: Literal["drop", "mark"] = "drop", seed: int = 0) -> np.ndarray:
+        """The input row (index into ``table``'s records) of every row of :meth:`to_frame` with the
+        same arguments, in published order.
+
+        This is the link from the release back to the input that record-level models need: the
+        background-knowledge model (spec §1.7) is judged from the priors of the records of each
+        class, so :func:`anonkit.verify.verify` takes ``rows=release.published_rows(...)``. It is
+        private to the publisher — the shuffle exists so the published rows cannot be joined to the
+        input by position.
+        """
         if suppressed not in ("drop", "mark"):
             raise ValueError(f"suppressed must be 'drop' or 'mark', got {suppressed!r}")
+        rows = np.flatnonzero(~self.suppressed) if suppressed == "drop" else np.arange(self.table.n)
+        order = np.random.default_rng(seed).permutation(len(rows))
+        return rows[order]
+
+    def to_frame(self, *, suppressed: Literal["drop", "mark"] = "drop", seed: int = 0) -> pd.DataFrame:
+        """The published table: QIs generalized, suppressed rows dropped or marked, rows shuffled
+        (row ``i`` is input record ``published_rows(...)[i]``)."""
+        rows = self.published_rows(suppressed=suppressed, seed=seed)
         out = self.table.frame.copy()
         gen = self.generalized()
         for name in self.table.qi:
             out[name] = gen[name].to_numpy()
-        if suppressed == "drop":
-            out = out.loc[~self.suppressed]
-        order = np.random.default_rng(seed).permutation(len(out))
-        return out.iloc[order].reset_index(drop=True)
+        return out.iloc[rows].reset_index(drop=True)
 
 
 def _number(x: float) -> str:

@@ -11,12 +11,19 @@ The reference distribution of t-closeness, β-likeness and δ-disclosure is that
 (spec §1.3). When only the release is at hand it is taken from the release itself, suppressed
 (marked) rows included; pass ``reference`` (the input frame, or the sensitive columns of it) to use
 the true input distribution when suppressed rows were dropped.
+
+Record-level models (``record_level = True``: the background-knowledge model of spec §1.7) are
+judged from the records of each class, not from its statistics: the verifier needs the input
+(``source``) and, for every released row, the input row it came from (``rows``, e.g.
+:meth:`anonkit.release.Release.published_rows`). It still derives the classes itself from the
+released text and only uses ``rows`` to look up each released record's prior and sensitive value.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -33,8 +40,13 @@ from anonkit.models import (
     EntropyLDiversity,
     TCloseness,
 )
-from anonkit.schema import AttrType, Schema
+from anonkit.schema import AttrType, Role, Schema
 from anonkit.stats import ClassStats, build_domain, class_stats
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from anonkit.knowledge import Priors
 
 SUPPRESSED = "*"
 
@@ -165,6 +177,9 @@ def verify(
     models: Iterable[Criterion],
     *,
     reference: pd.DataFrame | Mapping[str, Iterable[object]] | None = None,
+    source: pd.DataFrame | None = None,
+    rows: ArrayLike | None = None,
+    priors: Priors | ArrayLike | None = None,
 ) -> Verification:
     """Check that the released ``frame`` satisfies every model in ``models``.
 
@@ -178,11 +193,31 @@ def verify(
         The privacy models to check.
     reference:
         Source of the reference sensitive distribution (the input table); default: the release.
+    source:
+        Record-level models only (background knowledge, spec §1.7): the input frame, with its
+        original quasi-identifiers and sensitive values.
+    rows:
+        Record-level models only: the row of ``source`` (position, 0-based) every row of ``frame``
+        was published from — :meth:`~anonkit.release.Release.published_rows`.
+    priors:
+        Record-level models only: the adversary's priors over the rows of ``source``, a
+        :class:`~anonkit.knowledge.Priors` or an ``(n × S)`` array whose columns follow the sensitive
+        domain of ``source`` (sorted values, or the declared order). Default: each model's own
+        estimate (``model.priors``) from ``source``.
 
     Returns
     -------
     Verification
         ``ok`` and, per model, whether it holds, the achieved parameter and the failing classes.
+        For the background-knowledge model ``achieved`` is the largest class divergence (the
+        pairwise prior JSD or the prior–posterior JSD, per its test; ``test="auto"`` is judged as
+        ``"pairwise"``).
+
+    Raises
+    ------
+    InputError
+        An identifier in the release; an unknown column; a record-level model without ``source``
+        and ``rows``, or with a ``rows`` that does not link the release to ``source``.
     """
     models = list(models)
     identifiers = [c for c in schema.identifiers if c in frame.columns]
@@ -193,7 +228,14 @@ def verify(
     spec = _sensitive_spec(schema, sorted(sens))
     stats, cls, supp = released_stats(frame, qis, spec, reference=reference)
     results = []
+    linked: np.ndarray | None = None
     for m in models:
+        if getattr(m, "record_level", False):
+            if linked is None:
+                linked = _released_rows(frame, supp, source, rows, m)
+            assert source is not None
+            results.append(_record_level_result(m, frame, schema, stats, cls, supp, source, linked, priors))
+            continue
         st, record_class = stats, cls
         if m.qis is not None:
             sub = frame.reset_index(drop=True).loc[~supp].reset_index(drop=True)
@@ -218,6 +260,127 @@ def verify(
         suppressed=int(supp.sum()),
         classes=int(stats.n_classes),
         results=results,
+    )
+
+
+# ---------------------------------------------------------------------- record-level models (§1.7)
+def _released_rows(
+    frame: pd.DataFrame, supp: np.ndarray, source: pd.DataFrame | None, rows: ArrayLike | None, model: Criterion
+) -> np.ndarray:
+    """The ``source`` row of every released (not suppressed) row of ``frame``, checked."""
+    if source is None or rows is None:
+        raise InputError(
+            f"{model.describe()} is judged from the input records of each class: pass source= (the input "
+            "frame) and rows= (the input row of every released row, Release.published_rows(...))",
+            key="rows" if source is not None else "source",
+        )
+    link = np.asarray(rows)
+    if link.ndim != 1 or len(link) != len(frame):
+        raise InputError(f"rows must give one input row per released row: {len(frame)} expected, got {link.shape}")
+    if len(link) and link.dtype.kind not in "iu":
+        raise InputError(f"rows must be integer row positions of the input, got dtype {link.dtype}")
+    link = link.astype(np.int64)
+    bad = np.flatnonzero((link < 0) | (link >= len(source)))
+    if bad.size:
+        raise InputError(
+            f"rows holds a position outside the input (0 … {len(source) - 1})", row=int(bad[0]) + 1,
+            value=int(link[bad[0]]),
+        )
+    _, first, counts = np.unique(link, return_index=True, return_counts=True)
+    if (counts > 1).any():
+        raise InputError("rows links two released rows to the same input record", value=int(link[first[counts > 1][0]]))
+    return link[~supp]
+
+
+def _input_schema(schema: Schema, source: pd.DataFrame) -> Schema:
+    """``schema`` without the identifiers ``source`` no longer holds (a Table's frame has none)."""
+    cols = {str(c) for c in source.columns}
+    return Schema({n: a for n, a in schema.attributes.items() if n in cols or a.role != Role.IDENTIFIER})
+
+
+def _record_priors(
+    model: Any, schema: Schema, source: pd.DataFrame, priors: Priors | ArrayLike | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(n × S)`` prior of every ``source`` row and the sensitive labels of its columns."""
+    from anonkit.knowledge import Priors
+    from anonkit.table import Table
+
+    name = model.attribute
+    if priors is None:
+        priors = model.priors(Table(source, _input_schema(schema, source)))
+    if isinstance(priors, Priors):
+        if priors.sensitive is not None and priors.sensitive != name:
+            raise InputError(f"the priors are about {priors.sensitive!r}, the model about {name!r}", key="priors")
+        p, labels = priors.per_record(), np.asarray(priors.labels, dtype=object)
+    else:
+        if name not in source.columns:
+            raise InputError("the input lacks the sensitive attribute", column=name)
+        numeric, order, hierarchy = _sensitive_spec(schema, [name])[name]
+        domain, _ = build_domain(name, as_text(source[name]), numeric=numeric, order=order, hierarchy=hierarchy)
+        p, labels = np.asarray(priors, dtype=np.float64), np.asarray(domain.labels, dtype=object)
+    if p.shape != (len(source), len(labels)):
+        raise InputError(
+            f"priors must have one row per input record and one column per value of {name!r}: "
+            f"expected ({len(source)}, {len(labels)}), got {p.shape}",
+            key="priors",
+        )
+    return p, labels
+
+
+def _input_codes(source: pd.DataFrame, name: str, labels: np.ndarray) -> np.ndarray:
+    """The code of every ``source`` row's sensitive value among ``labels`` (the priors' columns)."""
+    if name not in source.columns:
+        raise InputError("the input lacks the sensitive attribute", column=name)
+    index = {v: i for i, v in enumerate(as_text(np.asarray(labels, dtype=object)))}
+    text = as_text(source[name])
+    codes = np.array([index.get(v, -1) for v in text], dtype=np.int64)
+    if (codes < 0).any():
+        i = int(np.flatnonzero(codes < 0)[0])
+        raise InputError("sensitive value of the input is not among the priors' labels", column=name,
+                         value=text[i], row=i + 1)
+    return codes
+
+
+def _record_level_result(
+    model: Any,
+    frame: pd.DataFrame,
+    schema: Schema,
+    stats: ClassStats,
+    cls: np.ndarray,
+    supp: np.ndarray,
+    source: pd.DataFrame,
+    linked: np.ndarray,
+    priors: Priors | ArrayLike | None,
+) -> ModelResult:
+    """Judge a record-level model on the verifier's own classes (spec §1.7): class ``c`` holds the
+    input records ``linked[cls == c]``; their priors and input sensitive values decide."""
+    name = model.attribute
+    released_text = as_text(frame[name].reset_index(drop=True))[~supp]
+    input_text = as_text(source[name].reset_index(drop=True))[linked] if name in source.columns else None
+    if input_text is None:
+        raise InputError("the input lacks the sensitive attribute", column=name)
+    differs = np.flatnonzero(released_text != input_text)
+    if differs.size:
+        raise InputError(
+            "rows does not link the release to the input: a released sensitive value differs from its input "
+            "record's",
+            column=name,
+            value=released_text[differs[0]],
+        )
+    p, labels = _record_priors(model, schema, source, priors)
+    sa = _input_codes(source, name, labels)
+    n_classes = stats.n_classes
+    record_class = np.full(len(source), -1, dtype=np.int64)
+    record_class[linked] = cls
+    div = np.asarray(model.class_divergence(p, record_class, n_classes, sa), dtype=np.float64)
+    ok = div <= model.J + 1e-12  # the tolerance of BackgroundKnowledge.class_passes
+    failing = np.flatnonzero(~ok)
+    return ModelResult(
+        model.describe(),
+        bool(ok.all()),
+        float(div.max()) if n_classes else float("nan"),
+        int(failing.size),
+        int(stats.sizes[failing].sum()),
     )
 
 

@@ -21,9 +21,15 @@ ALGORITHMS: dict[str, str] = {
     "mdav": "anonkit.algorithms.cluster.mdav:mdav",
     "stack-and-deal": "anonkit.algorithms.bucket.stack_and_deal:stack_and_deal",
     "anatomy": "anonkit.algorithms.bucket.anatomy:anatomy",
+    "uhra": "anonkit.algorithms.knowledge.uhra:uhra",
+    "bka-js": "anonkit.algorithms.knowledge.bka_js:bka_js",
+    "k-primacy": "anonkit.algorithms.knowledge.k_primacy:k_primacy",
 }
 #: the algorithms that search the full-domain lattice (they take ``metric`` and report a lattice)
 LATTICE_ALGORITHMS = {"flash", "ola", "incognito", "datafly", "lightning"}
+#: the background-knowledge algorithms (spec §4.1–4.3): the only ones that enforce the record-level
+#: :class:`~anonkit.models.BackgroundKnowledge` model (§1.7); they take ``priors``
+BK_ALGORITHMS = {"uhra", "bka-js", "k-primacy"}
 
 
 def get_algorithm(name: str) -> Callable:

@@ -2,11 +2,13 @@
 
 from anonkit.models.base import Criterion
 from anonkit.models.kanonymity import KAnonymity
+from anonkit.models.knowledge import BackgroundKnowledge
 from anonkit.models.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from anonkit.models.likeness import BetaLikeness, DeltaDisclosure
 from anonkit.models.tcloseness import TCloseness
 
 __all__ = [
+    "BackgroundKnowledge",
     "BetaLikeness",
     "Criterion",
     "DeltaDisclosure",
