@@ -81,7 +81,8 @@ def anonymize(
 
 
 def _run_with_progress(cfg, config: Path, input: str | None, output: str | None, seed: int | None):
-    """Run with a progress display: the phase, and a bar of checked transformations in a search."""
+    """Run with a progress display: the phase, and a bar of checked transformations in a search (of
+    clusters grouped, or records scanned, for the background-knowledge algorithms)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from anonkit.algorithms.lattice._search import PROGRESS
@@ -96,9 +97,12 @@ def _run_with_progress(cfg, config: Path, input: str | None, output: str | None,
         def phase(msg: str) -> None:
             bar.update(task, description=msg)
 
+        what = {"uhra": "grouping background-knowledge clusters", "k-primacy": "grouping background-knowledge clusters",
+                "bka-js": "scanning records in Hilbert order"}.get(cfg.algorithm.name,
+                                                                   "searching the lattice (checked transformations)")
+
         def checked(done: int, total: int) -> None:
-            bar.update(task, description="searching the lattice (checked transformations)", completed=done,
-                       total=total)
+            bar.update(task, description=what, completed=done, total=total)
 
         token = PROGRESS.set(checked)
         try:
@@ -127,6 +131,10 @@ def _print_summary(s: dict) -> None:
         t.add_row("lattice", f"{lat['checked']:,} of {lat['nodes']:,} transformations checked, the rest inferred")
     if s.get("fallback"):
         t.add_row("note", f"[yellow]{s['fallback']}")
+    if s.get("background_knowledge"):
+        bk = s["background_knowledge"]
+        clusters = "" if bk.get("clusters") is None else f"; BK clusters: {bk['clusters']}"
+        t.add_row("background knowledge", f"{bk['test']} JSD ≤ {bk['J']:g}; priors: {bk['prior']}{clusters}")
     for name, value in s["metrics"].items():
         t.add_row(name, f"{value:.6g}" if isinstance(value, float) else str(value))
     t.add_row("output", str(s.get("output") or "(not written)"))
@@ -206,6 +214,41 @@ def experiment_stack_and_deal(
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     _out.print(report, highlight=False)
+
+
+@experiment_app.command("uhra")
+def experiment_uhra(
+    out: Annotated[str, typer.Option("--out", help="Folder for the CSV files, PNG plots and report.")] = (
+        "uhra-experiment"
+    ),
+    datasets: Annotated[str, typer.Option("--datasets", help="Comma-separated: adult, bkseq.")] = "adult,bkseq",
+    quick: Annotated[bool, typer.Option("--quick", help="A small grid on an Adult sample and a small BKseq "
+                                        "release (tests, CI).")] = False,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the Adult sample (--quick) and of BKseq.")] = 0,
+    bkseq_priors: Annotated[str, typer.Option("--bkseq-priors", help="The adversary's priors on BKseq: kernel "
+                                              "or incremental.")] = "kernel",
+) -> None:
+    """Paper A's study: UHRA versus BKA-JS and k-primacy on Adult and BKseq (R-U maps, Tables 3-5, attacks)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from anonkit.experiments.uhra import cli_run
+
+    try:
+        with Progress(
+            SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            console=_err, transient=True,
+        ) as bar:
+            task = bar.add_task("starting", total=None)
+
+            def step(done: int, total: int, what: str) -> None:
+                bar.update(task, description=what, completed=done, total=total)
+
+            report = cli_run(out, datasets, quick=quick, seed=seed, bkseq_priors=bkseq_priors, progress=step)
+    except InputError as exc:
+        _fail(exc, 2)
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    _out.print(report, highlight=False, markup=False)
 
 
 def main() -> None:
