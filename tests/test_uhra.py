@@ -309,3 +309,32 @@ def test_adult_uhra_paper_setting(adult_bk_table) -> None:
     assert rel.extra["bk_clusters"] == 1 and rel.n_suppressed == 0
     assert m["min_class_size"] >= 5 and m["record_linkage"] <= 100 / 5
     assert 0 < m["gcp"] < 0.1
+
+
+# ---------------------------------------------------------------------------- pycanon as oracle (spec §7 item 2)
+@pytest.mark.oracle
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n=st.integers(20, 120), k=st.integers(2, 5), t=st.sampled_from([0.3, 0.6]),
+       beta=st.sampled_from([1.0, 2.0]))
+def test_pycanon_confirms_k_t_and_beta(seed: int, n: int, k: int, t: float, beta: float) -> None:
+    """pycanon judges the published frame on its own: k-anonymity, equal-distance t-closeness (UHRA)
+    and basic β-likeness (k-primacy). Its reference is the release itself, so only releases without
+    suppression are compared."""
+    anonymity = pytest.importorskip("pycanon.anonymity")
+    table, priors = _random(seed, n)
+    qis = ["age", "sex", "edu"]
+    runs = [
+        (uhra(table, [KAnonymity(k), TCloseness("s", t), BackgroundKnowledge("s", 1.0)], priors=priors,
+              max_suppression=1.0), "t"),
+        (k_primacy(table, [KAnonymity(k), BetaLikeness("s", beta), BackgroundKnowledge("s", 1.0)], priors=priors,
+                   max_suppression=1.0), "beta"),
+    ]
+    for rel, bound in runs:
+        if rel.n_suppressed or not rel.n_released:
+            continue
+        frame = rel.to_frame(seed=seed).reset_index(drop=True)
+        assert anonymity.k_anonymity(frame, qis) >= k
+        if bound == "t":
+            assert anonymity.t_closeness(frame, qis, ["s"]) <= t + 1e-9
+        else:
+            assert anonymity.basic_beta_likeness(frame, qis, ["s"]) <= beta + 1e-9
