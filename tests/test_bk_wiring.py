@@ -16,8 +16,10 @@ from anonkit.algorithms.local import partition_release
 from anonkit.algorithms.registry import ALGORITHMS, BK_ALGORITHMS
 from anonkit.config import BackgroundKnowledgeConfig, parse_config
 from anonkit.knowledge import Priors, jsd, kernel_priors
+from anonkit.knowledge.sources import as_priors, external_table, matrix_file_priors
 from anonkit.models import BackgroundKnowledge, KAnonymity
-from anonkit.pipeline import as_priors, config_priors, external_table, matrix_file_priors, run_config
+from anonkit.pipeline import _config_priors as config_priors
+from anonkit.pipeline import run_config
 from anonkit.release import Release
 from anonkit.verify import verify
 
@@ -358,7 +360,7 @@ class _Standin:
         self.calls.append({"models": models, **params})
         plain = [m for m in models if not getattr(m, "record_level", False)]
         rel = partition_release(table, self.by, plain, algorithm="stand-in")
-        rel.extra["bk_clusters"] = np.array([4, 4])
+        rel.extra["bk_clusters"] = 2
         return rel
 
 
@@ -384,7 +386,7 @@ def test_pipeline_resolves_the_model_and_hands_priors(standin) -> None:
     assert isinstance(call["priors"], Priors) and np.allclose(call["priors"].per_record(), p)
     assert result.verification.ok and result.summary["verified"]
     assert result.summary["background_knowledge"] == {
-        "attribute": "s", "J": 0.1, "test": "posterior", "prior": "given", "clusters": [4, 4]
+        "attribute": "s", "J": 0.1, "test": "posterior", "prior": "given", "clusters": 2
     }
     assert "name" not in result.frame.columns
 

@@ -25,7 +25,6 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from anonkit import metrics as _m
-from anonkit._values import as_text
 from anonkit.algorithms import LATTICE_ALGORITHMS, get_algorithm
 from anonkit.algorithms.registry import BK_ALGORITHMS
 from anonkit.algorithms.transform import check_models
@@ -37,7 +36,7 @@ from anonkit.io import read_table, write_table
 from anonkit.metrics import compute_metrics
 from anonkit.models import BackgroundKnowledge, Criterion
 from anonkit.release import Release
-from anonkit.schema import Attribute, Role, Schema
+from anonkit.schema import Attribute, Schema
 from anonkit.table import MissingPolicy, Table
 from anonkit.verify import Verification, verify
 
@@ -163,7 +162,7 @@ def anonymize(
             "J": m.J,
             "test": m.test,
             "prior": m.prior if priors is None else "given",
-            "clusters": _clusters_summary(release.extra.get("bk_clusters")),
+            "clusters": release.extra.get("bk_clusters"),  # an int (uhra, k-primacy) or absent
         }
     return Result(release, published, verification, summary)
 
@@ -214,64 +213,9 @@ def _priors_for(table: Table, model: BackgroundKnowledge, priors: PriorsInput | 
         priors = priors(table)  # type: ignore[operator]
     if priors is None:
         return model.priors(table)
+    from anonkit.knowledge.sources import as_priors
+
     return as_priors(table, model.attribute, priors)  # type: ignore[arg-type]
-
-
-def as_priors(table: Table, sensitive: str, priors: Priors | ArrayLike | pd.DataFrame) -> Priors:
-    """``priors`` as :class:`~anonkit.knowledge.Priors` over ``table``'s records and the domain of
-    ``sensitive`` (spec §3): a ``Priors`` is checked (and its columns reordered to the domain when
-    its labels are the same values in another order); a frame indexed by QI tuples or an
-    ``(m × S)`` array goes through :func:`~anonkit.knowledge.matrix_priors`; an ``(n × S)`` array is
-    one prior per record (equal QI tuples may hold different beliefs)."""
-    from anonkit.knowledge import Priors, matrix_priors
-
-    if sensitive not in table.domains:
-        raise InputError("not a sensitive attribute of the table", column=sensitive)
-    labels = table.domains[sensitive].labels
-    if isinstance(priors, Priors):
-        if priors.sensitive is not None and priors.sensitive != sensitive:
-            raise InputError(f"the priors are about {priors.sensitive!r}, the model about {sensitive!r}", key="priors")
-        if priors.n != table.n:
-            raise InputError(f"the priors cover {priors.n} records, the table has {table.n}", key="priors")
-        have, want = list(as_text(np.asarray(priors.labels, dtype=object))), list(as_text(labels))
-        if have == want:
-            return priors
-        if sorted(have) != sorted(want) or len(have) != priors.per_tuple.shape[1]:
-            raise InputError(f"the priors' labels {have} are not the values of {sensitive!r}: {want}", key="priors")
-        cols = [have.index(v) for v in want]
-        return Priors(priors.per_tuple[:, cols], priors.inverse, labels, sensitive)
-    if isinstance(priors, pd.DataFrame):
-        return matrix_priors(table, sensitive, priors)
-    p = np.asarray(priors, dtype=np.float64)
-    if p.ndim == 2 and p.shape[0] == table.n:
-        from anonkit.knowledge.priors import _validate_rows
-
-        _validate_rows(p, len(labels), "prior array")
-        rows, inverse = np.unique(p, axis=0, return_inverse=True)
-        return Priors(rows, inverse.reshape(-1), labels, sensitive)
-    return matrix_priors(table, sensitive, p)
-
-
-def _clusters_summary(value: object) -> object:
-    """The algorithm's ``bk_clusters`` for the summary: a clustering object becomes its number of
-    clusters; arrays become lists."""
-    if value is None:
-        return None
-    if hasattr(value, "n_clusters"):
-        return int(value.n_clusters)  # type: ignore[attr-defined]
-    return _json_plain(value)
-
-
-def _json_plain(value: object) -> object:
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, dict):
-        return {str(k): _json_plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_plain(v) for v in value]
-    return value
 
 
 def _output_targets(
@@ -367,7 +311,7 @@ def load_input(config: Config, base: Path, override: str | None = None) -> tuple
 
 
 # ---------------------------------------------------------------------- priors from a config (§3)
-def config_priors(config: Config, base: Path) -> tuple[Callable[[Table], Priors] | None, str | None]:
+def _config_priors(config: Config, base: Path) -> tuple[Callable[[Table], Priors] | None, str | None]:
     """The priors a config's first ``background-knowledge`` model asks for, as a function of the
     encoded input (``anonymize(priors=...)``), and how the summary describes them.
 
@@ -391,6 +335,8 @@ def config_priors(config: Config, base: Path) -> tuple[Callable[[Table], Priors]
     model = spec.build()
     assert isinstance(model, BackgroundKnowledge)
 
+    from anonkit.knowledge.sources import external_table, matrix_file_priors
+
     def build(table: Table) -> Priors:
         try:
             if prior.kind == "matrix":
@@ -410,64 +356,6 @@ def _read_prior_file(config: Config, prior: PriorConfig, location: str, key: str
         return read_table(location, separator=separator, encoding=inp.encoding, na_values=inp.na_values)
     except InputError as exc:
         raise InputError(str(exc), key=key) from None
-
-
-def external_table(table: Table, sensitive: str, data: pd.DataFrame) -> Table:
-    """``data`` (background-knowledge data outside the input, spec §3) encoded like ``table``: its
-    quasi-identifiers with the same hierarchies and types, and the sensitive attribute ``sensitive``;
-    other columns are ignored."""
-    keep = {n: a for n, a in table.schema.attributes.items() if a.role == Role.QUASI or n == sensitive}
-    missing = [n for n in keep if n not in {str(c) for c in data.columns}]
-    if missing:
-        raise InputError("the external data lacks a column", column=missing[0])
-    return Table(data, Schema(keep), missing=table.missing)
-
-
-def matrix_file_priors(table: Table, sensitive: str, data: pd.DataFrame) -> Priors:
-    """Priors from a table the user supplies (config ``prior: {kind: matrix, path: FILE}``, spec §3).
-
-    Columns: one per value of ``sensitive`` (named by the value; values not given get probability
-    0), plus either one per quasi-identifier (named by it: one row per distinct QI tuple of the
-    input, matched as text — :func:`~anonkit.knowledge.matrix_priors`) or none (then one row per
-    input record, in input order). Every row sums to 1.
-    """
-    from anonkit.knowledge import matrix_priors
-
-    data = data.copy()
-    data.columns = [str(c) for c in data.columns]
-    qis = [q for q in table.qi if q in data.columns]
-    if qis and len(qis) < len(table.qi):
-        absent = [q for q in table.qi if q not in qis]
-        raise InputError(
-            "the prior table needs a column for every quasi-identifier (rows keyed by QI tuple) or for none "
-            "(one row per input record)",
-            column=absent[0],
-        )
-    values = data.drop(columns=qis)
-    if values.shape[1] == 0:
-        raise InputError("the prior table has no column of sensitive values")
-    numbers = pd.DataFrame(index=values.index)
-    for col in values.columns:
-        parsed = pd.to_numeric(values[col], errors="coerce")
-        bad = np.flatnonzero(parsed.isna().to_numpy())
-        if bad.size:
-            raise InputError("prior is not a number", column=col, value=values[col].iloc[bad[0]], row=int(bad[0]) + 1)
-        numbers[col] = parsed.astype(np.float64)
-    if qis:
-        index = pd.MultiIndex.from_frame(data[qis]) if len(qis) > 1 else pd.Index(data[qis[0]], name=qis[0])
-        return matrix_priors(table, sensitive, numbers.set_axis(index, axis=0))
-    if len(numbers) != table.n:
-        raise InputError(
-            f"a prior table without quasi-identifier columns needs one row per input record: {table.n} expected, "
-            f"has {len(numbers)}"
-        )
-    labels = list(as_text(table.domains[sensitive].labels))
-    p = np.zeros((table.n, len(labels)))
-    for col in numbers.columns:
-        if col not in labels:
-            raise InputError("prior table column is neither a quasi-identifier nor a sensitive value", column=col)
-        p[:, labels.index(col)] = numbers[col].to_numpy()
-    return as_priors(table, sensitive, p)
 
 
 def run_config(
@@ -499,7 +387,7 @@ def run_config(
     if algo.name == "lightning":
         params.update(time_limit=algo.time_limit, step_limit=algo.step_limit)
     params.update(algo.options())
-    priors, prior_note = config_priors(config, base)
+    priors, prior_note = _config_priors(config, base)
     result = anonymize(
         frame,
         schema,
@@ -538,15 +426,4 @@ def run_config(
     return result
 
 
-__all__ = [
-    "InputError",
-    "PriorsInput",
-    "Result",
-    "anonymize",
-    "as_priors",
-    "config_priors",
-    "external_table",
-    "load_input",
-    "matrix_file_priors",
-    "run_config",
-]
+__all__ = ["InputError", "PriorsInput", "Result", "anonymize", "load_input", "run_config"]

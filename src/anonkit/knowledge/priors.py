@@ -448,7 +448,10 @@ def matrix_priors(table: Table, sensitive: str, matrix: pd.DataFrame | ArrayLike
         return _result(table, sensitive, values[rows])
     p = np.asarray(matrix, dtype=np.float64)
     if p.ndim != 2 or p.shape[0] not in (table.n, d.size):
-        raise InputError(f"prior array must have shape ({table.n}, {s}) or ({d.size}, {s}), has {p.shape}")
+        shapes = f"({table.n}, {s})"
+        if table.n != d.size:
+            shapes += f" (per record) or ({d.size}, {s}) (per QI tuple)"
+        raise InputError(f"prior array must have shape {shapes}, has {p.shape}", key="priors")
     _validate_rows(p, s, "prior array")
     if p.shape[0] == table.n:
         per_tuple = p[_first_index(d.inverse, d.size)]

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -55,9 +55,7 @@ class ClosingTest:
 
     def with_reference(self, tref: np.ndarray) -> ClosingTest:
         """The same test with t-closeness measured against ``tref`` (UHRA's ``reference="cluster"``)."""
-        out = ClosingTest(**{**self.__dict__})
-        out.tref = np.ascontiguousarray(tref, dtype=np.float64)
-        return out
+        return replace(self, tref=np.ascontiguousarray(tref, dtype=np.float64))
 
     def passes(self, hist: np.ndarray, size: float) -> bool:
         return _kernels.passes(np.asarray(hist, dtype=np.float64), float(size), *self.args())
@@ -190,27 +188,16 @@ def setup(
 
 
 def _prior_matrix(table: Table, sensitive: str, priors: Any, bk: BackgroundKnowledge | None, s: int) -> np.ndarray:
-    """``(n × S)`` priors per record: the given ones, else estimated as the model says (kernel by default)."""
-    from anonkit.knowledge import Priors, kernel_priors
+    """``(n × S)`` priors per record: the given ones (any form :func:`~anonkit.knowledge.sources.as_priors`
+    takes), else estimated as the model says (kernel by default)."""
+    from anonkit.knowledge import kernel_priors
+    from anonkit.knowledge.sources import as_priors
 
     if priors is None:
         pri = bk.priors(table) if bk is not None else kernel_priors(table, sensitive)
-        p = pri.per_record()
-    elif isinstance(priors, Priors):
-        if priors.n != table.n:
-            raise InputError(f"the priors cover {priors.n} records, the table has {table.n}", key="priors")
-        p = priors.per_record()
     else:
-        p = np.asarray(priors, dtype=np.float64)
-    if p.shape != (table.n, s):
-        raise InputError(
-            f"priors must be one row per record over the {s} values of {sensitive!r}: expected shape "
-            f"({table.n}, {s}), got {p.shape}",
-            key="priors",
-        )
-    if not np.all(np.isfinite(p)) or (p < 0).any() or np.abs(p.sum(axis=1) - 1).max(initial=0) > 1e-6:
-        raise InputError("priors must be finite, non-negative and every row must sum to 1", key="priors")
-    return np.ascontiguousarray(p, dtype=np.float64)
+        pri = as_priors(table, sensitive, priors)
+    return np.ascontiguousarray(pri.per_record(), dtype=np.float64)
 
 
 class QISpace:

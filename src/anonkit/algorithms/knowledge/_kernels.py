@@ -407,7 +407,7 @@ def _compile() -> dict[str, object]:
         _centroid_dist2 = jit(_centroid_dist2_py)
         _add = jit(_add_py)
         _best_group = jit(_best_group_py)
-        _COMPILED.update(npn=jit(_npn_py), tk=jit(_tk_utility_py), passes=_passes, cdist=_centroid_dist2)
+        _COMPILED.update(npn=jit(_npn_py), tk=jit(_tk_utility_py), passes=_passes)
     return _COMPILED
 
 
