@@ -41,7 +41,7 @@ def _table(dataset: str):
         frame, h = load_adult()
         qis = ["age", "sex", "education"]
         schema = Schema.of(quasi=qis, sensitive=["salary-class"], hierarchies={q: h[q] for q in qis},
-                           types={"age": "numeric"})
+                           types={"age": "numeric"}, default_role="insensitive")
         return Table(frame, schema), "salary-class", "equal"
     from anonkit.datasets import bkseq_hierarchies, make_bkseq
 

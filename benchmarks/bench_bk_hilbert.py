@@ -42,7 +42,8 @@ def bench_adult() -> None:
     frame, hier = load_adult()
     qis = ["age", "sex", "education"]
     schema = Schema.of(
-        quasi=qis, sensitive=["salary-class"], hierarchies={q: hier[q] for q in qis}, types={"age": "numeric"}
+        quasi=qis, sensitive=["salary-class"], hierarchies={q: hier[q] for q in qis}, types={"age": "numeric"},
+        default_role="insensitive",
     )
     table = Table(frame, schema)
     t0 = time.perf_counter()

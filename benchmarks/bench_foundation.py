@@ -51,7 +51,8 @@ def timed(fn, repeat: int = 5) -> tuple[float, object]:
 
 def bench_nodes(frame: pd.DataFrame, hier: dict, qis: list[str], sensitive: list[str], models: list, label: str,
                 n_nodes: int) -> None:
-    schema = Schema.of(quasi=qis, sensitive=sensitive, hierarchies={a: hier[a] for a in qis + sensitive})
+    schema = Schema.of(quasi=qis, sensitive=sensitive, hierarchies={a: hier[a] for a in qis + sensitive},
+                       default_role="insensitive")
     t = time.perf_counter()
     table = Table(frame, schema)
     _ = table.distinct

@@ -60,5 +60,6 @@ def adult_bk_table():
         sensitive=["salary-class"],
         hierarchies={q: hierarchies[q] for q in qis},
         types={"age": "numeric"},
+        default_role="insensitive",
     )
     return Table(frame, schema)

@@ -141,7 +141,8 @@ TOY_PL = [0.9, 0.85, 0.8, 0.4, 0.35, 0.45, 0.5, 0.88]
 
 
 def _toy() -> tuple[Table, np.ndarray]:
-    table = Table(_toy_frame(), Schema.of(quasi=["age", "sex"], sensitive=["income"], types={"age": "numeric"}))
+    table = Table(_toy_frame(), Schema.of(quasi=["age", "sex"], sensitive=["income"],
+                                          types={"age": "numeric", "sex": "categorical"}))
     assert list(table.domains["income"].labels) == ["H", "L"]  # lexicographic: columns are (P(H), P(L))
     priors = np.array([[1 - pl, pl] for pl in TOY_PL])
     return table, priors
@@ -173,6 +174,7 @@ def test_quantization_bits_rule() -> None:
             quasi=["a", *[f"q{i}" for i in range(10)]],
             sensitive=["s"],
             types={"a": "numeric", **{f"q{i}": "numeric" for i in range(10)}},
+            default_role="insensitive",
         ),
     )
     assert quantization_bits(QISpace(wide, np.arange(n)), 4) == 5  # 11 attributes: capped at ⌊64/11⌋

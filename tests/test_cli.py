@@ -88,7 +88,9 @@ def test_unsatisfiable_exits_1_and_writes_nothing(toy: Path) -> None:
 def test_human_output(toy: Path) -> None:
     code, out, _ = run("anonymize", str(toy / "c.yaml"))
     assert code == 0
-    assert "transformation" in out and "ZIPCode=3" in out
+    for group in ("Privacy", "Utility", "Run"):
+        assert group in out
+    assert "ZIPCode →" in out and "47***" in out and "level 3 of 5" in out
 
 
 def test_bundled_example_config_runs(tmp_path: Path) -> None:

@@ -136,7 +136,7 @@ def small_table() -> Table:
         quasi=["age", "zip", "sex"],
         sensitive=["disease"],
         hierarchies={"zip": Hierarchy(ZIP_ROWS, name="zip")},
-        types={"age": "numeric"},
+        types={"age": "numeric", "zip": "categorical"},
     )
     return Table(frame, schema)
 

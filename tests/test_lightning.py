@@ -28,7 +28,8 @@ def adult() -> Table:
     """Adult with 8 quasi-identifiers (all but occupation) and occupation sensitive."""
     frame, h = load_adult()
     qis = [c for c in frame.columns if c != "occupation"]
-    return Table(frame, Schema.of(quasi=qis, sensitive=["occupation"], hierarchies={q: h[q] for q in qis}))
+    return Table(frame, Schema.of(quasi=qis, sensitive=["occupation"], hierarchies={q: h[q] for q in qis},
+                                  default_role="insensitive"))
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +37,8 @@ def adult4() -> Table:
     """A small lattice (2·5·2·3 = 60 transformations): sex, age, race, marital-status."""
     frame, h = load_adult()
     qis = ["sex", "age", "race", "marital-status"]
-    return Table(frame, Schema.of(quasi=qis, sensitive=["occupation"], hierarchies={q: h[q] for q in qis}))
+    return Table(frame, Schema.of(quasi=qis, sensitive=["occupation"], hierarchies={q: h[q] for q in qis},
+                                  default_role="insensitive"))
 
 
 def assert_valid(table: Table, rel: Release, models: list, s: float) -> None:

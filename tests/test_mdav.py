@@ -1,5 +1,6 @@
 """MDAV (spec §5.5): the worked example, agreement with a naive transcription on random numeric
-data, group sizes in [k, 2k−1], the verifier, determinism and the edge cases of §7.1."""
+data, group sizes in [k, 2k−1], the verifier, determinism and the edge cases of §7.1; l-diversity,
+t-closeness and the other models met by merging groups (anonkit's extension, ``_merge``)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,16 @@ from anonkit.algorithms import get_algorithm
 from anonkit.algorithms.cluster.mdav import mdav
 from anonkit.errors import InputError
 from anonkit.metrics.utility import gcp
-from anonkit.models import DistinctLDiversity, KAnonymity
+from anonkit.models import (
+    Criterion,
+    DeltaDisclosure,
+    DistinctLDiversity,
+    EntropyLDiversity,
+    KAnonymity,
+    TCloseness,
+)
 from anonkit.verify import verify
+from support import MODEL_CHOICES, verified
 
 VALUES = [1, 2, 3, 10, 11, 12, 20, 21, 22, 30]
 
@@ -153,7 +162,7 @@ def mixed_table(seed: int, n: int) -> Table:
         quasi=["age", "income", "zip", "sex"],
         sensitive=["s"],
         hierarchies={"zip": h_zip},
-        types={"age": "numeric", "income": "numeric"},
+        types={"age": "numeric", "income": "numeric", "zip": "categorical", "sex": "categorical"},
     )
     return Table(frame, schema)
 
@@ -281,3 +290,164 @@ def test_categorical_hierarchy_without_common_root_is_an_input_error() -> None:
     table = Table(pd.DataFrame({"c": ["a", "b", "a"]}), Schema.of(quasi=["c"], hierarchies={"c": h}))
     with pytest.raises(InputError, match="top nodes"):
         mdav(table, [KAnonymity(2)])
+
+
+# ---------------------------------------------------------------------------- models met by merging
+def clinic(seed: int, n: int = 300) -> Table:
+    """A random clinic table: age 20–79 and 20 zip codes (numeric), sex (categorical, MDAV-generic);
+    6 diseases (sensitive)."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(20, 80, n).astype(str),
+            "zip": rng.choice([str(z) for z in range(47600, 47620)], n),
+            "sex": rng.choice(["M", "F"], n),
+            "disease": rng.choice(["flu", "cold", "cancer", "ulcer", "gastritis", "hiv"], n),
+        }
+    )
+    types = {"age": "numeric", "zip": "numeric", "sex": "categorical", "disease": "categorical"}
+    return Table(frame, Schema.of(quasi=["age", "zip", "sex"], sensitive=["disease"], types=types))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("output", ["centroids", "intervals"])
+def test_t_closeness_is_met_by_merging_not_by_suppression(output: str) -> None:
+    """The reported case (k = 4, equal-distance 0.4-closeness, 10 % suppression, 300 records):
+    suppressing the failing groups loses most of the table; merging them meets the models."""
+    table = clinic(0)
+    models = [KAnonymity(4), TCloseness("disease", 0.4)]
+    old = mdav(table, models, max_suppression=0.1, failing="suppress", output=output)  # type: ignore[arg-type]
+    assert not old.satisfied and old.n_suppressed > 30
+    rel = mdav(table, models, max_suppression=0.1, output=output)  # type: ignore[arg-type]
+    assert rel.satisfied and rel.n_suppressed <= 30
+    assert rel.n_suppressed == 0 and rel.extra["model_merges"] > 0 and not rel.extra["merge_fallback"]
+    assert verified(table, rel, models)
+    # classes are unions of MDAV's groups (extra['group'] keeps them as MDAV formed them)
+    assert np.array_equal(rel.extra["group"], old.extra["group"])
+    for cls in classes_of(rel):
+        assert all(g <= cls or not (g & cls) for g in groups_of(rel))
+    assert 0.0 < rel.extra["information_loss"] < old.extra["information_loss"]  # old: suppressed = SST
+
+
+def test_l_diversity_is_met_by_merging() -> None:
+    table = clinic(1)
+    models = [KAnonymity(4), DistinctLDiversity("disease", 4)]
+    old = mdav(table, models, max_suppression=0.1, failing="suppress")
+    rel = mdav(table, models, max_suppression=0.1)
+    assert old.n_suppressed > 30 and not old.satisfied
+    assert rel.satisfied and rel.n_suppressed == 0 and verified(table, rel, models)
+
+
+def test_k_only_is_unchanged_by_the_failing_option() -> None:
+    table = clinic(2, 100)
+    a = mdav(table, [KAnonymity(4)])
+    b = mdav(table, [KAnonymity(4)], failing="suppress")
+    assert np.array_equal(a.record_class, b.record_class)
+    assert a.extra["model_merges"] == 0 and a.extra["merge_rounds"] == 0
+    with pytest.raises(InputError, match="failing"):
+        mdav(table, [KAnonymity(4)], failing="drop")  # type: ignore[arg-type]
+
+
+def test_merge_goes_to_the_nearest_group() -> None:
+    """Groups {1,2}, {10,11}, {50,51}, {52,53} (k = 2); only {50,51} lacks a second disease: it is
+    merged with {52,53}, its nearest group (squared distance of the standardized means)."""
+    values = [1, 2, 10, 11, 50, 51, 52, 53]
+    s = ["a", "b", "a", "b", "a", "a", "a", "b"]
+    table = numeric_table(values, extra={"s": s})
+    models = [KAnonymity(2), DistinctLDiversity("s", 2)]
+    rel = mdav(table, models, output="intervals")
+    assert rel.extra["model_merges"] == 1 and rel.n_suppressed == 0
+    by_value = {frozenset(values[i] for i in c) for c in classes_of(rel)}
+    assert by_value == {frozenset({1, 2}), frozenset({10, 11}), frozenset({50, 51, 52, 53})}
+
+
+def test_merging_everything_that_still_fails_is_suppressed() -> None:
+    """Records suppressed up front all have flu: even one class of all released records is not
+    0.01-close to the input's distribution, so everything is suppressed after merging."""
+    table = clinic(3, 120)
+    frame = table.frame.copy()
+    frame.loc[:19, "age"] = ""
+    frame.loc[:19, "disease"] = "flu"
+    table = Table(frame, table.schema, missing="suppress")
+    models = [KAnonymity(4), TCloseness("disease", 0.01)]
+    rel = mdav(table, models, max_suppression=1.0)
+    assert rel.n_classes == 0 and rel.n_suppressed == 120 and not rel.satisfied
+    assert rel.extra["model_merges"] == rel.extra["groups"] - 1 and not rel.extra["merge_fallback"]
+    assert rel.extra["information_loss"] == 1.0
+
+
+def test_fallback_when_the_union_fails_but_a_group_passes() -> None:
+    """Entropy 2-diversity: {1,2,3,4} holds four diseases, the 12 records 100…111 only s0; merging
+    can only reach one class of all 16 records, which fails — suppressing the three failing groups
+    (12 records) loses fewer, and is what is published."""
+    values = [1, 2, 3, 4, *range(100, 112)]
+    table = numeric_table(values, extra={"s": ["s0", "s1", "s2", "s3"] + ["s0"] * 12})
+    models = [KAnonymity(4), EntropyLDiversity("s", 2)]
+    rel = mdav(table, models, max_suppression=1.0)
+    assert rel.extra["merge_fallback"] and rel.n_suppressed == 12 and rel.n_classes == 1
+    assert rel.record_class[:4].tolist() == [0, 0, 0, 0]
+    assert verified(table, rel, models)
+
+
+def test_published_alike_groups_are_judged_together() -> None:
+    """Categorical QIs only: groups publishing the same labels are one class; δ-disclosure can fail
+    on such a union although every group passes, and more rounds of merging fix it."""
+    rng = np.random.default_rng(1)  # a table needing 3 rounds
+    n = 40
+    frame = pd.DataFrame(
+        {"c": rng.choice(list("abcd"), n), "d": rng.choice(list("xy"), n), "s": rng.choice(["s0", "s1", "s2"], n)}
+    )
+    table = Table(frame, Schema.of(quasi=["c", "d"], sensitive=["s"]))
+    models = [KAnonymity(2), DeltaDisclosure("s", 1.2)]
+    rel = mdav(table, models, max_suppression=1.0)
+    assert rel.extra["merge_rounds"] > 1
+    assert rel.n_suppressed == 0 and verified(table, rel, models)
+    assert mdav(table, models, max_suppression=1.0, failing="suppress").n_suppressed > 0
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_dense_and_sparse_value_counts_agree(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """Large categorical domains count a group's values from the records instead of a table:
+    the merges are the same."""
+    import anonkit.algorithms.cluster.mdav as module
+
+    table = mixed_table(seed, 80)
+    models = [KAnonymity(3), TCloseness("s", 0.15)]
+    dense = mdav(table, models, max_suppression=1.0)
+    monkeypatch.setattr(module, "_DENSE_LIMIT", 0)
+    sparse = mdav(table, models, max_suppression=1.0)
+    assert dense.extra["model_merges"] > 0
+    assert np.array_equal(dense.record_class, sparse.record_class)
+
+
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10**6),
+    n=st.integers(2, 60),
+    k=st.integers(1, 5),
+    names=st.lists(st.sampled_from(sorted(MODEL_CHOICES)), min_size=1, max_size=2, unique=True),
+    lt_only=st.booleans(),
+    output=st.sampled_from(["centroids", "intervals"]),
+)
+def test_merging_never_suppresses_more(seed: int, n: int, k: int, names: list[str], lt_only: bool, output: str) -> None:
+    """On random mixed tables, with l-diversity / t-closeness (and the other models): merging never
+    suppresses more records than suppressing the failing groups, every published class satisfies
+    every model (independent verifier), and records are suppressed only when merging all groups
+    into one still fails."""
+    table = mixed_table(seed, n)
+    if lt_only:
+        names = [x for x in names if x.startswith(("distinct", "t-"))] or ["distinct-2"]
+    models: list[Criterion] = [KAnonymity(k), *(MODEL_CHOICES[x]() for x in names)]
+    merged = mdav(table, models, max_suppression=1.0, output=output)  # type: ignore[arg-type]
+    suppressed = mdav(table, models, max_suppression=1.0, output=output, failing="suppress")  # type: ignore[arg-type]
+    assert merged.n_suppressed <= suppressed.n_suppressed
+    assert verified(table, merged, models)
+    assert merged.class_sizes().sum() + merged.n_suppressed == n
+    assert (merged.class_sizes() >= merged.extra["k"]).all()
+    if merged.extra["merge_fallback"]:
+        assert np.array_equal(merged.record_class, suppressed.record_class)
+    elif merged.n_suppressed:
+        assert merged.n_classes == 0 and merged.n_suppressed == n
+    if lt_only and not merged.extra["merge_fallback"]:
+        assert merged.n_suppressed in (0, n)

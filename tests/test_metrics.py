@@ -70,7 +70,9 @@ def toy() -> Table:
     h_age = Hierarchy([[str(a), "20-29" if a < 30 else "30-39", "*"] for a in AGES], name="age")
     h_sex = Hierarchy([["M", "*"], ["F", "*"]], name="sex")
     frame = pd.DataFrame({"age": [str(a) for a in AGES], "sex": SEXES})
-    return Table(frame, Schema.of(quasi=["age", "sex"], hierarchies={"age": h_age, "sex": h_sex}))
+    # the spec's worked example measures age by the hierarchy's leaf counts: declared categorical
+    return Table(frame, Schema.of(quasi=["age", "sex"], hierarchies={"age": h_age, "sex": h_sex},
+                                  types={"age": "categorical"}))
 
 
 def toy_release(toy: Table, levels: list[int], max_suppression: float = 0.0) -> Release:

@@ -125,7 +125,7 @@ def test_sensitive_argument() -> None:
     with pytest.raises(InputError, match="not a sensitive attribute"):
         stack_and_deal(table, [], k=2, sensitive="q")
     with pytest.raises(InputError, match="needs a sensitive attribute"):
-        stack_and_deal(Table(frame, Schema.of(quasi=["q"])), [], k=2)
+        stack_and_deal(Table(frame, Schema.of(quasi=["q"], default_role="insensitive")), [], k=2)
 
 
 def test_presuppressed_records_are_not_dealt() -> None:

@@ -46,6 +46,7 @@ def test_sensitive_codes_round_trip(test2_frame, test2_hierarchies):
         sensitive=["Salary", "Disease"],
         types={"Salary": "numeric"},
         hierarchies={"Disease": test2_hierarchies["Disease"]},
+        default_role="insensitive",
     )
     table = Table(test2_frame, schema)
     for name in ("Salary", "Disease"):
@@ -62,7 +63,9 @@ def test_sensitive_codes_round_trip(test2_frame, test2_hierarchies):
 def test_ordinal_order_is_used(test2_frame):
     order = ["pneumonia", "flu", "bronchitis", "gastritis", "gastric ulcer", "stomach cancer", "colitis"]
     schema = Schema(
-        {"ZIPCode": Attribute("ZIPCode", "quasi"), "Disease": Attribute("Disease", "sensitive", "ordinal", order=order)}
+        {"ZIPCode": Attribute("ZIPCode", "quasi"),
+         "Disease": Attribute("Disease", "sensitive", "ordinal", order=order)},
+        default_role="insensitive",
     )
     table = Table(test2_frame, schema)
     assert list(table.domains["Disease"].labels) == order[:-1]  # only values present
@@ -73,7 +76,8 @@ def test_value_outside_declared_order_is_an_error(test2_frame):
         {
             "ZIPCode": Attribute("ZIPCode", "quasi"),
             "Disease": Attribute("Disease", "sensitive", "ordinal", order=["flu", "gastritis"]),
-        }
+        },
+        default_role="insensitive",
     )
     with pytest.raises(InputError, match="declared order") as exc:
         Table(test2_frame, schema)

@@ -30,7 +30,8 @@ PRIOR_LH = np.array([[.9, .1], [.85, .15], [.8, .2], [.4, .6], [.35, .65], [.45,
 
 def _toy() -> tuple[Table, np.ndarray]:
     frame = pd.DataFrame({"age": AGES, "sex": SEXES, "income": INCOME})
-    table = Table(frame, Schema.of(quasi=["age", "sex"], sensitive=["income"], types={"age": "numeric"}))
+    table = Table(frame, Schema.of(quasi=["age", "sex"], sensitive=["income"],
+                                   types={"age": "numeric", "sex": "categorical"}))
     assert list(table.domains["income"].labels) == ["H", "L"]
     return table, PRIOR_LH[:, ::-1].copy()  # columns in the domain's order (H, L)
 

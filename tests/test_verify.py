@@ -212,7 +212,8 @@ def test_check_with_everything_suppressed(release_frame):
     marked[QIS] = "*"
     rep = check(marked, QIS, ["Disease"])
     assert rep["k"] == 0 and rep["classes"] == 0 and rep["suppressed"] == 9
-    assert all(v is None for v in rep["sensitive"]["Disease"].values())
+    assert rep["sensitive"]["Disease"]["type"] == "categorical"
+    assert all(v is None for key, v in rep["sensitive"]["Disease"].items() if key != "type")
 
 
 # ---------------------------------------------------------------------------- pycanon oracle

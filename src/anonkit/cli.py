@@ -6,15 +6,20 @@ error naming the column, value and row, or the config key); 130 interrupted.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import math
+import os
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from anonkit.errors import InputError
@@ -27,6 +32,7 @@ app = typer.Typer(
 )
 _err = Console(stderr=True)
 _out = Console()
+T = TypeVar("T")
 
 
 def _jsonable(obj: object) -> object:
@@ -42,8 +48,59 @@ def _jsonable(obj: object) -> object:
 
 
 def _fail(exc: BaseException, code: int) -> None:
-    _err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+    _err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def _interruptible(job: Callable[[], T]) -> T:
+    """Run ``job`` on a worker thread and wait for it here, where Python delivers Ctrl-C.
+
+    On Ctrl-C the job is stopped at once, even inside a numba kernel: no output not yet moved into
+    place will be (:func:`anonkit.interrupt.request`), temporary files are removed, one line says
+    what was written (nothing, unless a write had already completed), and the process exits 130.
+    """
+    from anonkit import interrupt
+
+    box: dict[str, object] = {}
+    context = contextvars.copy_context()  # the progress callback travels with the job
+
+    def work() -> None:
+        try:
+            box["value"] = context.run(job)
+        except BaseException as exc:  # re-raised on the main thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="anonkit-job", daemon=True)
+    try:
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.05)
+    except KeyboardInterrupt:
+        written = interrupt.request()
+        interrupt.remove_temporary()
+        _stop_interrupted(written)
+    if "error" in box:
+        error = box["error"]
+        if isinstance(error, KeyboardInterrupt):
+            _stop_interrupted(interrupt.request())
+        raise error  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]
+
+
+def _whole_number(text: str, flag: str) -> int:
+    """``text`` as an int; an InputError naming ``flag`` otherwise."""
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise InputError(f"{flag} must be a whole number", key=flag.lstrip("-"), value=text) from None
+
+
+def _stop_interrupted(written: list[str]) -> NoReturn:
+    what = "nothing was written" if not written else "already written: " + ", ".join(written)
+    _err.print(f"interrupted: {what}", highlight=False, markup=False)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
 
 
 @app.command()
@@ -51,33 +108,38 @@ def anonymize(
     config: Annotated[Path, typer.Argument(help="YAML config file.")],
     input: Annotated[str | None, typer.Option("--input", help="Read this table instead of the config's input.")] = None,
     output: Annotated[str | None, typer.Option("--output", help="Write the release here instead.")] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Seed for the row shuffle and randomized steps.")] = None,
+    seed: Annotated[str | None, typer.Option("--seed", help="Seed (whole number ≥ 0) for the row shuffle and "
+                                             "the algorithm's random choices.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON summary object.")] = False,
 ) -> None:
     """Anonymize a table as the CONFIG says, verify the release and report its privacy and utility."""
     from anonkit.config import load_config
+    from anonkit.errors import UnsatisfiableError
     from anonkit.pipeline import run_config
+    from anonkit.release import check_seed
 
     try:
+        run_seed = None if seed is None else check_seed(_whole_number(seed, "--seed"))
         cfg = load_config(config)
         if as_json:
-            result = run_config(cfg, config_dir=config.parent, input_path=input, output_path=output, seed=seed)
+            result = _interruptible(lambda: run_config(cfg, config_dir=config.parent, input_path=input,
+                                                       output_path=output, seed=run_seed, config_file=config))
         else:
-            result = _run_with_progress(cfg, config, input, output, seed)
+            result = _run_with_progress(cfg, config, input, output, run_seed)
     except InputError as exc:
         _fail(exc, 2)
-    except KeyboardInterrupt:
-        _err.print("interrupted: nothing was written")
-        raise typer.Exit(130) from None
-    summary = result.summary
+    except UnsatisfiableError as exc:
+        if as_json:
+            print(json.dumps(_jsonable(exc.summary)))
+        else:
+            _print_warnings(exc.summary.get("warnings", []))
+            _err.print(f"[bold red]not anonymous:[/] {escape(str(exc))}; nothing was written", highlight=False,
+                       soft_wrap=True)
+        raise typer.Exit(1) from None
     if as_json:
-        print(json.dumps(_jsonable(summary)))
+        print(json.dumps(_jsonable(result.summary)))
     else:
-        _print_summary(summary)
-    if not summary["satisfied"]:
-        if not as_json:
-            _err.print(f"[bold red]not anonymous:[/] {summary['message']}; nothing was written")
-        raise typer.Exit(1)
+        _print_summary(result.summary)
 
 
 def _run_with_progress(cfg, config: Path, input: str | None, output: str | None, seed: int | None):
@@ -106,40 +168,112 @@ def _run_with_progress(cfg, config: Path, input: str | None, output: str | None,
 
         token = PROGRESS.set(checked)
         try:
-            return run_config(cfg, config_dir=config.parent, input_path=input, output_path=output, seed=seed,
-                              progress=phase)
+            return _interruptible(lambda: run_config(cfg, config_dir=config.parent, input_path=input,
+                                                     output_path=output, seed=seed, progress=phase,
+                                                     config_file=config))
         finally:
             PROGRESS.reset(token)
 
 
+# ---------------------------------------------------------------------- the human summary
+def _pct(x: float, digits: int = 3) -> str:
+    """A share as a percentage rounded for people: 0.2469 → "24.7 %", 0 → "0 %"."""
+    if x == 0:
+        return "0 %"
+    v = 100.0 * x
+    text = f"{v:.{digits}g}" if abs(v) >= 0.001 else f"{v:.1e}"
+    return f"{text} %"
+
+
+def _one_in(risk: float) -> str:
+    """A probability as a percentage and "1 in N": 0.2 → "20 % (1 in 5)"."""
+    if risk <= 0:
+        return "0 %"
+    return f"{_pct(risk)} (1 in {1.0 / risk:,.0f})"
+
+
+def _num(x: object) -> str:
+    if isinstance(x, float):
+        if x != x:
+            return "—"
+        return f"{x:,.0f}" if x.is_integer() and abs(x) < 1e15 else f"{x:.4g}"
+    if isinstance(x, int):
+        return f"{x:,}"
+    return str(x)
+
+
+def _print_warnings(warnings: list[str]) -> None:
+    for w in warnings:
+        _err.print(f"[yellow]warning:[/] {escape(w)}", highlight=False, soft_wrap=True)
+
+
+def _metric_name(metric: dict) -> str:
+    name = metric["name"]
+    if name == "loss":
+        return f"ARX Loss, gs {metric['gs']:g}, {metric['aggregate']}"
+    return {"dm": "discernibility", "dm*": "discernibility (DM*)", "aecs": "average class size (AECS)",
+            "entropy": "non-uniform entropy", "precision": "precision loss", "height": "generalization height"}.get(
+        name, name)
+
+
 def _print_summary(s: dict) -> None:
-    t = RichTable(title=f"anonkit — {s['algorithm']}", show_header=False)
+    """The summary grouped as Privacy, Utility and Run; every figure with its unit and which
+    direction is better. The full list of measures is in ``--json`` (README glossary)."""
+    m = s["metrics"]
+    t = RichTable(title=escape(f"anonkit — {s['algorithm']}: {s['message']}, verified independently"),
+                  show_header=False, title_justify="left")
     t.add_column("what", style="bold")
     t.add_column("value")
-    t.add_row("privacy models", "; ".join(s["models"]))
-    t.add_row("result", ("[green]" if s["satisfied"] else "[red]") + s["message"])
-    t.add_row("verified independently", "yes" if s["verified"] else "[red]no")
-    t.add_row("records", f"{s['records']:,}")
-    t.add_row("released", f"{s['released']:,}")
-    t.add_row("suppressed", f"{s['suppressed']:,}")
-    t.add_row("classes", f"{s['classes']:,} (smallest {s['min_class_size']})")
-    if s.get("transformation"):
-        t.add_row("transformation", ", ".join(f"{k}={v}" for k, v in s["transformation"].items()))
-    t.add_row(f"score ({s['metric']['name']})", str(s["score"]))
+    t.add_column("better", style="dim")
+    t.add_row("[underline]Privacy", "", "")
+    for r in s.get("verification", []):
+        status = "[green]holds" if r["holds"] else "[red]fails"
+        t.add_row(escape(f"  {r['model']}"), f"{status}[/] (achieved {_num(r['achieved'])})", "")
+    released = s["released"]
+    t.add_row("  smallest class", f"{s['min_class_size']:,} records", "higher")
+    t.add_row("  re-identification risk (prosecutor)",
+              f"highest {_one_in(m['prosecutor_highest'])}, average {_one_in(m['prosecutor_average'])}", "lower")
+    at_risk = round(m["records_at_risk"] * released)
+    t.add_row(f"  records above the risk threshold ({_pct(s.get('risk_threshold', 0.2))})",
+              f"{at_risk:,} of {released:,} released ({_pct(m['records_at_risk'])})", "lower")
+    t.add_row("  unique records", f"{_pct(m['sample_uniqueness'])} of released records are alone in their class",
+              "lower")
+    t.add_row("  record linkage", f"{_pct(m['record_linkage'] / 100.0)} of records re-linked by a matching attack",
+              "lower")
+    t.add_row("[underline]Utility", "", "")
+    t.add_row("  information loss (GCP)", _pct(m["gcp"]), "lower")
+    score = s["score"]
+    metric = s["metric"]
+    shown = ("[" + ", ".join(_num(float(v)) for v in score[:4]) + (", …]" if len(score) > 4 else "]")
+             if isinstance(score, list) else (_pct(score) if metric["name"] == "loss" else _num(score)))
+    t.add_row(f"  search score ({_metric_name(metric)})", escape(shown), "lower")
+    share = _pct(s["suppressed"] / s["records"])
+    t.add_row("  suppressed records", f"{s['suppressed']:,} of {s['records']:,} ({share})", "lower")
+    t.add_row("  classes", f"{s['classes']:,} (average {m['avg_class_size']:,.1f} records)", "")
+    for name, g in (s.get("generalization") or {}).items():
+        if g["changed"] == 0:
+            value = "unchanged"
+        else:
+            value = ", ".join(g["examples"]) + (", …" if g["labels"] > len(g["examples"]) else "")
+            level = "" if g["level"] is None else f"level {g['level']} of {g['height']}, "
+            plural = "s" if g["labels"] != 1 else ""
+            value += f"  ({level}{g['labels']:,} label{plural}, {_pct(g['changed'])} of values generalized)"
+        t.add_row(escape(f"  {name} →"), escape(value), "")
+    t.add_row("[underline]Run", "", "")
     if s.get("lattice"):
         lat = s["lattice"]
-        t.add_row("lattice", f"{lat['checked']:,} of {lat['nodes']:,} transformations checked, the rest inferred")
+        t.add_row("  lattice", f"{lat['checked']:,} of {lat['nodes']:,} transformations checked, the rest inferred", "")
     if s.get("fallback"):
-        t.add_row("note", f"[yellow]{s['fallback']}")
+        t.add_row("  note", f"[yellow]{escape(str(s['fallback']))}", "")
     if s.get("background_knowledge"):
         bk = s["background_knowledge"]
         clusters = "" if bk.get("clusters") is None else f"; BK clusters: {bk['clusters']}"
-        t.add_row("background knowledge", f"{bk['test']} JSD ≤ {bk['J']:g}; priors: {bk['prior']}{clusters}")
-    for name, value in s["metrics"].items():
-        t.add_row(name, f"{value:.6g}" if isinstance(value, float) else str(value))
-    t.add_row("output", str(s.get("output") or "(not written)"))
-    t.add_row("seconds", f"{s['seconds']:.3f}")
+        t.add_row("  background knowledge",
+                  escape(f"{bk['test']} JSD ≤ {bk['J']:g}; priors: {bk['prior']}{clusters}"), "")
+    t.add_row("  time", f"{s.get('total_seconds', s['seconds']):.2f} s", "")
+    t.add_row("  output", escape(str(s.get("output") or "(not written)")), "")
     _out.print(t)
+    _print_warnings(s.get("warnings", []))
 
 
 @app.command()
@@ -150,7 +284,10 @@ def check(
     hierarchy: Annotated[
         list[str] | None, typer.Option("--hierarchy", help="NAME=FILE: hierarchy of a sensitive attribute.")
     ] = None,
-    numeric: Annotated[str, typer.Option("--numeric", help="Sensitive attributes ordered as numbers.")] = "",
+    numeric: Annotated[str, typer.Option("--numeric", help="Sensitive attributes ordered as numbers (default: "
+                                         "those whose values are all numbers).")] = "",
+    categorical: Annotated[str, typer.Option("--categorical", help="Sensitive attributes that are nominal even "
+                                             "though their values are numbers.")] = "",
     separator: Annotated[str, typer.Option("--separator", help="CSV field separator.")] = ",",
     table: Annotated[str | None, typer.Option("--table", help="SQL table name.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -161,26 +298,35 @@ def check(
     from anonkit.verify import check as check_table
 
     start = time.perf_counter()
-    try:
+
+    def names(text: str) -> list[str]:
+        return [x.strip() for x in text.split(",") if x.strip()]
+
+    def job() -> dict:
         frame = read_table(data, separator=separator, table=table)
+        qis = names(qi)
+        unknown = [q for q in qis if q not in frame.columns]
+        if unknown:
+            raise InputError(f"--qi names an unknown column; the table has: {', '.join(map(str, frame.columns))}",
+                             column=unknown[0])
         hierarchies = {}
         for item in hierarchy or []:
             name, sep, path = item.partition("=")
             if not sep:
                 raise InputError("--hierarchy takes NAME=FILE", value=item)
             hierarchies[name] = read_hierarchy(path, name=name)
-        qis = [q for q in qi.split(",") if q]
-        sens = [s for s in sensitive.split(",") if s]
-        report = check_table(frame, qis, sens, hierarchies=hierarchies, numeric=[x for x in numeric.split(",") if x])
+        return check_table(frame, qis, names(sensitive), hierarchies=hierarchies, numeric=names(numeric),
+                           categorical=names(categorical))
+
+    try:
+        report = _interruptible(job)
     except InputError as exc:
         _fail(exc, 2)
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
     report["seconds"] = round(time.perf_counter() - start, 6)
     if as_json:
         print(json.dumps(_jsonable(report)))
         return
-    t = RichTable(title=f"anonkit check — {data}", show_header=False)
+    t = RichTable(title=escape(f"anonkit check — {data}"), show_header=False)
     t.add_column("what", style="bold")
     t.add_column("value")
     for key in ("records", "released", "suppressed", "classes", "k", "avg_class_size", "uniques"):
@@ -188,8 +334,11 @@ def check(
         t.add_row(key, f"{v:.4g}" if isinstance(v, float) else f"{v:,}")
     for s, r in report["sensitive"].items():
         for key, v in r.items():
-            t.add_row(f"{s}: {key}", "—" if v is None else f"{v:.4g}")
+            shown = v if isinstance(v, str) else ("—" if v is None else f"{v:.4g}")
+            t.add_row(escape(f"{s}: {key}"), escape(shown))
     _out.print(t)
+    for note in report["notes"]:
+        _err.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
 
 
 experiment_app = typer.Typer(help="Reproduce the experiments of the source papers.", no_args_is_help=True)
@@ -208,11 +357,9 @@ def experiment_stack_and_deal(
     from anonkit.experiments.stack_and_deal import cli_run
 
     try:
-        report = cli_run(data, sensitive, out, separator)
+        report = _interruptible(lambda: cli_run(data, sensitive, out, separator))
     except InputError as exc:
         _fail(exc, 2)
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
     _out.print(report, highlight=False)
 
 
@@ -224,7 +371,7 @@ def experiment_uhra(
     datasets: Annotated[str, typer.Option("--datasets", help="Comma-separated: adult, bkseq.")] = "adult,bkseq",
     quick: Annotated[bool, typer.Option("--quick", help="A small grid on an Adult sample and a small BKseq "
                                         "release (tests, CI).")] = False,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the Adult sample (--quick) and of BKseq.")] = 0,
+    seed: Annotated[str, typer.Option("--seed", help="Seed of the Adult sample (--quick) and of BKseq.")] = "0",
     bkseq_priors: Annotated[str, typer.Option("--bkseq-priors", help="The adversary's priors on BKseq: kernel "
                                               "or incremental.")] = "kernel",
 ) -> None:
@@ -232,8 +379,10 @@ def experiment_uhra(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from anonkit.experiments.uhra import cli_run
+    from anonkit.release import check_seed
 
     try:
+        seed_value = check_seed(_whole_number(seed, "--seed"))
         with Progress(
             SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
             console=_err, transient=True,
@@ -243,11 +392,10 @@ def experiment_uhra(
             def step(done: int, total: int, what: str) -> None:
                 bar.update(task, description=what, completed=done, total=total)
 
-            report = cli_run(out, datasets, quick=quick, seed=seed, bkseq_priors=bkseq_priors, progress=step)
+            report = _interruptible(lambda: cli_run(out, datasets, quick=quick, seed=seed_value,
+                                                    bkseq_priors=bkseq_priors, progress=step))
     except InputError as exc:
         _fail(exc, 2)
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
     _out.print(report, highlight=False, markup=False)
 
 
@@ -255,7 +403,8 @@ def main() -> None:
     """Console-script entry point."""
     try:
         app()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before a job started (imports, config): nothing was written
+        print("interrupted: nothing was written", file=sys.stderr)
         sys.exit(130)
 
 

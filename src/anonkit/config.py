@@ -39,6 +39,7 @@ from anonkit.models import (
     RecursiveCLDiversity,
     TCloseness,
 )
+from anonkit.release import MAX_SEED
 
 
 class _Strict(BaseModel):
@@ -55,6 +56,7 @@ class InputConfig(_Strict):
     query: str | None = None
     na_values: list[str] | None = None
     missing: Literal["value", "suppress", "error"] = "value"
+    strip: bool = True
 
     @model_validator(mode="after")
     def _one_source(self) -> InputConfig:
@@ -78,12 +80,26 @@ class AttributeConfig(_Strict):
     role: Literal[
         "identifier", "id", "quasi", "qi", "quasi-identifier", "sensitive", "insensitive", "other"
     ]
-    type: Literal["categorical", "ordinal", "numeric", "date"] = "categorical"
+    #: ``None``: inferred from the data (all values numbers → numeric, else categorical)
+    type: Literal["categorical", "ordinal", "numeric", "date"] | None = None
     hierarchy: str | BuilderConfig | None = None
     order: list[str] | None = None
     min_level: int = Field(0, ge=0)
     max_level: int | None = Field(None, ge=0)
     weight: float = Field(0.5, ge=0)
+
+    @field_validator("hierarchy", mode="before")
+    @classmethod
+    def _known_builder(cls, v: Any) -> Any:
+        if isinstance(v, dict):
+            builders = BuilderConfig.model_fields["builder"].annotation.__args__  # type: ignore[union-attr]
+            if "builder" not in v:
+                raise ValueError("a built hierarchy needs 'builder' (one of " + ", ".join(builders) + ")")
+            if v["builder"] not in builders:
+                raise ValueError(f"unknown builder {v['builder']!r}; allowed: {', '.join(builders)}")
+        elif v is not None and not isinstance(v, str):
+            raise ValueError("give a hierarchy file name or a mapping with 'builder'")
+        return v
 
 
 class KAnonymityConfig(_Strict):
@@ -258,8 +274,9 @@ class AlgorithmConfig(_Strict):
     """``name``: fixed (apply ``levels``); a lattice search: flash (default), ola, incognito,
     datafly, lightning (``heuristic_threshold``: above this many transformations flash falls back
     to lightning, which stops after ``time_limit`` seconds or ``step_limit`` checks); a local
-    recoding: mondrian (``mode``), kaca (``weights``, ``beta``), mdav (``output``,
-    ``standardize``), stack-and-deal, anatomy (``l``); or a background-knowledge algorithm, the
+    recoding: mondrian (``mode``), kaca (``weights``, ``beta``, ``failing``), mdav (``output``,
+    ``standardize``, ``failing``: ``merge`` a class failing l/t/β/δ with its nearest class (default)
+    or ``suppress`` it), stack-and-deal, anatomy (``l``); or a background-knowledge algorithm, the
     only ones that enforce the ``background-knowledge`` model (spec §4.1–4.3): uhra
     (``small_cluster``: suppress | merge, ``reference``: table | cluster, ``max_passes``), bka-js
     (``bits``, ``leftover``: merge | suppress, ``enforce_k``), k-primacy (``small_cluster``,
@@ -287,6 +304,7 @@ class AlgorithmConfig(_Strict):
     bits: int | None = Field(None, ge=1)
     leftover: Literal["merge", "suppress"] | None = None
     enforce_k: bool | None = None
+    failing: Literal["merge", "suppress"] | None = None
 
     #: options that only some algorithms take, and which ones
     OPTIONS: ClassVar[dict[str, set[str]]] = {
@@ -302,6 +320,7 @@ class AlgorithmConfig(_Strict):
         "bits": {"bka-js"},
         "leftover": {"bka-js"},
         "enforce_k": {"bka-js"},
+        "failing": {"kaca", "mdav"},
     }
 
     @model_validator(mode="after")
@@ -332,19 +351,25 @@ class OutputConfig(_Strict):
 
 
 class Config(_Strict):
+    """The whole config. Every input column needs a role under ``attributes`` unless
+    ``default_role`` (``insensitive`` or ``quasi``) gives the unlisted ones one (fail closed: an
+    unclassified column is never published by accident)."""
+
     input: InputConfig
     attributes: dict[str, AttributeConfig]
+    default_role: Literal["insensitive", "quasi"] | None = None
     privacy: list[ModelConfig] = Field(min_length=1)
     algorithm: AlgorithmConfig = Field(default_factory=AlgorithmConfig)
     output: OutputConfig = Field(default_factory=OutputConfig)
-    seed: int = 0
+    seed: int = Field(0, ge=0, le=MAX_SEED, strict=True)
 
-    @field_validator("attributes")
-    @classmethod
-    def _some_quasi(cls, v: dict[str, AttributeConfig]) -> dict[str, AttributeConfig]:
-        if not any(a.role in ("quasi", "qi", "quasi-identifier") for a in v.values()):
+    @model_validator(mode="after")
+    def _some_quasi(self) -> Config:
+        if self.default_role != "quasi" and not any(
+            a.role in ("quasi", "qi", "quasi-identifier") for a in self.attributes.values()
+        ):
             raise ValueError("at least one attribute needs role 'quasi'")
-        return v
+        return self
 
     def models(self) -> list[Criterion]:
         return [m.build() for m in self.privacy]
@@ -366,6 +391,8 @@ def _format_error(exc: ValidationError) -> str:
         msg = f"got {err.get('input')!r}; " + msg.replace("Input should be", "allowed:")
     elif err["type"] == "missing":
         msg = "required key is missing"
+    elif err["type"] == "value_error":
+        msg = msg.removeprefix("Value error, ")
     extra = f" (and {len(exc.errors()) - 1} more problem(s))" if len(exc.errors()) > 1 else ""
     return f"config key '{where}': {msg}{extra}" if where else f"config: {msg}{extra}"
 
@@ -382,11 +409,40 @@ def parse_config(data: Any, *, source: str | None = None) -> Config:
         raise InputError(str(exc), file=source) from None
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping (YAML would keep the last one
+    silently: an identifier listed again as insensitive would be published)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:  # type: ignore[override]
+        seen: dict[object, int] = {}
+        for key_node, _value in node.value:
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if isinstance(key, str | int | float | bool) and key in seen:
+                raise InputError(
+                    f"key {key!r} is given twice in one mapping (lines {seen[key]} and {line}); keep one",
+                    file=self.name if isinstance(self.name, str) and self.name != "<unicode string>" else None,
+                )
+            if isinstance(key, str | int | float | bool):
+                seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+def read_yaml(text: str, *, source: str | None = None) -> Any:
+    """Parse YAML text (safe loader; a repeated key is an error naming it and its lines)."""
+    loader = _UniqueKeyLoader(text)
+    loader.name = source or "<unicode string>"
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
 def load_config(path: str | Path) -> Config:
     """Read and validate a YAML config file."""
     p = Path(path)
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+        data = read_yaml(p.read_text(encoding="utf-8"), source=str(p))
     except FileNotFoundError:
         raise InputError("config file not found", file=str(p)) from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -7,6 +7,8 @@ Every problem with the user's input (data, hierarchy, config) is raised as an
 
 from __future__ import annotations
 
+import contextlib
+
 
 class AnonkitError(Exception):
     """Base class of every error anonkit raises on purpose."""
@@ -33,11 +35,15 @@ class InputError(AnonkitError, ValueError):
         file: str | None = None,
         key: str | None = None,
     ) -> None:
+        if hasattr(value, "item") and not isinstance(value, str | bytes):
+            with contextlib.suppress(TypeError, ValueError):
+                value = value.item()  # a numpy scalar is shown as the plain number
         self.column = column
         self.value = value
         self.row = row
         self.file = file
         self.key = key
+        self.message = message
         parts = [message]
         if file is not None:
             parts.append(f"file {file!s}")
@@ -54,4 +60,27 @@ class InputError(AnonkitError, ValueError):
 
 
 class UnsatisfiableError(AnonkitError):
-    """The configured privacy models cannot be met on this input."""
+    """The privacy models cannot be met on this input: nothing is published.
+
+    Raised by :func:`anonkit.anonymize` (the CLI exits with code 1). The message is one line that
+    names the cause where it can be computed (``l`` larger than the distinct values of the sensitive
+    attribute, records that fail even at the top of every hierarchy, …) and what to change.
+
+    Attributes
+    ----------
+    summary:
+        What ``anonkit anonymize --json`` prints for the run (``satisfied`` false, the cause, the
+        counts; no utility figures: there is no release to measure).
+    release:
+        The unpublished :class:`~anonkit.release.Release` for inspection, or ``None`` when the models
+        were found impossible before any work was done. It fails its models: never publish it.
+    """
+
+    def __init__(self, message: str, *, summary: dict | None = None, release: object = None) -> None:
+        super().__init__(" ".join(message.split()))
+        self.summary = summary if summary is not None else {}
+        self.release = release
+
+
+class Interrupted(AnonkitError):
+    """The run was stopped (Ctrl-C) before anything was written."""

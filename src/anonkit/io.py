@@ -36,9 +36,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from anonkit import interrupt
 from anonkit.errors import InputError
 
-__all__ = ["FORMATS", "read_table", "shuffle_rows", "write_table"]
+__all__ = ["FORMATS", "check_format", "check_target", "read_table", "same_table", "shuffle_rows", "sole_sqlite_table",
+           "write_table"]
 
 FORMATS: tuple[str, ...] = ("csv", "parquet", "sqlite", "postgresql")
 """The formats :func:`read_table` and :func:`write_table` know."""
@@ -246,6 +248,100 @@ def write_table(
         _atomic_write(target, loc, lambda tmp: pq.write_table(arrow, tmp))
 
 
+def check_target(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    table: str | None = None,
+    separator: str = ",",
+    encoding: str = "utf-8",
+) -> tuple[str, str]:
+    """Check, before any work, that :func:`write_table` can write there; return ``(format, path)``.
+
+    The format must be known (from ``format`` or the suffix), a file's directory must exist and be
+    writable and the path must not be a directory, SQL outputs need ``table``, the CSV separator and
+    encoding must be valid, and PostgreSQL needs its optional driver.
+
+    Raises
+    ------
+    InputError
+        One line naming the file or key at fault.
+    """
+    shown = os.fsdecode(path) if isinstance(path, str | os.PathLike) else str(path)
+    if not shown.lower().startswith(_PG_PREFIXES) and Path(shown).is_dir():
+        raise InputError("this is a directory, not a file", file=shown)
+    fmt, loc = _resolve_format(path, format)
+    if fmt in ("sqlite", "postgresql") and not table:
+        raise InputError(f"writing {'SQLite' if fmt == 'sqlite' else 'PostgreSQL'} needs a table name",
+                         file=_shown(loc), key="table")
+    if fmt in ("csv", "parquet") and table is not None:
+        raise InputError(f"`table` only applies to SQL outputs, not {fmt}", file=loc, key="table")
+    if fmt == "postgresql":
+        try:
+            import adbc_driver_postgresql  # noqa: F401
+        except ImportError:
+            raise InputError(
+                "writing PostgreSQL needs the optional adbc-driver-postgresql package: pip install anonkit[postgres]",
+                file=_shown(loc),
+            ) from None
+        return fmt, loc
+    target = _target(loc)
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        raise InputError("the directory to write into is not writable", file=loc)
+    if target.exists() and not os.access(target, os.W_OK) and not os.access(target.parent, os.W_OK):
+        raise InputError("the file is not writable", file=loc)
+    if fmt == "csv":
+        _separator(separator, loc)
+        _encoding(encoding)
+    return fmt, loc
+
+
+def check_format(path: str | os.PathLike[str], format: str | None = None) -> str:
+    """The format a path is read or written in (from ``format`` or the suffix); InputError if unknown."""
+    return _resolve_format(path, format)[0]
+
+
+def sole_sqlite_table(path: str | os.PathLike[str]) -> str | None:
+    """The name of the only table of a SQLite file (what :func:`read_table` reads without ``table``),
+    or ``None`` when the file is missing, unreadable or holds another number of tables."""
+    loc = os.fsdecode(path)
+    if not Path(loc).is_file():
+        return None
+    try:
+        with contextlib.closing(sqlite3.connect(Path(loc).resolve().as_uri() + "?mode=ro", uri=True)) as con:
+            names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    except sqlite3.Error:
+        return None
+    return names[0] if len(names) == 1 else None
+
+
+def same_table(
+    a: str | os.PathLike[str], a_format: str | None, a_table: str | None,
+    b: str | os.PathLike[str], b_format: str | None, b_table: str | None,
+) -> bool:
+    """Whether two locations name the same data: the same file (after resolving links and relative
+    paths; for SQLite the same file and the same table, compared as SQLite does, ignoring case — an
+    unknown table, as for a query, is not the same), or for PostgreSQL the same database URI and
+    table."""
+    fa, la = _resolve_format(a, a_format)
+    fb, lb = _resolve_format(b, b_format)
+    if (fa == "postgresql") != (fb == "postgresql"):
+        return False
+    if fa == "postgresql":
+        return _shown(la) == _shown(lb) and (a_table or "").lower() == (b_table or "").lower()
+    pa_, pb_ = Path(la), Path(lb)
+    try:
+        same = pa_.exists() and pb_.exists() and pa_.samefile(pb_)
+    except OSError:
+        same = False
+    same = same or os.path.realpath(pa_) == os.path.realpath(pb_)
+    if not same:
+        return False
+    if fa == "sqlite" and fb == "sqlite":  # one database file holds many tables
+        return bool(a_table and b_table and a_table.lower() == b_table.lower())
+    return True
+
+
 def shuffle_rows(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
     """The rows of ``frame`` in a seeded random order, with a fresh ``RangeIndex``.
 
@@ -418,14 +514,16 @@ def _atomic_write(target: Path, loc: str, write: Callable[[str], object]) -> Non
         raise InputError(f"cannot write into the directory: {exc.strerror or exc}", file=loc) from exc
     os.close(fd)
     try:
-        write(tmp)
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.chmod(tmp, _file_mode(target))
-        os.replace(tmp, target)
+        with interrupt.temporary(tmp):
+            write(tmp)
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.chmod(tmp, _file_mode(target))
+            with interrupt.committing(loc):
+                os.replace(tmp, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -974,7 +1072,8 @@ def _write_sqlite(frame: pd.DataFrame, names: list[str], loc: str, table: str | 
                     con.executemany(f"INSERT INTO {tmp} VALUES ({marks})", zip(*columns, strict=True))
                     con.execute(f"DROP TABLE IF EXISTS {quoted}")
                     con.execute(f"ALTER TABLE {tmp} RENAME TO {quoted}")
-                con.execute("COMMIT")
+                with interrupt.committing(f"{loc}#{table}"):
+                    con.execute("COMMIT")
             except BaseException:
                 if con.in_transaction:
                     con.execute("ROLLBACK")
@@ -1028,7 +1127,8 @@ def _write_postgresql(frame: pd.DataFrame, names: list[str], uri: str, table: st
             with conn.cursor() as cursor:
                 kwargs = {"db_schema_name": schema_name} if schema_name else {}
                 cursor.adbc_ingest(name, arrow, mode=mode, **kwargs)
-            conn.commit()
+            with interrupt.committing(f"{shown}#{table}"):
+                conn.commit()
     except Exception as exc:
         text = _one_line(exc)
         if secret:

@@ -14,6 +14,7 @@ released rows to input records (:meth:`~anonkit.release.Release.published_rows`)
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -24,19 +25,22 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from anonkit import interrupt
 from anonkit import metrics as _m
+from anonkit._values import is_missing, strip_cells
 from anonkit.algorithms import LATTICE_ALGORITHMS, get_algorithm
-from anonkit.algorithms.registry import BK_ALGORITHMS
+from anonkit.algorithms.feasibility import explain, impossible
+from anonkit.algorithms.registry import BK_ALGORITHMS, PUBLISHES
 from anonkit.algorithms.transform import check_models
 from anonkit.config import BackgroundKnowledgeConfig, BuilderConfig, Config, MetricConfig, PriorConfig
 from anonkit.datasets import DATASETS
-from anonkit.errors import InputError
+from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.hierarchy import Hierarchy, builders, read_hierarchy
-from anonkit.io import read_table, write_table
+from anonkit.io import check_format, check_target, read_table, same_table, sole_sqlite_table, write_table
 from anonkit.metrics import compute_metrics
 from anonkit.models import BackgroundKnowledge, Criterion
-from anonkit.release import Release
-from anonkit.schema import Attribute, Schema
+from anonkit.release import Release, check_seed
+from anonkit.schema import Attribute, AttrType, Schema
 from anonkit.table import MissingPolicy, Table
 from anonkit.verify import Verification, verify
 
@@ -69,11 +73,17 @@ def anonymize(
     seed: int = 0,
     suppressed: str = "drop",
     missing: MissingPolicy = "value",
+    strip: bool = True,
     metric: MetricConfig | _m.SearchMetric | None = None,
     priors: PriorsInput | None = None,
     **params: object,
 ) -> Result:
     """Anonymize ``frame`` with ``algorithm`` so that every model in ``models`` holds.
+
+    Every column of ``frame`` needs a role in ``schema`` (or ``schema.default_role``); cells are
+    stripped of surrounding whitespace unless ``strip=False``; attributes without a declared type
+    get the inferred one (numbers → numeric). ``seed`` (a whole number ≥ 0) orders the released
+    rows and drives every random choice of the algorithm (KACA's pick, Anatomy's residue).
 
     ``metric`` is the quality model a lattice search optimizes (default: ARX's Loss, gs 0.5,
     geometric mean) and the one reported as ``score``. Other keyword arguments go to the algorithm
@@ -88,13 +98,24 @@ def anonymize(
     same priors go to the algorithm (``priors=``) and to the verifier. With several
     background-knowledge models all must be about the same sensitive attribute.
 
-    The published frame is verified independently (:func:`anonkit.verify.verify`) against the input's
+    Returns only a release that satisfies its models: :attr:`Result.frame` always does. The
+    published frame is verified independently (:func:`anonkit.verify.verify`) against the input's
     sensitive distributions; a release that fails verification raises ``AssertionError`` — it would
     be a bug, never a user error.
+
+    Raises
+    ------
+    InputError
+        Bad input: a column without a role, a bad value, seed or parameter (one line naming it).
+    UnsatisfiableError
+        The models cannot be met (within ``max_suppression``): the message says why and what to
+        change; ``.summary`` is the run's summary and ``.release`` the unpublished release (``None``
+        when the models were proven impossible before any work).
     """
     start = time.perf_counter()
+    seed = check_seed(seed)
     models = list(models)
-    table = Table(frame, schema, missing=missing)
+    table = Table(frame, schema, missing=missing, strip=strip)
     models, bk = _background_knowledge(models, algorithm)
     check_models(table, models)
     if isinstance(metric, MetricConfig):
@@ -104,6 +125,13 @@ def anonymize(
     algo = get_algorithm(algorithm)
     if algorithm in LATTICE_ALGORITHMS:
         params.setdefault("metric", search_metric)
+    if "seed" in inspect.signature(algo).parameters:
+        params.setdefault("seed", seed)
+    warnings = table.warnings + _model_warnings(table, models)
+    reason = impossible(table, models, algorithm, params)
+    if reason is not None:
+        summary = _failure_summary(table, None, algorithm, models, warnings, f"the models cannot be met: {reason}")
+        raise UnsatisfiableError(summary["message"], summary=summary)
     bk_priors: Priors | None = None
     if bk:
         bk_priors = _priors_for(table, bk[0], priors)
@@ -116,9 +144,16 @@ def anonymize(
                 key="priors",
             )
         params["priors"] = priors(table) if _is_factory(priors) else priors  # type: ignore[operator]
+    interrupt.check()
     release = algo(table, models, **params)
+    interrupt.check()
     seconds = time.perf_counter() - start
     release.seconds = seconds
+    if not release.satisfied or release.n_released == 0:
+        why = explain(table, models, release, algorithm, params)
+        summary = _failure_summary(table, release, algorithm, models, warnings, f"the models cannot be met: {why}")
+        summary["seconds"] = round(seconds, 6)
+        raise UnsatisfiableError(summary["message"], summary=summary, release=release)
     published = release.to_frame(suppressed=suppressed, seed=seed)  # type: ignore[arg-type]
     reference = {s: table.frame[s] for s in table.sensitive}
     link: dict[str, object] = {}
@@ -131,10 +166,11 @@ def anonymize(
     verification = verify(published, table.schema, models, reference=reference, **link)  # type: ignore[arg-type]
     if not verification.ok:
         raise AssertionError("the release failed independent verification:\n" + verification.summary())
+    interrupt.check()
     metrics = compute_metrics(table, release, gs=search_metric.gs, aggregate=search_metric.aggregate)
     summary = {
         "algorithm": release.algorithm,
-        "satisfied": release.satisfied,
+        "satisfied": True,
         "verified": verification.ok,
         "message": release.message,
         "records": table.n,
@@ -143,12 +179,19 @@ def anonymize(
         "classes": release.n_classes,
         "min_class_size": int(release.class_sizes().min()) if release.n_classes else 0,
         "transformation": release.transformation,
+        "generalization": _generalization(table, release),
         "score": release.extra.get("score") if "score" in release.extra else _plain(
             _m.score(table, release, search_metric)
         ),
         "metric": dataclasses.asdict(search_metric),
         "metrics": metrics,
+        "risk_threshold": RISK_THRESHOLD,
         "models": [m.describe() for m in models],
+        "verification": [
+            {"model": r.model, "holds": r.passed, "achieved": r.achieved} for r in verification.results
+        ],
+        "warnings": warnings,
+        "seed": seed,
         "seconds": round(seconds, 6),
     }
     if "lattice" in release.extra:
@@ -165,6 +208,82 @@ def anonymize(
             "clusters": release.extra.get("bk_clusters"),  # an int (uhra, k-primacy) or absent
         }
     return Result(release, published, verification, summary)
+
+
+#: the re-identification risk above which a record counts as "at risk" (prosecutor model, 1 in 5)
+RISK_THRESHOLD = 0.2
+
+
+def _failure_summary(
+    table: Table, release: Release | None, algorithm: str, models: list[Criterion], warnings: list[str], message: str
+) -> dict:
+    """The summary of a run whose models cannot be met: the counts and the reason, no measures
+    (there is no release to measure)."""
+    return {
+        "algorithm": release.algorithm if release is not None else algorithm,
+        "satisfied": False,
+        "verified": False,
+        "message": message,
+        "records": table.n,
+        "released": 0,
+        "suppressed": table.n,
+        "would_suppress": None if release is None else release.n_suppressed,
+        "models": [m.describe() for m in models],
+        "warnings": warnings,
+        "output": None,
+    }
+
+
+def _model_warnings(table: Table, models: list[Criterion]) -> list[str]:
+    """What the user should know about how the models read the values: missing sensitive values
+    that count as a value toward diversity, ordered distance over text ordered alphabetically."""
+    out = []
+    for name in table.sensitive:
+        missing = int(is_missing(table.frame[name]).sum())
+        about = [m for m in models if m.attribute == name]
+        if missing and about:
+            out.append(
+                f"sensitive attribute {name!r}: {missing:,} missing value(s) count as one value of their own toward "
+                f"{', '.join(m.describe() for m in about)}; fill them, or set input.missing: error to refuse them"
+            )
+        attr = table.schema[name]
+        ordered = [m for m in about if getattr(m, "distance", None) == "ordered"]
+        if ordered and attr.type not in (AttrType.NUMERIC, AttrType.DATE) and not attr.order:
+            out.append(
+                f"{ordered[0].describe()}: {name!r} is nominal, so the ordered distance orders its values "
+                "alphabetically (ARX's rule for text); give it an 'order' or type numeric, or use distance equal"
+            )
+    return out
+
+
+def _generalization(table: Table, release: Release, examples: int = 3) -> dict[str, dict]:
+    """Per quasi-identifier what the release publishes: its level (full-domain), the number of
+    distinct published labels, the most frequent ones, and the share of released values changed.
+
+    Computed on (class, original value) pairs with their counts, not on the records."""
+    out: dict[str, dict] = {}
+    rc = release.record_class
+    kept = rc >= 0
+    if not kept.any():
+        return out
+    for j, name in enumerate(table.qi):
+        h = table.hierarchies[j]
+        labels = release.class_labels(j).astype(str)
+        pair, counts = np.unique(rc[kept] * np.int64(h.n_leaves) + table.codes[kept, j], return_counts=True)
+        cls, leaf = pair // h.n_leaves, pair % h.n_leaves
+        changed = labels[cls] != h.labels[0][leaf].astype(str)
+        text_id, texts = pd.factorize(labels)
+        per_text = np.bincount(text_id[cls], weights=counts, minlength=len(texts))
+        top = np.argsort(-per_text, kind="stable")[:examples]
+        level = None if release.transformation is None else release.transformation.get(name)
+        out[name] = {
+            "level": level,
+            "height": h.height,
+            "labels": int(np.count_nonzero(per_text)),
+            "examples": [str(texts[i]) for i in top if per_text[i] > 0],
+            "changed": float(counts[changed].sum() / counts.sum()),
+        }
+    return out
 
 
 # ---------------------------------------------------------------------- background knowledge
@@ -218,16 +337,15 @@ def _priors_for(table: Table, model: BackgroundKnowledge, priors: PriorsInput | 
     return as_priors(table, model.attribute, priors)  # type: ignore[arg-type]
 
 
-def _output_targets(
-    target: str, table: str | None, tables: dict[str, pd.DataFrame] | None
-) -> list[tuple[str, str | None]]:
+def _output_targets(target: str, table: str | None, keys: Iterable[str] = ()) -> list[tuple[str, str | None]]:
     """Where each published table goes: the target itself, or for several tables (Anatomy's
-    quasi-identifier and sensitive tables) ``name-qit.csv``/``name-st.csv`` beside it, or the SQL
-    tables ``table_qit``/``table_st``."""
-    if not tables:
+    quasi-identifier and sensitive tables, ``keys`` ``qit`` and ``st``) ``name-qit.csv``/``name-st.csv``
+    beside it, or the SQL tables ``table_qit``/``table_st``."""
+    keys = list(keys)
+    if not keys:
         return [(target, table)]
     out = []
-    for key in tables:
+    for key in keys:
         if table is not None:
             out.append((target, f"{table}_{key}"))
         elif "://" in target:
@@ -269,7 +387,9 @@ def _build_hierarchy(name: str, spec: BuilderConfig, values: pd.Series) -> Hiera
 
 
 def _schema(config: Config, base: Path, default_hierarchies: dict[str, Hierarchy], frame: pd.DataFrame) -> Schema:
-    schema = Schema()
+    """The schema a config declares over ``frame``: every listed attribute, and with ``default_role``
+    every unlisted column in that role (a dataset's default hierarchy for a quasi-identifier)."""
+    schema = Schema(default_role=config.default_role)  # type: ignore[arg-type]
     for name, a in config.attributes.items():
         h = None
         if isinstance(a.hierarchy, BuilderConfig):
@@ -285,6 +405,10 @@ def _schema(config: Config, base: Path, default_hierarchies: dict[str, Hierarchy
                 name, a.role, a.type, h, order=a.order, min_level=a.min_level, max_level=a.max_level, weight=a.weight
             )
         )
+    if config.default_role is not None:
+        for name in schema.unlisted(frame.columns):
+            h = default_hierarchies.get(name) if config.default_role == "quasi" else None
+            schema.add(Attribute(name, config.default_role, hierarchy=h))
     return schema
 
 
@@ -358,6 +482,90 @@ def _read_prior_file(config: Config, prior: PriorConfig, location: str, key: str
         raise InputError(str(exc), key=key) from None
 
 
+def _input_location(config: Config, base: Path, override: str | None) -> tuple[str, str | None, str | None]:
+    """``(location, format, table)`` of the input a run reads."""
+    inp = config.input
+    if override is not None:
+        return override, None, None
+    if inp.dataset is not None:
+        path_fn, _ = DATASETS[inp.dataset]
+        return str(path_fn()), "csv", None
+    assert inp.path is not None
+    return _location(base, inp.path), inp.format, inp.table
+
+
+def _read_files(config: Config, base: Path, config_file: str | Path | None) -> list[str]:
+    """Every other file a run reads: the config, hierarchy files, prior files."""
+    files = [] if config_file is None else [str(config_file)]
+    files += [str(_resolve(base, a.hierarchy)) for a in config.attributes.values() if isinstance(a.hierarchy, str)]
+    for m in config.privacy:
+        if isinstance(m, BackgroundKnowledgeConfig):
+            files += [str(_resolve(base, p)) for p in (m.prior.path, m.prior.external) if p is not None]
+    return files
+
+
+def planned_outputs(
+    config: Config,
+    *,
+    config_dir: str | Path = ".",
+    input_path: str | None = None,
+    output_path: str | None = None,
+    config_file: str | Path | None = None,
+) -> list[tuple[str, str | None]]:
+    """Check, before any work, every output a run of ``config`` would write; return them as
+    ``(location, SQL table)``.
+
+    Each must be writable in a known format (:func:`anonkit.io.check_target`) and none may be the
+    input (the same file after resolving links, or the same SQL table) nor any other file the run
+    reads (the config, a hierarchy or prior file): an output never replaces its input. An
+    algorithm that publishes several tables (Anatomy) writes each beside the target.
+
+    Raises
+    ------
+    InputError
+        One line naming the output and what to change.
+    """
+    base = Path(config_dir)
+    out = config.output
+    target = output_path if output_path is not None else (None if out.path is None else _location(base, out.path))
+    if target is None:
+        return []
+    key = "--output" if output_path is not None else "output.path"
+    outputs = _output_targets(target, out.table, PUBLISHES.get(config.algorithm.name, ()))
+    in_loc, in_fmt, in_table = _input_location(config, base, input_path)
+    if in_table is None and config.input.query is None and (in_fmt or _suffix_format(in_loc)) == "sqlite":
+        in_table = sole_sqlite_table(in_loc)  # read whole when it holds one table
+    reads = _read_files(config, base, config_file)
+    for location, table in outputs:
+        try:
+            fmt, _ = check_target(location, format=out.format, table=table, separator=out.separator,
+                                  encoding=out.encoding)
+        except InputError as exc:
+            raise InputError(str(exc), key=key if exc.key is None else None) from None
+        try:
+            same = same_table(location, fmt, table, in_loc, in_fmt, in_table)
+        except InputError:
+            same = False  # an input whose format is unknown is refused when it is read
+        if same:
+            raise InputError(
+                "the output is the input: anonkit never overwrites its input; write the release elsewhere",
+                file=location if table is None else f"{location}#{table}", key=key,
+            )
+        if table is None and any(same_table(location, "csv", None, f, "csv", None) for f in reads):
+            raise InputError(
+                "the output is a file this run reads (the config, a hierarchy or prior file); write the release "
+                "elsewhere", file=location, key=key,
+            )
+    return outputs
+
+
+def _suffix_format(location: str) -> str | None:
+    try:
+        return check_format(location)
+    except InputError:
+        return None
+
+
 def run_config(
     config: Config,
     *,
@@ -366,13 +574,31 @@ def run_config(
     output_path: str | None = None,
     seed: int | None = None,
     progress: Callable[[str], None] | None = None,
+    config_file: str | Path | None = None,
 ) -> Result:
-    """Run a config end to end; writes the output only when the models hold."""
+    """Run a config end to end; writes the output only when the models hold.
+
+    Everything that can be checked before the work is (the seed, every output target, that no
+    output is the input), so a bad setting fails in a second, not after the anonymization.
+
+    Raises
+    ------
+    InputError
+        Bad input or config (one line naming the key, column, value or row).
+    UnsatisfiableError
+        The models cannot be met; nothing is written (``.summary`` is what ``--json`` prints).
+    """
     say = progress or (lambda _msg: None)
     base = Path(config_dir)
     t0 = time.perf_counter()
+    run_seed = check_seed(config.seed if seed is None else seed)
+    outputs = planned_outputs(config, config_dir=base, input_path=input_path, output_path=output_path,
+                              config_file=config_file)
     say("reading input")
     frame, defaults = load_input(config, base, input_path)
+    if config.input.strip:
+        frame = frame.apply(strip_cells) if len(frame.columns) else frame
+    interrupt.check()
     schema = _schema(config, base, defaults, frame)
     say("anonymizing")
     algo = config.algorithm
@@ -388,29 +614,32 @@ def run_config(
         params.update(time_limit=algo.time_limit, step_limit=algo.step_limit)
     params.update(algo.options())
     priors, prior_note = _config_priors(config, base)
-    result = anonymize(
-        frame,
-        schema,
-        config.models(),
-        algorithm=algo.name,
-        seed=config.seed if seed is None else seed,
-        suppressed=config.output.suppressed,
-        missing=config.input.missing,
-        metric=algo.metric,
-        priors=priors,
-        **params,
-    )
+    try:
+        result = anonymize(
+            frame,
+            schema,
+            config.models(),
+            algorithm=algo.name,
+            seed=run_seed,
+            suppressed=config.output.suppressed,
+            missing=config.input.missing,
+            strip=config.input.strip,
+            metric=algo.metric,
+            priors=priors,
+            **params,
+        )
+    except UnsatisfiableError as exc:
+        exc.summary["total_seconds"] = round(time.perf_counter() - t0, 6)
+        raise
     if "background_knowledge" in result.summary and prior_note is not None:
         result.summary["background_knowledge"]["prior"] = prior_note
     out = config.output
-    target = output_path if output_path is not None else (None if out.path is None else _location(base, out.path))
     result.summary["output"] = None
-    if target is not None and result.release.satisfied:
+    if outputs:
         say("writing output")
         tables = result.release.extra.get("tables")
-        outputs = _output_targets(target, out.table, tables)
-        for (location, sql_table), frame_out in zip(outputs, [result.frame] if not tables else tables.values(),
-                                                    strict=True):
+        frames = [result.frame] if not tables else list(tables.values())
+        for (location, sql_table), frame_out in zip(outputs, frames, strict=True):
             write_table(
                 frame_out,
                 location,
@@ -426,4 +655,4 @@ def run_config(
     return result
 
 
-__all__ = ["InputError", "PriorsInput", "Result", "anonymize", "load_input", "run_config"]
+__all__ = ["InputError", "PriorsInput", "Result", "anonymize", "load_input", "planned_outputs", "run_config"]

@@ -24,9 +24,21 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from anonkit.errors import InputError
 from anonkit.table import Table
 
 SUPPRESSED = "*"
+#: the largest seed anonkit takes: numpy's generators accept any non-negative integer; this keeps it
+#: a 64-bit signed integer (JSON, SQL)
+MAX_SEED = 2**63 - 1
+
+
+def check_seed(seed: object) -> int:
+    """``seed`` as an int; an :class:`~anonkit.errors.InputError` unless it is a whole number in
+    ``[0, MAX_SEED]``."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= int(seed) <= MAX_SEED:
+        raise InputError(f"the seed must be a whole number from 0 to {MAX_SEED}", key="seed", value=seed)
+    return int(seed)
 #: ``class_levels`` marker of a QI generalized to an interval or a set rather than a hierarchy node
 CUSTOM = -1
 
@@ -146,7 +158,8 @@ class Release:
         input by position.
         """
         if suppressed not in ("drop", "mark"):
-            raise ValueError(f"suppressed must be 'drop' or 'mark', got {suppressed!r}")
+            raise InputError(f"suppressed must be 'drop' or 'mark', got {suppressed!r}", key="suppressed")
+        seed = check_seed(seed)
         rows = np.flatnonzero(~self.suppressed) if suppressed == "drop" else np.arange(self.table.n)
         order = np.random.default_rng(seed).permutation(len(rows))
         return rows[order]

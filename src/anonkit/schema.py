@@ -60,14 +60,16 @@ class Attribute:
     """One column of the input.
 
     ``hierarchy`` is required for nothing: a categorical quasi-identifier without one gets the
-    trivial hierarchy ``{values} → *`` when the table is encoded. ``order`` lists the values of an
+    trivial hierarchy ``{values} → *`` when the table is encoded. ``type`` ``None`` (the default)
+    is inferred when the table is encoded (:func:`anonkit._values.infer_type`): a column whose
+    non-missing values are all plain numbers is *numeric*, any other *categorical*. ``order`` lists the values of an
     ordinal attribute from lowest to highest (used by ordered-distance t-closeness).
     ``min_level``/``max_level`` bound the full-domain generalization of a quasi-identifier.
     """
 
     name: str
     role: Role = Role.INSENSITIVE
-    type: AttrType = AttrType.CATEGORICAL
+    type: AttrType | None = None
     hierarchy: Hierarchy | None = None
     order: list[str] | None = None
     min_level: int = 0
@@ -76,6 +78,8 @@ class Attribute:
 
     def __post_init__(self) -> None:
         self.role = parse_role(self.role)
+        if self.type is None:
+            return
         try:
             self.type = AttrType(self.type)
         except ValueError:
@@ -91,9 +95,24 @@ class Schema:
 
         Schema.of(quasi=["age", "sex"], sensitive=["disease"], identifier=["name"],
                   hierarchies={"age": h_age})
+
+    Every column of a table must have a role: encoding a frame with a column the schema does not
+    name is an :class:`~anonkit.errors.InputError` listing all such columns, unless
+    ``default_role`` (``insensitive`` or ``quasi``) says what they are. Fail closed: a column
+    nobody classified is never published by accident.
     """
 
     attributes: dict[str, Attribute] = field(default_factory=dict)
+    default_role: Role | None = None
+
+    def __post_init__(self) -> None:
+        if self.default_role is not None:
+            role = parse_role(self.default_role)
+            if role not in (Role.INSENSITIVE, Role.QUASI):
+                raise InputError(
+                    f"default_role must be 'insensitive' or 'quasi', not {role.value!r}", key="default_role"
+                )
+            self.default_role = role
 
     @classmethod
     def of(
@@ -105,6 +124,7 @@ class Schema:
         insensitive: Iterable[str] = (),
         hierarchies: Mapping[str, Hierarchy] | None = None,
         types: Mapping[str, str | AttrType] | None = None,
+        default_role: str | Role | None = None,
     ) -> Schema:
         attrs: dict[str, Attribute] = {}
         for role, names in (
@@ -125,7 +145,7 @@ class Schema:
             if name not in attrs:
                 raise InputError("type given for an attribute without a role", column=name)
             attrs[name] = Attribute(name, attrs[name].role, t, attrs[name].hierarchy)  # type: ignore[arg-type]
-        return cls(attrs)
+        return cls(attrs, default_role)  # type: ignore[arg-type]
 
     def add(self, attribute: Attribute) -> None:
         if attribute.name in self.attributes:
@@ -153,13 +173,19 @@ class Schema:
     def identifiers(self) -> list[str]:
         return self.names(Role.IDENTIFIER)
 
+    def unlisted(self, columns: Iterable[str]) -> list[str]:
+        """The ``columns`` this schema gives no role."""
+        return [str(c) for c in columns if str(c) not in self.attributes]
+
     def in_column_order(self, columns: Iterable[str]) -> Schema:
-        """This schema with its attributes ordered as ``columns`` (ARX reports QIs in header order).
+        """This schema with its attributes ordered as ``columns`` (ARX reports QIs in header order),
+        every column given a role: the schema's own, else ``default_role``.
 
         Raises
         ------
         InputError
-            If the schema names a column that is not among ``columns``.
+            If the schema names a column that is not among ``columns``, or a column has no role and
+            there is no ``default_role``.
         """
         cols = list(columns)
         unknown = [n for n in self.attributes if n not in cols]
@@ -167,5 +193,14 @@ class Schema:
             raise InputError(
                 f"unknown column; the input has: {', '.join(map(str, cols))}", column=unknown[0]
             )
-        ordered = {c: self.attributes[c] for c in cols if c in self.attributes}
-        return Schema(ordered)
+        unlisted = self.unlisted(cols)
+        if unlisted and self.default_role is None:
+            raise InputError(
+                f"{len(unlisted)} column(s) of the input have no role: {', '.join(unlisted)}; give each a role "
+                "under 'attributes' (identifier drops it) or set default_role: insensitive or quasi"
+            )
+        ordered = {
+            c: self.attributes[c] if c in self.attributes else Attribute(c, self.default_role)  # type: ignore[arg-type]
+            for c in cols
+        }
+        return Schema(ordered, self.default_role)

@@ -128,7 +128,10 @@ def build_domain(
         present = set(uniq)
         labels = np.array([v for v in order if v in present], dtype=object)
     elif numeric:
-        nums = parse_numeric(pd.Series(uniq, dtype=object), name)
+        try:
+            nums = parse_numeric(pd.Series(uniq, dtype=object), name)
+        except InputError as exc:  # the row among the distinct values → the record's row
+            raise _at_record(exc, ref_codes0, uniq) from None
         labels = uniq[np.lexsort((uniq.astype(str), nums))]
     else:
         labels = np.array(sorted(uniq), dtype=object)
@@ -145,6 +148,21 @@ def build_domain(
         raise InputError("sensitive value not in the reference data", column=name, value=text[i], row=i + 1)
     ancestors: list[np.ndarray] = []
     if hierarchy is not None:
-        leaf = hierarchy.encode(labels, column=name)
+        try:
+            leaf = hierarchy.encode(labels, column=name)
+        except InputError as exc:
+            raise _at_record(exc, ref_codes0, uniq) from None
         ancestors = [hierarchy.maps[level][leaf] for level in range(1, hierarchy.height + 1)]
     return SensitiveDomain(name, labels, counts / counts.sum(), ancestors), codes.astype(np.int32)
+
+
+def _at_record(exc: InputError, codes: np.ndarray, uniq: np.ndarray) -> InputError:
+    """``exc`` raised over the distinct values ``uniq``, with the row of the first record holding its
+    value (``codes`` maps records to ``uniq``)."""
+    if exc.value is None:
+        return exc
+    hits = np.flatnonzero(np.array([str(u) == str(exc.value) for u in uniq]))
+    if not hits.size:
+        return exc
+    row = int(np.flatnonzero(codes == hits[0])[0]) + 1
+    return InputError(exc.message, column=exc.column, value=exc.value, row=row, file=exc.file, key=exc.key)

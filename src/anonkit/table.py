@@ -12,7 +12,7 @@ distinct tuples, not on the records.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Literal
 
@@ -20,7 +20,14 @@ import numpy as np
 import pandas as pd
 
 from anonkit._kernels import NUMBA_BELOW, group_columns, node_ids
-from anonkit._values import as_text, factorize_text, is_missing, parse_dates, parse_numeric
+from anonkit._values import (
+    factorize_text,
+    labels_look_numeric,
+    near_duplicates,
+    parse_dates,
+    parse_numeric,
+    strip_cells,
+)
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.schema import AttrType, Schema
@@ -66,37 +73,64 @@ class Table:
     frame:
         The input; every schema attribute must be one of its columns.
     schema:
-        Roles, types and hierarchies. Columns the schema does not name are insensitive.
+        Roles, types and hierarchies. Every column needs a role: one the schema does not name is an
+        error unless the schema has a ``default_role``. An attribute without a ``type`` gets the
+        inferred one (:func:`~anonkit._values.labels_look_numeric`: numbers → numeric, else categorical);
+        :attr:`schema` is the schema with every type resolved.
     missing:
         ``"value"`` (default): a missing cell (empty or NaN) is a value of its own; ``"suppress"``:
         records with a missing quasi-identifier are suppressed up front: they count as suppressed in
         every report but do not use up ``max_suppression``, which bounds what the models suppress;
         ``"error"``: a missing quasi-identifier or sensitive value is an error.
+    strip:
+        Remove the whitespace around every text cell (default; ``False`` keeps it, and values that
+        differ only by it are then reported in :attr:`warnings`).
+
+    Attributes
+    ----------
+    warnings:
+        Facts about the values a user should know (missing values per column; values that differ
+        only by case or whitespace), one sentence each.
 
     Raises
     ------
     InputError
-        Unknown or duplicate columns, values missing from a hierarchy, non-numeric values in a numeric
-        column, an empty table.
+        Unknown or duplicate columns, a column without a role, values missing from a hierarchy,
+        non-numeric or non-finite values in a numeric column, an empty table.
     """
 
-    def __init__(self, frame: pd.DataFrame, schema: Schema, *, missing: MissingPolicy = "value") -> None:
+    def __init__(
+        self, frame: pd.DataFrame, schema: Schema, *, missing: MissingPolicy = "value", strip: bool = True
+    ) -> None:
         columns = [str(c) for c in frame.columns]
         dup = pd.Index(columns)[pd.Index(columns).duplicated()]
         if len(dup):
             raise InputError("duplicate column", column=dup[0])
         if len(frame) == 0:
             raise InputError("input is empty: no records")
-        frame = frame.copy()
-        frame.columns = columns
         schema = schema.in_column_order(columns)
         ident = schema.identifiers
-        self.schema = schema
-        self.frame: pd.DataFrame = frame.drop(columns=ident).reset_index(drop=True)
+        frame = frame.set_axis(columns, axis=1).drop(columns=ident).reset_index(drop=True)
+        self.warnings: list[str] = []
+        self.missing = missing
+        # every quasi-identifier and sensitive column is factorized once: (codes, canonical texts);
+        # whitespace is stripped on the distinct texts, the cells rewritten only when one changes
+        coded: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for name in frame.columns:
+            encoded = name in schema.quasi or name in schema.sensitive
+            if encoded:
+                coded[name] = factorize_text(frame[name])
+            if strip and (not encoded or any(t != t.strip() for t in coded[name][1])):
+                cleaned = strip_cells(frame[name])
+                if cleaned is not frame[name]:
+                    frame[name] = cleaned
+                    if encoded:
+                        coded[name] = factorize_text(cleaned)
+        self.schema = schema = self._resolve_types(schema, coded, strip)
+        self.frame: pd.DataFrame = frame
         self.n: int = len(self.frame)
         self.qi: list[str] = schema.quasi
         self.sensitive: list[str] = schema.sensitive
-        self.missing = missing
         self.hierarchies: list[Hierarchy] = []
         self.numeric: dict[str, np.ndarray] = {}
         codes = np.empty((self.n, len(self.qi)), dtype=np.int32)
@@ -104,15 +138,12 @@ class Table:
         for j, name in enumerate(self.qi):
             attr = schema[name]
             col = self.frame[name]
-            vcodes, vlabels = factorize_text(col)
-            miss = np.isin(vcodes, np.flatnonzero(vlabels == ""))
-            if miss.any() and missing == "error":
-                i = int(np.flatnonzero(miss)[0])
-                raise InputError("missing value (the config forbids them)", column=name, value="", row=i + 1)
+            vcodes, vlabels = coded[name]
+            miss = self._missing(name, coded[name])
             if missing == "suppress":
                 self.presuppressed |= miss
             if attr.type == AttrType.NUMERIC:
-                self.numeric[name] = parse_numeric(col, name)
+                self.numeric[name] = parse_numeric(col, name, coded[name])
             elif attr.type == AttrType.DATE:
                 self.numeric[name] = parse_dates(col, name)
             h = attr.hierarchy if attr.hierarchy is not None else Hierarchy.flat(vlabels, name=name)
@@ -126,16 +157,48 @@ class Table:
         self.domains: dict[str, SensitiveDomain] = {}
         self.sensitive_codes: dict[str, np.ndarray] = {}
         for name in self.sensitive:
-            self._encode_sensitive(name)
+            self._encode_sensitive(name, coded[name])
 
-    def _encode_sensitive(self, name: str) -> None:
-        attr = self.schema[name]
-        col = self.frame[name]
-        if self.missing == "error" and is_missing(col).any():
-            i = int(np.flatnonzero(is_missing(col))[0])
+    def _missing(self, name: str, coded: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """The records whose ``name`` is missing; an error naming the first when the policy forbids them."""
+        vcodes, vlabels = coded
+        empty = np.flatnonzero(vlabels == "")
+        miss = vcodes == empty[0] if empty.size else np.zeros(len(vcodes), dtype=bool)
+        if self.missing == "error" and empty.size:
+            i = int(np.flatnonzero(miss)[0])
             raise InputError("missing value (the config forbids them)", column=name, value="", row=i + 1)
+        return miss
+
+    def _resolve_types(self, schema: Schema, coded: dict[str, tuple[np.ndarray, np.ndarray]], strip: bool) -> Schema:
+        """``schema`` with the type of every quasi-identifier and sensitive attribute inferred where
+        it is not declared, and the value warnings collected."""
+        attrs = dict(schema.attributes)
+        for name, (vcodes, vlabels) in coded.items():
+            a = schema[name]
+            empty = np.flatnonzero(vlabels == "")
+            if empty.size:
+                n_missing = int(np.count_nonzero(vcodes == empty[0]))
+                self.warnings.append(
+                    f"column {name!r}: {n_missing:,} missing value(s) (empty cells), treated as a value of their own"
+                    if self.missing == "value" else f"column {name!r}: {n_missing:,} missing value(s) (empty cells)"
+                )
+            for group in near_duplicates(vlabels)[:3]:
+                why = "case or whitespace" if not strip else "letter case or inner whitespace"
+                self.warnings.append(
+                    f"column {name!r}: values that differ only by {why} are different values: "
+                    + ", ".join(repr(v) for v in group)
+                )
+            if a.type is None:
+                inferred = AttrType.NUMERIC if labels_look_numeric(vlabels) else AttrType.CATEGORICAL
+                attrs[name] = replace(a, type=inferred)
+        return Schema(attrs, schema.default_role)
+
+    def _encode_sensitive(self, name: str, coded: tuple[np.ndarray, np.ndarray]) -> None:
+        attr = self.schema[name]
+        self._missing(name, coded)
+        vcodes, vlabels = coded
         domain, codes = build_domain(
-            name, as_text(col), numeric=attr.type == AttrType.NUMERIC, order=attr.order, hierarchy=attr.hierarchy
+            name, vlabels[vcodes], numeric=attr.type == AttrType.NUMERIC, order=attr.order, hierarchy=attr.hierarchy
         )
         self.domains[name] = domain
         self.sensitive_codes[name] = codes

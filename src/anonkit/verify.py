@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from anonkit._kernels import group_columns
-from anonkit._values import as_text, factorize_text
+from anonkit._values import as_text, factorize_text, looks_numeric
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.models import (
@@ -391,19 +391,54 @@ def check(
     *,
     hierarchies: Mapping[str, Hierarchy] | None = None,
     numeric: Iterable[str] = (),
+    categorical: Iterable[str] = (),
+    orders: Mapping[str, list[str]] | None = None,
     reference: pd.DataFrame | Mapping[str, Iterable[object]] | None = None,
 ) -> dict:
     """Achieved parameters of any table: what ``anonkit check`` reports.
 
+    A sensitive attribute's type is inferred as :class:`~anonkit.table.Table` does (all values
+    numbers → numeric, ordered by number), unless listed in ``numeric`` or ``categorical``; an
+    ``orders[name]`` list makes it ordinal. ``t_ordered`` needs an order: it is ``None`` for a
+    nominal attribute (categorical without an order), with a line in ``notes``.
+
     Returns a dict with ``records``, ``suppressed``, ``classes``, ``k``, ``avg_class_size``,
-    ``uniques`` and, under ``sensitive[name]``: ``l_distinct``, ``l_entropy`` (Shannon),
-    ``l_entropy_grassberger``, ``t_equal``, ``t_ordered``, ``t_hierarchical`` (with a hierarchy),
-    ``beta_basic``, ``beta_enhanced``, ``delta_disclosure``.
+    ``uniques``, ``notes`` and, under ``sensitive[name]``: ``type``, ``l_distinct``, ``l_entropy``
+    (Shannon), ``l_entropy_grassberger``, ``t_equal``, ``t_ordered``, ``t_hierarchical`` (with a
+    hierarchy), ``beta_basic``, ``beta_enhanced``, ``delta_disclosure``.
+
+    Raises
+    ------
+    InputError
+        A name in ``numeric``, ``categorical``, ``orders`` or ``hierarchies`` that is not a
+        sensitive attribute, or one given as both numeric and categorical.
     """
     hierarchies = dict(hierarchies or {})
-    numeric = set(numeric)
+    orders = dict(orders or {})
+    numeric, categorical = list(numeric), list(categorical)
     sensitive = list(sensitive)
-    spec = {s: (s in numeric, None, hierarchies.get(s)) for s in sensitive}
+    for flag, names in (("numeric", numeric), ("categorical", categorical), ("order", orders),
+                        ("hierarchy", hierarchies)):
+        unknown = [n for n in names if n not in sensitive]
+        if unknown:
+            raise InputError(f"--{flag} names an attribute that is not among the sensitive attributes "
+                             f"({', '.join(sensitive) or 'none'})", column=unknown[0], key=flag)
+    both = set(numeric) & set(categorical)
+    if both:
+        raise InputError("an attribute cannot be both numeric and categorical", column=sorted(both)[0])
+    kinds: dict[str, str] = {}
+    for s in sensitive:
+        if s not in frame.columns:
+            raise InputError("unknown sensitive column", column=s)
+        if s in orders:
+            kinds[s] = "ordinal"
+        elif s in numeric:
+            kinds[s] = "numeric"
+        elif s in categorical:
+            kinds[s] = "categorical"
+        else:
+            kinds[s] = "numeric" if looks_numeric(frame[s]) else "categorical"
+    spec = {s: (kinds[s] == "numeric", orders.get(s), hierarchies.get(s)) for s in sensitive}
     stats, _cls, supp = released_stats(frame, list(qis), spec, reference=reference)
     sizes = stats.sizes
     out: dict = {
@@ -415,9 +450,10 @@ def check(
         "avg_class_size": float(sizes.mean()) if len(sizes) else 0.0,
         "uniques": int((sizes == 1).sum()),
         "sensitive": {},
+        "notes": [],
     }
     for s in sensitive:
-        r = {
+        r: dict[str, object] = {
             "l_distinct": DistinctLDiversity(s, 1).achieved(stats),
             "l_entropy": EntropyLDiversity(s, 1).achieved(stats),
             "l_entropy_grassberger": EntropyLDiversity(s, 1, "grassberger").achieved(stats),
@@ -431,5 +467,11 @@ def check(
             r["t_hierarchical"] = TCloseness(s, 1, "hierarchical").achieved(stats)
         if stats.n_classes == 0:
             r = {key: None for key in r}
-        out["sensitive"][s] = r
+        if kinds[s] == "categorical":
+            r["t_ordered"] = None
+            out["notes"].append(
+                f"t_ordered of {s!r} is not reported: the attribute is nominal (no order); pass --numeric {s} if its "
+                "values are numbers"
+            )
+        out["sensitive"][s] = {"type": kinds[s], **r}
     return out

@@ -30,6 +30,10 @@ LATTICE_ALGORITHMS = {"flash", "ola", "incognito", "datafly", "lightning"}
 #: the background-knowledge algorithms (spec §4.1–4.3): the only ones that enforce the record-level
 #: :class:`~anonkit.models.BackgroundKnowledge` model (§1.7); they take ``priors``
 BK_ALGORITHMS = {"uhra", "bka-js", "k-primacy"}
+#: the algorithms that draw random numbers: the pipeline passes them its ``seed``
+RANDOMIZED = {"kaca", "anatomy"}
+#: the algorithms that publish several linked tables, and their names (``Release.extra["tables"]``)
+PUBLISHES: dict[str, tuple[str, ...]] = {"anatomy": ("qit", "st")}
 
 
 def get_algorithm(name: str) -> Callable:

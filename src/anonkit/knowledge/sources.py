@@ -58,7 +58,8 @@ def external_table(table: Table, sensitive: str, data: pd.DataFrame) -> Table:
     missing = [n for n in keep if n not in {str(c) for c in data.columns}]
     if missing:
         raise InputError("the external data lacks a column", column=missing[0])
-    return Table(data, Schema(keep), missing=table.missing)
+    columns = [c for c in data.columns if str(c) in keep]  # other columns are ignored, never encoded
+    return Table(data[columns], Schema(keep), missing=table.missing)
 
 
 def matrix_file_priors(table: Table, sensitive: str, data: pd.DataFrame) -> Priors:

@@ -106,7 +106,13 @@ def aggregate_values(values: Sequence[float], weights: Sequence[float], aggregat
     * ``geometric``: Π ((vᵢ + 1)·wᵢ)^{1/n} − 1 — as ARX's ``ILMultiDimensionalGeometricMean``
       implements it (the weight multiplies ``vᵢ + 1``; with equal weights, the default, this is
       the same as Π (vᵢ·wᵢ + 1)^{1/n} − 1);
-    * ``rank``: the vector of vᵢ·wᵢ sorted in descending order (compared lexicographically).
+    * ``rank``: the vector of vᵢ·wᵢ sorted in descending order, compared lexicographically — ARX's
+      ``ILMultiDimensionalRank`` (``compareTo`` compares the sorted vectors component by component
+      with ``Double.compare``; ``toString`` prints them with ``Arrays.toString``).
+
+    ``weights`` are the QI weights normalized by the largest (:func:`attribute_weights`, as ARX's
+    ``AbstractMetricMultiDimensional.initializeInternal``). They change the rank optimum, not only
+    its values: half of ARX's TestUtilityMetricsLoss cases set ``setAttributeWeight(column i, i + 1)``.
     """
     v = [float(x) for x in values]
     w = [float(x) for x in weights]

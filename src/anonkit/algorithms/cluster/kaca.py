@@ -22,9 +22,23 @@ Decisions (spec §4.9, §8 row 23):
   created in the order of their first record, a merged EC after every EC that exists when it is
   formed;
 * **k** is the largest minimum class size the models need (``KAnonymity(k)``, ``l`` of
-  l-diversity…), 2 when no model needs more than 1 record and none is a k-anonymity model; the
-  other models (l-diversity, t-closeness…) are only judged afterwards: ECs failing them are
-  suppressed whole by :func:`~anonkit.algorithms.local.partition_release`;
+  l-diversity…), 2 when no model needs more than 1 record and none is a k-anonymity model;
+* **models a class of k records can fail** (l-diversity, t-closeness, β-likeness, δ-disclosure —
+  every model on all QIs but k-anonymity): the paper does not say how to meet them. anonkit's
+  extension (``failing="merge"``, the default; :mod:`anonkit.algorithms.cluster._merge`): once
+  every EC has ``k`` records, an EC failing a model — judged on its size and sensitive histogram
+  with the models' own ``passes`` — is merged with its nearest EC by the same distance
+  ``dist(C1, C2)`` and the same CCG as above (any EC is a candidate; ties: the EC created first),
+  the failing EC with the fewest records first (ties: the one holding the smallest record id),
+  and again while the merged EC fails. ECs published with identical labels are one class of the
+  release: when such a class fails, its smallest EC is merged with its nearest EC and the release
+  is judged again, until nothing fails or one EC remains. Only then is anything suppressed: the
+  single remaining EC when it still fails — unless suppressing the failing ECs of the clustering
+  without these merges loses fewer records, which is then what is published (``merge_fallback``).
+  The pick order of these merges is always the deterministic one (``seed`` only drives step 2).
+  ``failing="suppress"`` suppresses failing ECs whole instead (no merges). ``extra``:
+  ``model_merges`` (merges done for the models), ``merge_rounds``, ``merge_fallback``;
+  ``merges`` counts all merges;
 * **numeric QIs** are generalized in their hierarchy (KACA is hierarchy-based), like categorical
   ones; a QI without a hierarchy has the trivial ``{values} → *`` one (§0.2), so its values are
   either kept or fully generalized — give numeric QIs an interval hierarchy for useful results;
@@ -46,7 +60,9 @@ joint node space is at most ``_BLOCK`` (the rows combined by outer sums), so the
 is one ``take`` per block plus a few vector operations; dead ECs point to a ``+inf`` entry and are
 compacted away (creation order kept) when they exceed a quarter of the live ones. Memory is
 O(E·d) (no E×E matrix); time O(E²·blocks) for E distinct tuples (Adult, 19,502 tuples and 9 QIs,
-k = 5: about 2 s).
+k = 5: about 2 s). A merge for the models costs the same pass plus judging the merged EC on its
+histogram (O(sensitive values)); each round of the release costs one
+:func:`~anonkit.algorithms.local.partition_release` (two when something fails).
 
 ``extra['whd']`` is the total WHD distortion of the release (suppressed records count 1 each),
 ``extra['modification_rate']`` the share of modified QI cells (spec §2.4).
@@ -60,6 +76,7 @@ from typing import Literal
 
 import numpy as np
 
+from anonkit.algorithms.cluster._merge import merge_until_pass, needs_merging
 from anonkit.algorithms.local import partition_release
 from anonkit.algorithms.transform import suppression_limit
 from anonkit.errors import InputError
@@ -225,6 +242,7 @@ def kaca(
     beta: float = 1.0,
     seed: int | None = None,
     max_suppression: float = 0.0,
+    failing: Literal["merge", "suppress"] = "merge",
 ) -> Release:
     """KACA clustering of the distinct QI tuples, see the module docstring.
 
@@ -237,6 +255,10 @@ def kaca(
         integer: pick the EC to merge at random, reproducibly.
     max_suppression:
         Share of records that may be suppressed (classes failing a model) for ``satisfied``.
+    failing:
+        What happens to a class of at least ``k`` records that fails another model (l-diversity,
+        t-closeness…): ``"merge"`` (default) merges it with its nearest EC until it holds (module
+        docstring); ``"suppress"`` suppresses it (the behaviour without anonkit's extension).
     """
     started = time.perf_counter()
     models = list(models)
@@ -246,18 +268,21 @@ def kaca(
         raise InputError(f"unknown WHD weights {weights!r}; allowed: uniform, height", key="weights")
     if weights == "height" and not beta >= 1:
         raise InputError(f"beta must be at least 1, got {beta!r}", key="beta")
+    if failing not in ("merge", "suppress"):
+        raise InputError(f"failing must be 'merge' or 'suppress', got {failing!r}", key="failing")
     k = required_size(models)
     check_single_root(table, list(range(len(table.qi))))
     live, first = live_tuples(table)
-    tuple_class, merges = _cluster(table, live, first, k, weights, beta, seed)
-    record_class = tuple_class[table.distinct.inverse]
-    params = {"k": k, "weights": weights, "beta": beta, "seed": seed, "max_suppression": max_suppression}
+    params = {
+        "k": k, "weights": weights, "beta": beta, "seed": seed, "max_suppression": max_suppression,
+        "failing": failing,
+    }  # fmt: skip
 
-    def build(rc: np.ndarray) -> Release:
+    def build(rc: np.ndarray, judged: list[Criterion]) -> Release:
         return partition_release(
             table,
             rc,
-            models,
+            judged,
             algorithm="kaca",
             max_suppression=max_suppression,
             numeric="hierarchy",
@@ -266,119 +291,105 @@ def kaca(
             params=params,
         )
 
-    rel = build(record_class)
+    tuple_class = np.full(table.distinct.size, -1, dtype=np.int64)
+    merges = 0
+    if len(live) and len(table.qi):
+        ecs = _Clustering(table, live, first, weights, beta)
+        ecs.cluster(k, seed)
+        merges = ecs.merges
+        tuple_class[live] = ecs.roots()
+        record_class = tuple_class[table.distinct.inverse]
+        record_class[table.presuppressed] = -1
+        if failing == "merge" and needs_merging(models):
+            rel = merge_until_pass(table, models, ecs, record_class, ecs.capacity, build)
+            merges = ecs.merges if not rel.extra["merge_fallback"] else merges
+        else:
+            rel = build(record_class, models)
+    else:  # nothing to cluster, or no QI: one class (or none)
+        tuple_class[live] = 0
+        rel = build(tuple_class[table.distinct.inverse], models)
     rel.extra["k"] = k
     rel.extra["merges"] = merges
+    for key, value in (("model_merges", 0), ("merge_rounds", 0), ("merge_fallback", False)):
+        rel.extra.setdefault(key, value)
     rel.extra["whd"] = whd(table, rel, weights=weights, beta=beta).total
     rel.extra["modification_rate"] = modification_rate(table, rel)
     rel.seconds = time.perf_counter() - started
     return rel
 
 
-def _cluster(
-    table: Table, live: np.ndarray, first: np.ndarray, k: int, weights: str, beta: float, seed: int | None
-) -> tuple[np.ndarray, int]:
-    """EC id of every distinct tuple (−1 for tuples not taking part) and the number of merges."""
-    dist_t = table.distinct
-    out = np.full(dist_t.size, -1, dtype=np.int64)
-    E = len(live)
-    d = len(table.qi)
-    if E == 0:
-        return out, 0
-    if d == 0:
-        out[live] = 0
-        return out, 0
-    # ------------------------------------------------------------------ per-EC state, slots in creation order
-    cap = 2 * E
-    attrs: list[_Attribute] = []
-    node = np.zeros((d, cap), dtype=np.intp)  # each EC's generalized node per attribute
-    for j, h in enumerate(table.hierarchies):
-        leaves, local = np.unique(dist_t.tuples[live, j], return_inverse=True)
-        attrs.append(_Attribute(h.maps, h.height, leaves, _cost_table(h.height, weights, beta)))
-        node[j, :E] = attrs[j].leaf_node[0][local.reshape(-1)]
-    blocks = _blocks(attrs)
-    node_cost = [a.node_cost.tolist() for a in attrs]
-    strides = []
-    for blk in blocks:
-        st = np.ones(len(blk), dtype=np.intp)
-        for i in range(len(blk) - 2, -1, -1):
-            st[i] = st[i + 1] * attrs[blk[i + 1]].n_nodes
-        strides.append(st)
-    spaces = np.array([int(np.prod([attrs[j].n_nodes for j in blk])) for blk in blocks], dtype=np.intp)
-    joint = np.zeros((len(blocks), cap), dtype=np.intp)  # each EC's node tuple within each block
-    for b, blk in enumerate(blocks):
-        for i, j in enumerate(blk):
-            joint[b, :E] += node[j, :E] * strides[b][i]
-    size = np.zeros(cap, dtype=np.float64)
-    size[:E] = dist_t.counts[live]
-    S = np.zeros(cap, dtype=np.float64)  # Σ_j cost of the EC's node: d × its tuple WHD (0 at first)
-    firsts = np.zeros(cap, dtype=np.int64)
-    firsts[:E] = first
-    gid = np.zeros(cap, dtype=np.int64)
-    gid[:E] = np.arange(E)
-    slot_of = np.full(cap, -1, dtype=np.int64)
-    slot_of[:E] = np.arange(E)
-    parent = np.full(cap, -1, dtype=np.int64)
-    dead = np.zeros(cap, dtype=bool)
-    rowbufs = [np.append(np.zeros(int(sp)), np.inf) for sp in spaces]
-    ccg_buf = np.zeros(cap, dtype=np.float64)
-    tmp_buf = np.zeros(cap, dtype=np.float64)
-    top, alive, next_gid = E, E, E
+class _Clustering:
+    """KACA's ECs over the distinct tuples (see the module docstring, *Efficiency*): every EC has a
+    stable id (the initial ECs ``0 … E−1`` in creation order, a merged EC the next free id) and a
+    slot in the per-EC arrays (slots keep creation order and are compacted). Implements
+    :class:`~anonkit.algorithms.cluster._merge.ClusterSpace`, so merging for the models uses the
+    same distance and the same merge as the clustering."""
 
-    # ------------------------------------------------------------------ the ECs still too small
-    rng = np.random.default_rng(seed) if seed is not None else None
-    heap: list[tuple[float, int, int]] = []
-    small: list[int] = []
-    pos: dict[int, int] = {}
+    def __init__(self, table: Table, live: np.ndarray, first: np.ndarray, weights: str, beta: float) -> None:
+        dist_t = table.distinct
+        E = len(live)
+        d = len(table.qi)
+        self.E, self.d = E, d
+        cap = max(2 * E, 1)
+        self.capacity = cap
+        self.attrs: list[_Attribute] = []
+        self.node = np.zeros((d, cap), dtype=np.intp)  # each EC's generalized node per attribute
+        for j, h in enumerate(table.hierarchies):
+            leaves, local = np.unique(dist_t.tuples[live, j], return_inverse=True)
+            self.attrs.append(_Attribute(h.maps, h.height, leaves, _cost_table(h.height, weights, beta)))
+            self.node[j, :E] = self.attrs[j].leaf_node[0][local.reshape(-1)]
+        self.blocks = _blocks(self.attrs)
+        self.node_cost = [a.node_cost.tolist() for a in self.attrs]
+        self.strides = []
+        for blk in self.blocks:
+            st = np.ones(len(blk), dtype=np.intp)
+            for i in range(len(blk) - 2, -1, -1):
+                st[i] = st[i + 1] * self.attrs[blk[i + 1]].n_nodes
+            self.strides.append(st)
+        self.spaces = np.array(
+            [int(np.prod([self.attrs[j].n_nodes for j in blk])) for blk in self.blocks], dtype=np.intp
+        )
+        self.joint = np.zeros((len(self.blocks), cap), dtype=np.intp)  # each EC's node tuple per block
+        for b, blk in enumerate(self.blocks):
+            for i, j in enumerate(blk):
+                self.joint[b, :E] += self.node[j, :E] * self.strides[b][i]
+        self.size = np.zeros(cap, dtype=np.float64)
+        self.size[:E] = dist_t.counts[live]
+        self.S = np.zeros(cap, dtype=np.float64)  # Σ_j cost of the EC's node: d × its tuple WHD (0 at first)
+        self.firsts = np.zeros(cap, dtype=np.int64)
+        self.firsts[:E] = first
+        self.gid = np.zeros(cap, dtype=np.int64)
+        self.gid[:E] = np.arange(E)
+        self.slot_of = np.full(cap, -1, dtype=np.int64)
+        self.slot_of[:E] = np.arange(E)
+        self.parent = np.full(cap, -1, dtype=np.int64)
+        self.dead = np.zeros(cap, dtype=bool)
+        self.rowbufs = [np.append(np.zeros(int(sp)), np.inf) for sp in self.spaces]
+        self.ccg_buf = np.zeros(cap, dtype=np.float64)
+        self.tmp_buf = np.zeros(cap, dtype=np.float64)
+        self.top, self._alive, self.next_gid = E, E, E
+        self.merges = 0
 
-    def add_small(g: int, s: int) -> None:
-        if rng is None:
-            heapq.heappush(heap, (float(size[s]), int(firsts[s]), g))
-        else:
-            pos[g] = len(small)
-            small.append(g)
+    @property
+    def alive(self) -> int:
+        """Number of live ECs."""
+        return self._alive
 
-    def drop_small(g: int) -> None:  # only for the random pick; the heap skips dead entries
-        i = pos.pop(g, None)
-        if i is None:
-            return
-        last = small.pop()
-        if last != g:
-            small[i] = last
-            pos[last] = i
-
-    def pick() -> int | None:
-        if rng is None:
-            while heap:
-                _, _, g = heapq.heappop(heap)
-                if parent[g] < 0:
-                    return g
-            return None
-        if not small:
-            return None
-        g = small[int(rng.integers(len(small)))]
-        drop_small(g)
-        return g
-
-    for s in np.flatnonzero(size[:E] < k).tolist():
-        add_small(s, s)
-
-    merges = 0
-    while alive > 1:
-        g = pick()
-        if g is None:
-            break
-        c = int(slot_of[g])
+    def nearest(self, g: int) -> int:
+        """The id of the live EC at minimum distance from EC ``g`` (ties: created first)."""
+        c = int(self.slot_of[g])
+        top, S, size = self.top, self.S, self.size
         # d × tuple WHD of the CCG of C with every EC, one gather per block of attributes
         view = slice(0, top)
-        ccg = ccg_buf[view]
-        tmp = tmp_buf[view]
-        for b, blk in enumerate(blocks):
-            row = attrs[blk[0]].cost_row(int(node[blk[0], c]))
+        ccg = self.ccg_buf[view]
+        tmp = self.tmp_buf[view]
+        for b, blk in enumerate(self.blocks):
+            row = self.attrs[blk[0]].cost_row(int(self.node[blk[0], c]))
             for j in blk[1:]:
-                row = np.add.outer(row, attrs[j].cost_row(int(node[j, c]))).reshape(-1)
-            rowbufs[b][:-1] = row  # the last entry (+inf) is where dead slots point
-            rowbufs[b].take(joint[b, view], out=ccg if b == 0 else tmp, mode="clip")  # clip: no buffering
+                row = np.add.outer(row, self.attrs[j].cost_row(int(self.node[j, c]))).reshape(-1)
+            self.rowbufs[b][:-1] = row  # the last entry (+inf) is where dead slots point
+            # clip: no buffering
+            self.rowbufs[b].take(self.joint[b, view], out=ccg if b == 0 else tmp, mode="clip")
             if b:
                 ccg += tmp
         # dist = |C|·(ccg − S_C) + |C'|·(ccg − S_C'), in place (d × the spec's distance)
@@ -392,49 +403,105 @@ def _cluster(
         best = float(ccg[e])
         if e:  # the first EC within the tie tolerance
             e = int(np.argmax(ccg[: e + 1] <= best + _TIE * max(1.0, abs(best))))
-        # merge C and C' into a new EC at slot ``top``
-        t = top
-        for j, a in enumerate(attrs):
+        return int(self.gid[e])
+
+    def merge(self, g: int, h: int) -> int:
+        """Replace ECs ``g`` and ``h`` by one EC generalized to their CCG; return its id."""
+        c, e = int(self.slot_of[g]), int(self.slot_of[h])
+        node, joint, size, S = self.node, self.joint, self.size, self.S
+        t = self.top
+        for j, a in enumerate(self.attrs):
             node[j, t] = a.ccg(int(node[j, c]), int(node[j, e]))
-        for b, blk in enumerate(blocks):
-            joint[b, t] = sum(int(node[j, t]) * int(strides[b][i]) for i, j in enumerate(blk))
-        S[t] = sum(node_cost[j][node[j, t]] for j in range(d))
+        for b, blk in enumerate(self.blocks):
+            joint[b, t] = sum(int(node[j, t]) * int(self.strides[b][i]) for i, j in enumerate(blk))
+        S[t] = sum(self.node_cost[j][node[j, t]] for j in range(self.d))
         size[t] = size[c] + size[e]
-        dead[t] = False
-        firsts[t] = min(firsts[c], firsts[e])
-        ge = int(gid[e])
-        gid[t] = next_gid
-        slot_of[next_gid] = t
-        parent[g] = parent[ge] = next_gid
-        drop_small(ge)
+        self.dead[t] = False
+        self.firsts[t] = min(self.firsts[c], self.firsts[e])
+        new = self.next_gid
+        self.gid[t] = new
+        self.slot_of[new] = t
+        self.parent[g] = self.parent[h] = new
         for s in (c, e):  # dead slots: infinite distance from now on (size 1 keeps it +inf, not NaN)
-            dead[s] = True
+            self.dead[s] = True
             size[s] = 1.0
             S[s] = 0.0
-            joint[:, s] = spaces
-        top += 1
-        alive -= 1
-        merges += 1
-        if size[t] < k:
-            add_small(next_gid, t)
-        next_gid += 1
+            joint[:, s] = self.spaces
+        self.top += 1
+        self._alive -= 1
+        self.merges += 1
+        self.next_gid += 1
+        top, alive = self.top, self._alive
         if 4 * (top - alive) > alive and top > 64:  # compact: live slots to the front, creation order kept
-            keep = np.flatnonzero(~dead[:top])
+            keep = np.flatnonzero(~self.dead[:top])
             n_keep = len(keep)
             for arr in (node, joint):
                 arr[:, :n_keep] = arr[:, keep]
-            for arr1 in (size, S, firsts, gid, dead):
+            for arr1 in (size, S, self.firsts, self.gid, self.dead):
                 arr1[:n_keep] = arr1[keep]
-            slot_of[gid[:n_keep]] = np.arange(n_keep)
-            top = n_keep
-    # ------------------------------------------------------------------ resolve the final ECs
-    root = np.arange(next_gid, dtype=np.int64)
-    has = parent[:next_gid] >= 0
-    root[has] = parent[:next_gid][has]
-    while True:
-        nxt = root[root]
-        if np.array_equal(nxt, root):
-            break
-        root = nxt
-    out[live] = root[:E]
-    return out, merges
+            self.slot_of[self.gid[:n_keep]] = np.arange(n_keep)
+            self.top = n_keep
+        return new
+
+    def cluster(self, k: int, seed: int | None) -> None:
+        """Spec §4.9 step 2: merge ECs of fewer than ``k`` records with their nearest EC."""
+        rng = np.random.default_rng(seed) if seed is not None else None
+        heap: list[tuple[float, int, int]] = []
+        small: list[int] = []
+        pos: dict[int, int] = {}
+        parent = self.parent
+
+        def add_small(g: int) -> None:
+            s = int(self.slot_of[g])
+            if rng is None:
+                heapq.heappush(heap, (float(self.size[s]), int(self.firsts[s]), g))
+            else:
+                pos[g] = len(small)
+                small.append(g)
+
+        def drop_small(g: int) -> None:  # only for the random pick; the heap skips dead entries
+            i = pos.pop(g, None)
+            if i is None:
+                return
+            last = small.pop()
+            if last != g:
+                small[i] = last
+                pos[last] = i
+
+        def pick() -> int | None:
+            if rng is None:
+                while heap:
+                    _, _, g = heapq.heappop(heap)
+                    if parent[g] < 0:
+                        return g
+                return None
+            if not small:
+                return None
+            g = small[int(rng.integers(len(small)))]
+            drop_small(g)
+            return g
+
+        for s in np.flatnonzero(self.size[: self.E] < k).tolist():
+            add_small(s)
+        while self._alive > 1:
+            g = pick()
+            if g is None:
+                break
+            h = self.nearest(g)
+            t = self.merge(g, h)
+            drop_small(h)
+            if self.size[self.slot_of[t]] < k:
+                add_small(t)
+
+    def roots(self) -> np.ndarray:
+        """The final EC id of every initial EC ``0 … E−1``."""
+        n = self.next_gid
+        root = np.arange(n, dtype=np.int64)
+        has = self.parent[:n] >= 0
+        root[has] = self.parent[:n][has]
+        while True:
+            nxt = root[root]
+            if np.array_equal(nxt, root):
+                break
+            root = nxt
+        return root[: self.E]

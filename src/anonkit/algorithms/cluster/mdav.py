@@ -20,11 +20,31 @@ when the whole table has fewer than ``k`` records it is one group that is too sm
 suppressed (``satisfied`` false).
 
 ``k`` is the largest minimum class size the models need (as for KACA,
-:func:`~anonkit.algorithms.cluster.kaca.required_size`); other models are judged afterwards and the
-groups failing them are suppressed whole. Records suppressed up front (``missing="suppress"``) take
-no part. Otherwise a missing numeric value has ``δ = 1`` to anything (§0.3: worst case; means and
-standardization ignore it), and a class holding one is released with the hierarchy's LCA for that
-QI (:func:`~anonkit.algorithms.local.partition_release`).
+:func:`~anonkit.algorithms.cluster.kaca.required_size`).
+
+Models a group of ``k`` records can fail (l-diversity, t-closeness, β-likeness, δ-disclosure —
+every model on all QIs but k-anonymity) are not covered by the papers. anonkit's extension
+(``failing="merge"``, the default; :mod:`anonkit.algorithms.cluster._merge`): after MDAV has formed
+its groups, a group failing a model — judged on its size and sensitive histogram with the models'
+own ``passes`` — is merged with its nearest group, the failing group with the fewest records first
+(ties: the one holding the lowest record index), and again while the merged group fails. The
+distance is MDAV's, between group centroids in the standardized space: the squared Euclidean
+distance of the numeric QIs' means (1 per QI where a group has no known value, §0.3) plus, per
+non-numeric QI, the squared total variation distance of the two groups' value distributions (for a
+one-record group, the share of the other group holding another value: MDAV-generic's record-to-
+centroid ``δ``); ties go to the group holding the lowest record index. Groups published with
+identical values are one class of the release: when such a class fails, its smallest group is
+merged with its nearest group and the release is judged again, until nothing fails or one group
+remains. Only then is anything suppressed: the single remaining group when it still fails —
+unless suppressing the failing groups of MDAV without these merges loses fewer records, which is
+then what is published (``extra['merge_fallback']``). ``failing="suppress"`` suppresses failing
+groups whole instead. Merged groups may exceed ``2k − 1`` records. ``extra['model_merges']`` counts
+the merges done for the models, ``extra['merge_rounds']`` the release rounds.
+
+Records suppressed up front (``missing="suppress"``) take no part. Otherwise a missing numeric
+value has ``δ = 1`` to anything (§0.3: worst case; means and standardization ignore it), and a
+class holding one is released with the hierarchy's LCA for that QI
+(:func:`~anonkit.algorithms.local.partition_release`).
 
 Output (``output``):
 
@@ -41,8 +61,8 @@ Non-numeric QIs are released as the lowest common ancestor of the group's values
 Groups published with identical labels (frequent on categorical QIs, possible for equal means or
 intervals) are one equivalence class of the release (spec §0.2) and are merged into one class
 (by :func:`~anonkit.algorithms.local.partition_release`), so a class may exceed ``2k − 1``
-records; ``extra['group']`` keeps MDAV's group of every record (−1 for records suppressed up
-front) and ``extra['groups']`` their number.
+records; ``extra['group']`` keeps MDAV's group of every record as MDAV formed it, before any merge
+for the models (−1 for records suppressed up front), and ``extra['groups']`` their number.
 
 ``extra['information_loss']`` is ``SSE/SST`` in the standardized space: the sum over records of the
 squared distance to their class's centroid over the sum of the squared distances to the centroid of
@@ -50,7 +70,8 @@ all records (for a non-numeric QI the centroid term is the share of the class, o
 holding another value). A record suppressed by a model counts with its full SST term; 0 when SST
 is 0. With numeric QIs only this is the classic microaggregation loss (with ``centroids`` the
 merged groups share their mean, so merging does not change it; with ``intervals`` groups merged for
-sharing an interval are scored around their common centroid).
+sharing an interval are scored around their common centroid); groups merged for the models are
+scored around the centroid of the merged class.
 """
 
 from __future__ import annotations
@@ -60,6 +81,7 @@ from typing import Literal
 
 import numpy as np
 
+from anonkit.algorithms.cluster._merge import merge_until_pass, needs_merging
 from anonkit.algorithms.cluster.kaca import check_references, check_single_root, required_size
 from anonkit.algorithms.local import partition_release
 from anonkit.algorithms.transform import suppression_limit
@@ -70,6 +92,10 @@ from anonkit.table import Table
 
 #: largest number of used leaves for which the (leaves × leaves) δ² table is precomputed
 _MATRIX_LIMIT = 2048
+#: relative tolerance under which two group distances count as tied
+_TIE = 1e-9
+#: largest (groups × used values) count table kept for a non-numeric QI while merging groups
+_DENSE_LIMIT = 1 << 22
 
 
 class _Space:
@@ -143,8 +169,14 @@ def mdav(
     output: Literal["centroids", "intervals"] = "centroids",
     standardize: Literal["zscore", "minmax"] = "zscore",
     max_suppression: float = 0.0,
+    failing: Literal["merge", "suppress"] = "merge",
 ) -> Release:
-    """MDAV microaggregation, see the module docstring."""
+    """MDAV microaggregation, see the module docstring.
+
+    ``failing``: what happens to a group that fails a model other than k-anonymity (l-diversity,
+    t-closeness…): ``"merge"`` (default) merges it with its nearest group until it holds (module
+    docstring); ``"suppress"`` suppresses it (the behaviour without anonkit's extension).
+    """
     started = time.perf_counter()
     models = list(models)
     check_references(table, models)
@@ -153,6 +185,8 @@ def mdav(
         raise InputError(f"unknown MDAV output {output!r}; allowed: centroids, intervals", key="output")
     if standardize not in ("zscore", "minmax"):
         raise InputError(f"unknown standardization {standardize!r}; allowed: zscore, minmax", key="standardize")
+    if failing not in ("merge", "suppress"):
+        raise InputError(f"failing must be 'merge' or 'suppress', got {failing!r}", key="failing")
     k = required_size(models)
     check_single_root(table, [j for j, q in enumerate(table.qi) if q not in table.numeric])
     rows = np.flatnonzero(~table.presuppressed)
@@ -160,13 +194,17 @@ def mdav(
     group = mdav_groups(space, k)
     record_class = np.full(table.n, -1, dtype=np.int64)
     record_class[rows] = group
-    params = {"k": k, "output": output, "standardize": standardize, "max_suppression": max_suppression}
+    n_groups = int(group.max()) + 1 if group.size else 0
+    params = {
+        "k": k, "output": output, "standardize": standardize, "max_suppression": max_suppression,
+        "failing": failing,
+    }  # fmt: skip
 
-    def build(rc: np.ndarray) -> Release:
+    def build(rc: np.ndarray, judged: list[Criterion]) -> Release:
         rel = partition_release(
             table,
             rc,
-            models,
+            judged,
             algorithm="mdav",
             max_suppression=max_suppression,
             numeric="interval",
@@ -178,15 +216,135 @@ def mdav(
             _centroids(table, rel)
         return rel
 
-    rel = build(record_class)  # classes publishing identical values are merged by partition_release
+    # classes publishing identical values are merged by partition_release
+    if failing == "merge" and n_groups and needs_merging(models):
+        groups = _Groups(space, rows, group, n_groups)
+        rel = merge_until_pass(table, models, groups, record_class, 2 * n_groups, build)
+    else:
+        rel = build(record_class, models)
     rel.extra["k"] = k
-    rel.extra["groups"] = int(group.max()) + 1 if group.size else 0
+    rel.extra["groups"] = n_groups
     rel.extra["group"] = record_class  # MDAV's group of every record (−1: suppressed up front)
+    for key, value in (("model_merges", 0), ("merge_rounds", 0), ("merge_fallback", False)):
+        rel.extra.setdefault(key, value)
     released = rel.record_class[rows]
     final = np.where(released >= 0, released, rel.n_classes)  # records a model suppressed: SST term
     rel.extra["information_loss"] = information_loss(space, final, released >= 0)
     rel.seconds = time.perf_counter() - started
     return rel
+
+
+class _Groups:
+    """MDAV's groups as merging sees them (:class:`~anonkit.algorithms.cluster._merge.ClusterSpace`):
+    a group's centroid is the mean of every standardized numeric QI (over its known values) and the
+    distribution of every other QI's values. The squared distance of two groups is
+    ``Σ (mean₁ − mean₂)²`` over the numeric QIs (1 where a group has no known value) plus, for every
+    other QI, the square of the total variation distance ``1 − Σ_v min(p₁(v), p₂(v))`` of their
+    value distributions — for a single record, the share of the other group holding another value,
+    MDAV-generic's record-to-centroid ``δ``. Ties go to the group holding the lowest record index.
+
+    A non-numeric QI's value counts are kept per group (used values × groups) when that table has
+    at most ``_DENSE_LIMIT`` entries; otherwise the groups holding a value are counted from the
+    records holding it (cheap where such large domains make every value rare). Memory is
+    O(groups × used values), never groups × groups or records × records."""
+
+    def __init__(self, space: _Space, rows: np.ndarray, group: np.ndarray, n_groups: int) -> None:
+        cap = 2 * n_groups
+        self.space = space
+        p = space.Z.shape[0]
+        self.sums = np.zeros((p, cap))
+        self.known = np.zeros((p, cap))
+        for i in range(p):
+            z = space.Z[i]
+            ok = ~np.isnan(z)
+            self.sums[i, :n_groups] = np.bincount(group[ok], weights=z[ok], minlength=n_groups)
+            self.known[i, :n_groups] = np.bincount(group[ok], minlength=n_groups)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.mean = self.sums / self.known  # NaN: no known value
+        self.size = np.zeros(cap)
+        self.size[:n_groups] = np.bincount(group, minlength=n_groups)
+        self.first = np.full(cap, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(self.first, group, rows)
+        self.owner = group.copy()  # current group of every record (space order)
+        order = np.argsort(group, kind="stable")
+        bounds = np.searchsorted(group[order], np.arange(n_groups + 1))
+        self.members: list[np.ndarray] = [order[bounds[g] : bounds[g + 1]] for g in range(n_groups)]
+        # non-numeric QIs: the value counts of every group in one (values × groups) table, the QIs'
+        # columns one after the other ("dense"), or the records holding every value (sorted by
+        # value) and the value offsets ("sparse")
+        dense = [i for i in range(len(space.C)) if cap * space.sizes[i] <= _DENSE_LIMIT]
+        self.dense_offsets = np.cumsum([0] + [space.sizes[i] for i in dense])
+        self.counts = np.zeros((int(self.dense_offsets[-1]), cap))
+        for pos, i in enumerate(dense):
+            u = space.sizes[i]
+            flat = np.bincount(group * u + space.C[i], minlength=n_groups * u).reshape(n_groups, u)
+            self.counts[self.dense_offsets[pos] : self.dense_offsets[pos + 1], :n_groups] = flat.T
+        self.value_attr = np.repeat(np.arange(len(dense)), np.diff(self.dense_offsets))  # QI of every row
+        self.sparse: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        for i in range(len(space.C)):
+            if i not in dense:
+                c = space.C[i]
+                idx = np.argsort(c, kind="stable")
+                off = np.concatenate([[0], np.cumsum(np.bincount(c, minlength=space.sizes[i]))])
+                self.sparse.append((c, idx, off))
+        self.live = np.zeros(cap, dtype=bool)
+        self.live[:n_groups] = True
+        self.next = n_groups
+        self._alive = n_groups
+
+    @property
+    def alive(self) -> int:
+        """Number of live groups."""
+        return self._alive
+
+    def nearest(self, g: int) -> int:
+        """The live group nearest to group ``g`` (class docstring)."""
+        ids = np.flatnonzero(self.live[: self.next])
+        d2 = np.zeros(len(ids))
+        for i in range(self.mean.shape[0]):
+            diff = self.mean[i, ids] - self.mean[i, g]
+            d2 += _missing_one(diff * diff)
+        size = self.size[ids]
+        if self.counts.shape[0]:
+            rows = np.flatnonzero(self.counts[:, g])  # the values group g holds, QI by QI
+            share = self.counts[rows, g] / self.size[g]
+            common = np.minimum(self.counts[np.ix_(rows, ids)], np.outer(share, size))
+            # per QI, Σ_v min(count_v, share_v·size) / size: summed by a (QIs × rows) indicator
+            onehot = self.value_attr[rows] == np.arange(len(self.dense_offsets) - 1)[:, None]
+            tv = 1.0 - (onehot.astype(np.float64) @ common) / size  # (QIs × groups)
+            d2 += (tv * tv).sum(axis=0)
+        for c, idx, off in self.sparse:
+            vals, cnt = np.unique(c[self.members[g]], return_counts=True)
+            common = np.zeros(len(ids))
+            for v, a in zip(vals.tolist(), (cnt / self.size[g]).tolist(), strict=True):
+                col = np.bincount(self.owner[idx[off[v] : off[v + 1]]], minlength=self.next)[ids]
+                common += np.minimum(col / size, a)
+            tv = 1.0 - common
+            d2 += tv * tv
+        d2[ids == g] = np.inf
+        best = float(d2.min())
+        tied = ids[d2 <= best + _TIE * max(1.0, best)]
+        return int(tied[np.argmin(self.first[tied])])
+
+    def merge(self, g: int, h: int) -> int:
+        """Replace groups ``g`` and ``h`` by their union; return its id."""
+        t = self.next
+        self.sums[:, t] = self.sums[:, g] + self.sums[:, h]
+        self.known[:, t] = self.known[:, g] + self.known[:, h]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.mean[:, t] = self.sums[:, t] / self.known[:, t]
+        self.counts[:, t] = self.counts[:, g] + self.counts[:, h]
+        self.size[t] = self.size[g] + self.size[h]
+        self.first[t] = min(self.first[g], self.first[h])
+        members = np.concatenate([self.members[g], self.members[h]])
+        self.members.append(members)
+        self.members[g] = self.members[h] = members[:0]
+        self.owner[members] = t
+        self.live[[g, h]] = False
+        self.live[t] = True
+        self.next += 1
+        self._alive -= 1
+        return t
 
 
 def _centroids(table: Table, rel: Release) -> None:

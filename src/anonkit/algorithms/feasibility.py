@@ -1,0 +1,141 @@
+"""Why the privacy models cannot be met: proofs before the work, explanations after it.
+
+A user whose models cannot be met must learn *why* and *what to change*, in one line. Two kinds of
+reasons are computed here, both cheaply (a count over the table or one more class evaluation):
+
+* :func:`impossible` — before any work: a configuration that no release can satisfy, whatever the
+  algorithm (an l-diversity model asking for more distinct sensitive values than the whole table
+  holds; anatomy's groups smaller than the k a k-anonymity model asks for);
+* :func:`explain` — after an algorithm returned a release that fails its models: whether the
+  models fail even at the top of every hierarchy (full-domain) or with all records in one class
+  (local recoding), and by how many records the suppression limit is missed, with the setting that
+  would have to change.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from anonkit.algorithms.local import record_stats
+from anonkit.algorithms.transform import evaluate_node, suppression_limit
+from anonkit.models import (
+    Criterion,
+    DistinctLDiversity,
+    EntropyLDiversity,
+    KAnonymity,
+    RecursiveCLDiversity,
+)
+from anonkit.release import Release
+from anonkit.table import Table
+
+_DIVERSITY = (DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity)
+
+
+def impossible(table: Table, models: list[Criterion], algorithm: str, params: dict) -> str | None:
+    """The reason no release of ``table`` can satisfy ``models``, or ``None`` when none is known.
+
+    Every l-diversity variant needs at least ``⌈l⌉`` distinct sensitive values in every class
+    (entropy-l: ``exp(H) ≤`` distinct values), so a table with fewer distinct values than that
+    cannot be made l-diverse by any partition or suppression. Anatomy publishes groups of ``l``
+    records (``l + 1`` for a few), so a k-anonymity model with ``k > l + 1`` fails in every group.
+    """
+    released = ~table.presuppressed
+    for m in models:
+        if isinstance(m, _DIVERSITY):
+            name = m.attribute
+            codes = table.sensitive_codes[name][released]
+            present = int(np.unique(codes).size)
+            needed = math.ceil(m.l)
+            if present < needed:
+                return (
+                    f"{m.describe()} needs {needed} distinct values of {name!r} in every class, but {name!r} has "
+                    f"only {present} distinct value{'s' if present != 1 else ''} in the whole table: lower l to at "
+                    f"most {present} or protect another attribute"
+                )
+    if algorithm == "anatomy":
+        group = _anatomy_l(models, params)
+        for m in models:
+            if isinstance(m, KAnonymity) and m.k > group + 1:
+                return _anatomy_reason(m, group)
+    return None
+
+
+def _anatomy_l(models: list[Criterion], params: dict) -> int:
+    """Anatomy's group size ``l``: the option, else the largest distinct-l, else 3 (anatomy's rule)."""
+    if params.get("l") is not None:
+        return int(params["l"])  # type: ignore[arg-type]
+    ls = [math.ceil(m.l) for m in models if isinstance(m, DistinctLDiversity)]
+    return max(ls) if ls else 3
+
+
+def _anatomy_reason(model: KAnonymity, group: int) -> str:
+    return (
+        f"anatomy forms groups of l = {group} records (l + 1 for a few), but {model.describe()} needs {model.k}: "
+        f"set algorithm.l to at least {model.k} or lower k"
+    )
+
+
+def explain(table: Table, models: list[Criterion], release: Release, algorithm: str, params: dict) -> str:
+    """One line: why ``release`` fails ``models`` and what to change (see the module docstring)."""
+    share = params.get("max_suppression", release.params.get("max_suppression"))
+    limit = suppression_limit(float(share), table.n) if share is not None else None
+    if release.n_released == 0 and release.satisfied:
+        return "every record would be suppressed: nothing could be released; relax the models"
+    if algorithm == "anatomy":
+        group = int(release.params.get("l", _anatomy_l(models, params)))
+        for m in models:
+            if isinstance(m, KAnonymity) and m.k > group:
+                return _anatomy_reason(m, group)
+    limit_text = "" if limit is None else f", the limit is {limit:,} ({_pct(limit, table.n)} of {table.n:,})"
+    if release.transformation is not None:  # full-domain: the top node is the most general release
+        top = [a.max_level if a.max_level is not None else h.height
+               for a, h in zip((table.schema[q] for q in table.qi), table.hierarchies, strict=True)]
+        ev = evaluate_node(table, top, models, float(share) if share is not None else 1.0)
+        if ev.suppressed > (limit if limit is not None else ev.limit):
+            failing = _failing_at(table, models, top)
+            where = ", ".join(f"{q}={lv}" for q, lv in zip(table.qi, top, strict=True))
+            return (
+                f"even at the top of every hierarchy ({where}) {ev.suppressed:,} records fail "
+                f"{_names(failing)}{limit_text}: relax the models or raise algorithm.max_suppression to at least "
+                f"{_ceil_share(ev.suppressed, table.n)}"
+            )
+    else:
+        failing = _failing_whole(table, models)
+        if failing:
+            return (
+                f"even all records in one class fail {_names(failing)}: relax the models (no grouping can meet them)"
+            )
+    needed = release.n_suppressed - int(table.presuppressed.sum())
+    hint = (
+        "choose higher levels or let a search algorithm (flash) find them"
+        if algorithm == "fixed"
+        else f"raise algorithm.max_suppression to at least {_ceil_share(needed, table.n)} or relax the models"
+    )
+    return f"{needed:,} records would have to be suppressed{limit_text}: {hint}"
+
+
+def _failing_at(table: Table, models: list[Criterion], levels: list[int]) -> list[Criterion]:
+    """The models that suppress records at the full-domain node ``levels`` on their own."""
+    return [m for m in models if evaluate_node(table, levels, [m], 1.0).suppressed > 0] or list(models)
+
+
+def _failing_whole(table: Table, models: list[Criterion]) -> list[Criterion]:
+    """The models that fail when all records (but those suppressed up front) form one class."""
+    one = np.where(table.presuppressed, -1, 0).astype(np.int64)
+    stats = record_stats(table, one, 1)
+    return [m for m in models if m.qis is None and not bool(m.passes(stats)[0])]
+
+
+def _names(models: list[Criterion]) -> str:
+    return " and ".join(m.describe() for m in models)
+
+
+def _pct(count: int, n: int) -> str:
+    return f"{100.0 * count / n:.3g} %" if n else "0 %"
+
+
+def _ceil_share(count: int, n: int) -> str:
+    """The smallest ``max_suppression`` (rounded up to 4 decimals) whose limit admits ``count``."""
+    return f"{math.ceil(10_000 * count / n) / 10_000:g}" if n else "0"
