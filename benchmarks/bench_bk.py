@@ -27,11 +27,13 @@ import time
 import numpy as np
 
 K, T, J = 5, 0.5, 0.8
-ALGORITHMS = {
-    "uhra": "anonkit.algorithms.knowledge.uhra:uhra",
-    "bka-js": "anonkit.algorithms.knowledge.bka_js:bka_js",
-    "k-primacy": "anonkit.algorithms.knowledge.k_primacy:k_primacy",
-}
+
+
+def _algorithms() -> list[str]:
+    """The algorithms that use the adversary's priors, as the registry declares them."""
+    from anonkit.algorithms.registry import algorithms
+
+    return [a.name for a in algorithms().values() if "priors" in a.needs]
 
 
 def _table(dataset: str):
@@ -59,14 +61,12 @@ def _table(dataset: str):
 
 
 def child(dataset: str, algorithm: str, repeat: int) -> None:
-    import importlib
-
+    from anonkit.algorithms.registry import get
     from anonkit.knowledge import kernel_priors
     from anonkit.metrics import compute_metrics
     from anonkit.models import BackgroundKnowledge, KAnonymity, TCloseness
 
-    module, _, name = ALGORITHMS[algorithm].partition(":")
-    algo = getattr(importlib.import_module(module), name)
+    algo = get(algorithm)
     table, sens, distance = _table(dataset)
     t0 = time.perf_counter()
     priors = kernel_priors(table, sens)
@@ -83,13 +83,13 @@ def child(dataset: str, algorithm: str, repeat: int) -> None:
         rel = algo(table, models, priors=priors, max_suppression=1.0)
         times.append(time.perf_counter() - t0)
     m = compute_metrics(table, rel)
-    grp = np.asarray(rel.extra.get("group", rel.record_class))
+    grp = np.asarray(rel.record_group if rel.record_group is not None else rel.record_class)
     sizes = np.bincount(grp[grp >= 0]) if (grp >= 0).any() else np.zeros(1)
     sizes = sizes[sizes > 0]
     print(json.dumps({
         "dataset": dataset, "algorithm": algorithm, "records": table.n, "priors_s": round(prior_s, 3),
         "first_run_s": round(warm, 3), "median_s": round(statistics.median(times), 3),
-        "bk_clusters": rel.extra.get("bk_clusters"), "groups": len(sizes), "classes": rel.n_classes,
+        "bk_clusters": rel.bk.clusters, "groups": len(sizes), "classes": rel.n_classes,
         "suppressed": rel.n_suppressed, "group_min": sizes.min().item(), "group_avg": round(float(sizes.mean()), 2),
         "gcp": round(m["gcp"], 5), "rl": round(m["record_linkage"], 4),
         "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
@@ -98,7 +98,7 @@ def child(dataset: str, algorithm: str, repeat: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--algorithms", default=",".join(ALGORITHMS))
+    ap.add_argument("--algorithms", default=",".join(_algorithms()))
     ap.add_argument("--datasets", default="adult,bkseq")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--child", nargs=2, metavar=("DATASET", "ALGORITHM"))

@@ -22,19 +22,19 @@ import numpy as np
 import pandas as pd
 
 from anonkit import Schema, Table, load_adult
-from anonkit.algorithms.knowledge.bka_js import bka_js
+from anonkit.algorithms.cluster.bka_js import bka_js
 from anonkit.knowledge import kernel_priors
 from anonkit.models import BackgroundKnowledge, KAnonymity, TCloseness
 
 
 def _line(label: str, seconds: float, rel) -> None:
-    g = rel.extra["group"]
+    g = rel.record_group
     sizes = np.bincount(g[g >= 0]) if (g >= 0).any() else np.zeros(1, dtype=int)
     print(
-        f"{label:<34} {seconds:6.2f} s  groups {rel.extra['groups']:>5}  classes {rel.n_classes:>5}  "
+        f"{label:<34} {seconds:6.2f} s  groups {rel.notes['groups']:>5}  classes {rel.n_classes:>5}  "
         f"suppressed {rel.n_suppressed:>5}  group size min {sizes.min()} avg {sizes.mean():.2f} max {sizes.max()}  "
-        f"leftover {rel.extra['leftover_records']} (merged {rel.extra['leftover_merged']})  "
-        f"bits {rel.extra['hilbert_bits']}"
+        f"leftover {rel.notes['leftover_records']} (merged {rel.notes['leftover_merged']})  "
+        f"bits {rel.notes['hilbert_bits']}"
     )
 
 

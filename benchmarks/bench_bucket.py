@@ -48,7 +48,7 @@ def main(reps: int = 3) -> None:
         print(f"Adult ×{factor}: {table.n:,} rows (encoding {enc:.2f} s)")
         sec, rel = timed(lambda table=table: stack_and_deal(table, [KAnonymity(5)]), reps)
         core, _ = timed(lambda codes=codes: deal(codes, 5), reps)
-        x = rel.extra
+        x = rel.notes
         print(
             f"  stack-and-deal k=5: {sec:.3f} s (dealing {core * 1000:.1f} ms); {rel.n_classes:,} classes, "
             f"distinct-l {x['distinct_l']}, max EMD {x['max_emd']:.4f}, NCP {x['ncp']:.4f}, "
@@ -56,7 +56,7 @@ def main(reps: int = 3) -> None:
         )
         sec, rel = timed(lambda table=table: anatomy(table, [DistinctLDiversity(S, 3)]), reps)
         core, _ = timed(lambda codes=codes: anatomy_groups(codes, 3), reps)
-        x = rel.extra
+        x = rel.notes
         print(
             f"  anatomy l=3:        {sec:.3f} s (grouping {core * 1000:.1f} ms); {rel.n_classes:,} groups, "
             f"distinct-l {x['distinct_l']}, max confidence {x['max_confidence']:.4f}, "

@@ -59,9 +59,9 @@ def model_runs() -> list[tuple[str, list[Criterion], dict]]:
 
 def merge_info(rel: Release) -> str:
     """The merges done for the models, when there were any rounds."""
-    if not rel.extra.get("merge_rounds"):
+    if not rel.notes.get("merge_rounds"):
         return ""
-    return f", model merges {rel.extra['model_merges']:,} in {rel.extra['merge_rounds']} round(s)"
+    return f", model merges {rel.notes['model_merges']:,} in {rel.notes['merge_rounds']} round(s)"
 
 
 def bench_kaca() -> None:
@@ -78,9 +78,9 @@ def bench_kaca() -> None:
             t = time.perf_counter()
             rel = kaca(table, models, **opts)
             sec = time.perf_counter() - t
-            w = rel.extra["whd"]
-            print(f"  {name}: {sec:.2f} s, {rel.n_classes:,} classes, {rel.extra['merges']:,} merges, "
-                  f"WHD {w:.1f} (avg {w / table.n:.4f}), modification rate {rel.extra['modification_rate']:.4f}, "
+            w = rel.notes["whd"]
+            print(f"  {name}: {sec:.2f} s, {rel.n_classes:,} classes, {rel.notes['merges']:,} merges, "
+                  f"WHD {w:.1f} (avg {w / table.n:.4f}), modification rate {rel.notes['modification_rate']:.4f}, "
                   f"GCP {gcp(table, rel):.4f}, suppressed {rel.n_suppressed}, satisfied {rel.satisfied}"
                   f"{merge_info(rel)}", flush=True)  # fmt: skip
 
@@ -109,10 +109,10 @@ def bench_mdav() -> None:
             rel = mdav(table, [KAnonymity(k)])
             sec = time.perf_counter() - t
             intervals = mdav(table, [KAnonymity(k)], output="intervals")
-            g = np.bincount(rel.extra["group"][rel.extra["group"] >= 0])
-            print(f"  k={k}: {sec:.2f} s, {rel.extra['groups']:,} groups (sizes {g.min()}–{g.max()}), "
+            g = np.bincount(rel.record_group[rel.record_group >= 0])
+            print(f"  k={k}: {sec:.2f} s, {rel.notes['groups']:,} groups (sizes {g.min()}–{g.max()}), "
                   f"{rel.n_classes:,} published classes (groups published alike merged; intervals: "
-                  f"{intervals.n_classes:,}), IL = SSE/SST {rel.extra['information_loss']:.5f}, "
+                  f"{intervals.n_classes:,}), IL = SSE/SST {rel.notes['information_loss']:.5f}, "
                   f"GCP (intervals) {gcp(table, intervals):.4f}, satisfied {rel.satisfied}", flush=True)  # fmt: skip
         for name, models, opts in model_runs():
             t = time.perf_counter()
@@ -120,7 +120,7 @@ def bench_mdav() -> None:
             sec = time.perf_counter() - t
             intervals = mdav(table, models, output="intervals", **opts)
             print(f"  {name}: {sec:.2f} s, {rel.n_classes:,} published classes, "
-                  f"IL = SSE/SST {rel.extra['information_loss']:.5f}, GCP (intervals) {gcp(table, intervals):.4f}, "
+                  f"IL = SSE/SST {rel.notes['information_loss']:.5f}, GCP (intervals) {gcp(table, intervals):.4f}, "
                   f"suppressed {rel.n_suppressed}, satisfied {rel.satisfied}{merge_info(rel)}", flush=True)  # fmt: skip
 
 

@@ -51,7 +51,7 @@ def main(algorithm: str = "flash") -> None:
             rel = run(table, models, max_suppression=supp)
             times.append(time.perf_counter() - t)
         med = statistics.median(times)
-        lat = rel.extra.get("lattice", {})
+        lat = rel.search.counts if rel.search is not None else {}
         with tempfile.TemporaryDirectory() as tmp:
             cfg = {"input": {"dataset": "adult"},
                    "attributes": {**{q: {"role": "quasi"} for q in QI8}, S: {"role": "sensitive"}},
@@ -64,7 +64,7 @@ def main(algorithm: str = "flash") -> None:
             whole = time.perf_counter() - t
             summary = json.loads(out.stdout) if out.stdout else {}
         print(f"{algorithm} {name}: in-process median of 5 {med:.3f} s (ARX ~{ARX[name]} s, target ≤ "
-              f"{ARX[name] / 2:.3f} s); whole process {whole:.2f} s; score {rel.extra.get('score')}; "
+              f"{ARX[name] / 2:.3f} s); whole process {whole:.2f} s; score {rel.search.score}; "
               f"transformation {list((rel.transformation or {}).values())}; checked {lat.get('checked')} of "
               f"{lat.get('nodes')}; suppressed {rel.n_suppressed}; exit {out.returncode}, "
               f"process score {summary.get('score')}")
@@ -73,7 +73,7 @@ def main(algorithm: str = "flash") -> None:
     big_table = Table(big, schema)
     rel = run(big_table, [KAnonymity(5)], max_suppression=0.02)
     print(f"{algorithm} Adult x10 ({len(big):,} rows) k5 2%: {time.perf_counter() - t:.2f} s incl. encoding "
-          f"(score {rel.extra.get('score')})")
+          f"(score {rel.search.score})")
 
 
 if __name__ == "__main__":

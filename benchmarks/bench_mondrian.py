@@ -70,7 +70,7 @@ def run(table: Table, label: str, mode: str, repeat: int) -> None:
         assert rel is not None
         print(
             f"{label}, {mode}, {name}: {statistics.median(times):.3f} s (partition_release "
-            f"{statistics.median(RELEASE_SECONDS):.3f} s), {rel.extra['partitions']:,} groups, "
+            f"{statistics.median(RELEASE_SECONDS):.3f} s), {rel.notes['partitions']:,} groups, "
             f"GCP {gcp(table, rel):.4f}, satisfied {rel.satisfied}",
             flush=True,
         )
@@ -135,7 +135,7 @@ def big(n: int, mode: str) -> None:
         sec = time.perf_counter() - t
         print(
             f"synthetic {n:,} rows, {mode}, {name}: {sec:.1f} s (partition_release {RELEASE_SECONDS[0]:.1f} s), "
-            f"{rel.extra['partitions']:,} groups, "
+            f"{rel.notes['partitions']:,} groups, "
             f"GCP {gcp(table, rel):.4f}, satisfied {rel.satisfied}, peak memory {peak_mb():,.0f} MB",
             flush=True,
         )

@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+from typer.testing import CliRunner
+
+from anonkit import Hierarchy, Schema
+from anonkit.cli import app
 from anonkit.models import (
     BetaLikeness,
     Criterion,
@@ -32,3 +42,93 @@ def verified(table: Table, rel: Release, models: list[Criterion]) -> bool:
     """Whether the independent verifier accepts ``rel``'s published frame (reference: the input)."""
     sens = {s: table.frame[s] for s in table.sensitive}
     return verify(rel.to_frame(), table.schema, models, reference=sens).ok
+
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
+_runner = CliRunner()
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    """The ``anonkit`` command with ``args``: exit code, stdout, stderr."""
+    res = _runner.invoke(app, list(args))
+    return res.exit_code, res.stdout, res.stderr
+
+
+def toy_config(**changes: object) -> dict:
+    """A config over the t-closeness paper's table (``test2.csv``): ZIPCode and Age quasi-identifiers
+    with ARX's hierarchies, Salary and Disease sensitive (Disease with its hierarchy); k = 3 with
+    Flash; ``out.csv`` beside it. ``changes`` replace top-level keys."""
+    config: dict = {
+        "input": {"path": "test2.csv", "separator": ";"},
+        "attributes": {
+            "ZIPCode": {"role": "quasi", "hierarchy": "test2_hierarchy_ZIPCode.csv"},
+            "Age": {"role": "quasi", "hierarchy": "test2_hierarchy_Age.csv"},
+            "Salary": {"role": "sensitive"},
+            "Disease": {"role": "sensitive", "hierarchy": "test2_hierarchy_Disease.csv"},
+        },
+        "privacy": [{"model": "k-anonymity", "k": 3}],
+        "algorithm": {"name": "flash"},
+        "output": {"path": "out.csv", "separator": ";"},
+    }
+    config.update(changes)
+    return config
+
+
+def toy_dir(tmp_path: Path, config: dict) -> Path:
+    """The t-closeness paper's table and hierarchies copied into ``tmp_path``, with ``config``
+    written there as ``c.yaml``."""
+    for f in DATA.glob("test2*.csv"):
+        shutil.copy(f, tmp_path / f.name)
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    return tmp_path
+
+
+#: spec §4.9's hierarchies: Education {Bachelors, Masters, Doctorate} → Higher-ed,
+#: {HS-grad, 11th} → Secondary → ANY; Sex {M, F} → ANY
+EDU = Hierarchy(
+    [
+        ["Bachelors", "Higher-ed", "ANY"],
+        ["Masters", "Higher-ed", "ANY"],
+        ["Doctorate", "Higher-ed", "ANY"],
+        ["HS-grad", "Secondary", "ANY"],
+        ["11th", "Secondary", "ANY"],
+    ],
+    name="edu",
+)
+SEX = Hierarchy([["M", "ANY"], ["F", "ANY"]], name="sex")
+
+
+def ncp_table() -> Table:
+    """Spec §2.1: Age numeric on the domain 20–60 (with a hierarchy), Sex {M, F}; records (25,M),
+    (30,F), (40,M), (60,M)."""
+    h_age = Hierarchy(
+        [["20", "20", "*"], ["25", "25-30", "*"], ["30", "25-30", "*"], ["40", "40-60", "*"], ["60", "40-60", "*"]],
+        name="age",
+    )
+    h_sex = Hierarchy([["M", "*"], ["F", "*"]], name="sex")
+    frame = pd.DataFrame({"age": ["25", "30", "40", "60"], "sex": ["M", "F", "M", "M"]})
+    schema = Schema.of(quasi=["age", "sex"], types={"age": "numeric"}, hierarchies={"age": h_age, "sex": h_sex})
+    return Table(frame, schema)
+
+
+def bucket_table(sa: list[str], *, seed: int = 0, presuppress: int = 0, note: bool = False) -> Table:
+    """A random table for bucketization: name (identifier), age, zip (quasi-identifiers), the
+    sensitive ``disease`` values ``sa`` (and an insensitive ``note`` with ``note``); the first
+    ``presuppress`` zips are missing and suppressed up front."""
+    rng = np.random.default_rng(seed)
+    n = len(sa)
+    zips = rng.choice(["1234", "1235", "1299"], n).astype(object)
+    if presuppress:
+        zips[:presuppress] = ""
+    columns = {
+        "name": [f"p{i}" for i in range(n)],
+        "age": rng.integers(20, 60, n).astype(str),
+        "zip": zips,
+        "disease": sa,
+    }
+    if note:
+        columns["note"] = rng.choice(["x", "y"], n)
+    schema = Schema.of(identifier=["name"], quasi=["age", "zip"], sensitive=["disease"],
+                       insensitive=["note"] if note else [], types={"age": "numeric"})
+    return Table(pd.DataFrame(columns), schema, missing="suppress" if presuppress else "value")

@@ -14,34 +14,18 @@ from anonkit.algorithms import get_algorithm
 from anonkit.algorithms.bucket import anatomy as anatomy_module
 from anonkit.algorithms.bucket.anatomy import _rounds_py, anatomy, anatomy_groups, group_sequence
 from anonkit.models import DistinctLDiversity, KAnonymity
+from support import bucket_table
 
 EXAMPLE = ["flu"] * 3 + ["cancer"] * 2 + ["hiv", "gastritis"]
 
 
 def _table(sa: list[str], *, seed: int = 0, presuppress: int = 0) -> Table:
-    rng = np.random.default_rng(seed)
-    n = len(sa)
-    zips = rng.choice(["1234", "1235", "1299"], n).astype(object)
-    if presuppress:
-        zips[:presuppress] = ""
-    frame = pd.DataFrame(
-        {
-            "name": [f"p{i}" for i in range(n)],
-            "age": rng.integers(20, 60, n).astype(str),
-            "zip": zips,
-            "disease": sa,
-            "note": rng.choice(["x", "y"], n),
-        }
-    )
-    schema = Schema.of(
-        identifier=["name"], quasi=["age", "zip"], sensitive=["disease"], insensitive=["note"], types={"age": "numeric"}
-    )
-    return Table(frame, schema, missing="suppress" if presuppress else "value")
+    return bucket_table(sa, seed=seed, presuppress=presuppress, note=True)
 
 
 def _group_values(rel, sa: list[str]) -> list[list[str]]:
     values = np.array(sa, dtype=object)
-    return [sorted(values[g]) for g in rel.extra["groups"]]
+    return [sorted(values[g]) for g in rel.notes["groups"]]
 
 
 # ---------------------------------------------------------------------------------------- worked example
@@ -60,8 +44,8 @@ def test_worked_example() -> None:
         ["cancer", "flu"],
         ["flu", "gastritis"],
     ]
-    assert rel.extra["distinct_l"] == 2
-    assert rel.extra["max_confidence"] == 0.5
+    assert rel.notes["distinct_l"] == 2
+    assert rel.notes["max_confidence"] == 0.5
 
 
 def test_ineligible() -> None:
@@ -70,7 +54,7 @@ def test_ineligible() -> None:
     msg = str(err.value)
     assert "3 times" in msg and "'flu'" in msg and "'disease'" in msg and "7/3" in msg
     assert err.value.column == "disease" and err.value.value == "flu"
-    with pytest.raises(InputError, match="l must be"):
+    with pytest.raises(InputError, match="anatomy option 'l'"):
         anatomy(_table(EXAMPLE), [], l=0)
 
 
@@ -91,7 +75,7 @@ def test_l_one_gives_singletons() -> None:
 def test_tables() -> None:
     table = _table(EXAMPLE)
     rel = anatomy(table, [DistinctLDiversity("disease", 2)], seed=3)
-    qit, st = rel.extra["tables"]["qit"], rel.extra["tables"]["st"]
+    qit, st = rel.tables["qit"], rel.tables["st"]
     assert list(qit.columns) == ["age", "zip", "GroupID"]  # QIs + GroupID: no identifier, SA or other column
     assert list(st.columns) == ["GroupID", "disease", "Count"]
     # QIT keeps the exact QIs: the same (age, zip, group) multiset as the input rows
@@ -110,14 +94,14 @@ def test_tables() -> None:
         )
     # rows shuffled: not in input order for this seed, and deterministic for it
     again = anatomy(table, [DistinctLDiversity("disease", 2)], seed=3)
-    pd.testing.assert_frame_equal(again.extra["tables"]["qit"], qit)
-    pd.testing.assert_frame_equal(again.extra["tables"]["st"], st)
+    pd.testing.assert_frame_equal(again.tables["qit"], qit)
+    pd.testing.assert_frame_equal(again.tables["st"], st)
 
 
 def test_group_id_column_name_does_not_clash() -> None:
     frame = pd.DataFrame({"GroupID": list("xyxyxy"), "d": list("abcabc")})
     rel = anatomy(Table(frame, Schema.of(quasi=["GroupID"], sensitive=["d"])), [], l=2)
-    qit = rel.extra["tables"]["qit"]
+    qit = rel.tables["qit"]
     assert list(qit.columns) == ["GroupID", "_GroupID"]
     assert qit["GroupID"].tolist() != [] and set(qit["_GroupID"]) == {1, 2, 3}
 
@@ -126,13 +110,13 @@ def test_failing_groups_suppressed_and_presuppressed_records() -> None:
     sa = list("abcdefghab")
     rel = anatomy(_table(sa), [KAnonymity(4)], l=3)  # groups of 3 (one of 4 with the residue): 3 fail
     assert rel.n_classes == 1 and rel.class_sizes().tolist() == [4]
-    assert len(rel.extra["tables"]["qit"]) == 4 and rel.extra["tables"]["st"]["GroupID"].eq(1).all()
+    assert len(rel.tables["qit"]) == 4 and rel.tables["st"]["GroupID"].eq(1).all()
     rel = anatomy(_table(sa, presuppress=3), [], l=3)
     assert (rel.record_class[:3] == -1).all() and rel.n_released == 7
     rel = anatomy(_table(["a", "b"], presuppress=2), [], l=2)
     assert rel.n_classes == 0 and not rel.satisfied
     rel = anatomy(_table(EXAMPLE), [KAnonymity(10)], l=2)  # every group fails
-    assert rel.n_classes == 0 and rel.extra["groups"] == [] and len(rel.extra["tables"]["qit"]) == 0
+    assert rel.n_classes == 0 and rel.notes["groups"] == [] and len(rel.tables["qit"]) == 0
 
 
 def test_pipeline() -> None:
@@ -209,20 +193,20 @@ def test_properties_on_random_tables(seed: int) -> None:
     rel = anatomy(table, [], l=l, seed=seed if seed % 2 else None)
     # every record in exactly one group
     assert (rel.record_class >= 0).all()
-    members = np.concatenate(rel.extra["groups"])
+    members = np.concatenate(rel.notes["groups"])
     assert np.array_equal(np.sort(members), np.arange(n))
-    for c, g in enumerate(rel.extra["groups"]):
+    for c, g in enumerate(rel.notes["groups"]):
         assert (rel.record_class[g] == c).all()
         counts = Counter(np.array(sa, dtype=object)[g])
         assert len(counts) >= l  # l distinct values
         assert max(counts.values()) * l <= len(g)  # no value above 1/l
-    assert rel.extra["distinct_l"] >= l and rel.extra["max_confidence"] <= 1 / l + 1e-12
+    assert rel.notes["distinct_l"] >= l and rel.notes["max_confidence"] <= 1 / l + 1e-12
     assert rel.class_sizes().max() <= 2 * l - 1 or l == 1
     assert anatomy(table, [DistinctLDiversity("disease", l)], l=l).n_suppressed == 0
     # deterministic for a seed
     again = anatomy(table, [], l=l, seed=seed if seed % 2 else None)
     assert np.array_equal(again.record_class, rel.record_class)
-    pd.testing.assert_frame_equal(again.extra["tables"]["qit"], rel.extra["tables"]["qit"])
+    pd.testing.assert_frame_equal(again.tables["qit"], rel.tables["qit"])
 
 
 def test_seeded_residue_placement() -> None:
@@ -230,7 +214,7 @@ def test_seeded_residue_placement() -> None:
     sa = list("aaaaabbbbbcccccd")
     table = _table(sa)
     first = anatomy(table, [], l=3)
-    d_group = [i for i, g in enumerate(first.extra["groups"]) if 15 in g]
-    assert first.extra["groups"][d_group[0]].tolist()[0] == 0  # joins the first group (records 0, 5, 10)
+    d_group = [i for i, g in enumerate(first.notes["groups"]) if 15 in g]
+    assert first.notes["groups"][d_group[0]].tolist()[0] == 0  # joins the first group (records 0, 5, 10)
     placements = {tuple(anatomy(table, [], l=3, seed=s).record_class) for s in range(12)}
     assert len(placements) > 1

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from anonkit import Hierarchy, Schema, Table
-from anonkit.algorithms import fixed
+from anonkit.algorithms.lattice.fixed import fixed
 from anonkit.algorithms.local import partition_release
 from anonkit.analytics import (
     AttackReport,

@@ -6,11 +6,12 @@ import time
 from itertools import combinations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonkit import InputError
+from anonkit import Hierarchy, InputError, Schema, Table
 from anonkit.knowledge import Priors, jsd, kernel_priors
 from anonkit.knowledge.clustering import BKClustering, bk_clusters, condensed_jsd
 
@@ -72,13 +73,15 @@ def test_J_zero_every_distinct_prior_alone():
     assert list(bk.sizes) == [2, 1, 1, 1]
 
 
-@pytest.mark.parametrize("J", [1.0, 1.5, 100.0])
-def test_J_at_least_one_gives_one_cluster(J):
+def test_J_one_gives_one_cluster_and_beyond_is_refused():
     rows = np.array([[1.0, 0.0], [0.0, 1.0], [0.3, 0.7]])  # JSD of the first two is exactly 1
-    bk = bk_clusters(rows, J)
+    bk = bk_clusters(rows, 1.0)
     assert bk.n_clusters == 1
     assert list(bk.sizes) == [3]
     assert bk.max_within_jsd()[0] == pytest.approx(1.0)
+    for J in (1.5, 100.0, -0.1, float("nan")):  # one range for J everywhere (the model's): [0, 1]
+        with pytest.raises(InputError, match=r"J must be a number in \[0, 1\]"):
+            bk_clusters(rows, J)
 
 
 def test_J_just_below_one_splits_disjoint_supports():
@@ -197,3 +200,24 @@ def test_adult_phase1_runs_in_seconds(adult_priors, J, record_property, capsys):
     assert bk.cluster_of_record.shape == (adult_priors.n,)
     assert bk.sizes.sum() == adult_priors.n
     assert np.all(bk.max_within_jsd() <= J + 1e-12)
+
+
+def test_kernel_delta_is_the_shared_qi_distance() -> None:
+    """The numba kernels' categorical δ (from QISpace's ancestor table) equals
+    :func:`anonkit.distance.leaf_delta`, missing leaves included (spec §0.3)."""
+    from anonkit.algorithms.cluster._bk_engine import QISpace
+    from anonkit.algorithms.cluster._bk_kernels import _delta_cat
+    from anonkit.distance import leaf_delta
+
+    rows = [[v, v[:2] + "*", v[0] + "**", "*"] for v in ("111", "112", "121", "211", "212")] + [["", "*", "*", "*"]]
+    h = Hierarchy(rows, name="z")
+    frame = pd.DataFrame({"z": ["111", "112", "121", "211", "212", "", "111"], "s": list("abababa")})
+    table = Table(frame, Schema.of(quasi=["z"], sensitive=["s"], hierarchies={"z": h}, types={"z": "categorical"}))
+    space = QISpace(table, np.arange(table.n))
+    used = space.used[0]
+    blank = np.array([v == "" for v in h.leaves], dtype=bool)
+    want = leaf_delta(h, used, used, missing=blank, same_is_zero=True)
+    got = np.array([[_delta_cat(space.anc, 0, space.heights[0], a, b, space.miss[0]) for b in range(len(used))]
+                    for a in range(len(used))])
+    np.testing.assert_allclose(got, want, atol=0)
+    assert want.max() == 1.0 and 0 < want[0, 1] < want[0, 2] < want[0, 3] == 1

@@ -5,6 +5,8 @@ here a stand-in algorithm built on ``partition_release`` exercises the pipeline.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +15,7 @@ import pytest
 
 from anonkit import Hierarchy, InputError, Schema, Table, anonymize
 from anonkit.algorithms.local import partition_release
-from anonkit.algorithms.registry import ALGORITHMS, BK_ALGORITHMS
+from anonkit.algorithms.registry import algorithms
 from anonkit.config import BackgroundKnowledgeConfig, parse_config
 from anonkit.knowledge import Priors, jsd, kernel_priors
 from anonkit.knowledge.sources import as_priors, external_table, matrix_file_priors
@@ -160,16 +162,19 @@ def test_algorithm_options() -> None:
     for algorithm, key in [({"name": "k-primacy", "reference": "table"}, "reference"),
                            ({"name": "flash", "bits": 3}, "bits"), ({"name": "uhra", "enforce_k": True}, "enforce_k"),
                            ({"name": "bka-js", "small_cluster": "merge"}, "small_cluster")]:
-        with pytest.raises(InputError, match=f"'{key}' applies to"):
+        with pytest.raises(InputError, match=f"'{key}' is not an option of {algorithm['name']}"):
             _config(kmodel, algorithm)
     with pytest.raises(InputError, match=r"algorithm\.leftover"):
         _config(kmodel, {"name": "bka-js", "leftover": "drop"})
 
 
 def test_registry_entries() -> None:
-    assert {"uhra", "bka-js", "k-primacy"} == BK_ALGORITHMS
-    assert set(ALGORITHMS) >= BK_ALGORITHMS
-    assert ALGORITHMS["bka-js"] == "anonkit.algorithms.knowledge.bka_js:bka_js"
+    bk = BackgroundKnowledge("s", 0.5)
+    enforcing = {a.name for a in algorithms().values() if a.enforces_model(bk)}
+    assert enforcing == {"uhra", "bka-js", "k-primacy"}
+    assert {a.name for a in algorithms().values() if "priors" in a.needs} == enforcing
+    assert algorithms()["bka-js"].bk_test == "posterior" and algorithms()["uhra"].bk_test == "pairwise"
+    assert algorithms()["bka-js"].run.__module__ == "anonkit.algorithms.cluster.bka_js"
 
 
 # ---------------------------------------------------------------------------- published_rows
@@ -360,7 +365,7 @@ class _Standin:
         self.calls.append({"models": models, **params})
         plain = [m for m in models if not getattr(m, "record_level", False)]
         rel = partition_release(table, self.by, plain, algorithm="stand-in")
-        rel.extra["bk_clusters"] = 2
+        rel.bk.clusters = 2
         return rel
 
 
@@ -368,7 +373,13 @@ class _Standin:
 def standin(monkeypatch: pytest.MonkeyPatch):
     def install(by: np.ndarray) -> _Standin:
         algo = _Standin(by)
-        monkeypatch.setattr("anonkit.pipeline.get_algorithm", lambda name: algo)
+        for name, real in list(algorithms().items()):  # every algorithm runs the stand-in, same options
+
+            @functools.wraps(real.run)
+            def run(table: Table, models: list, **params: object) -> Release:
+                return algo(table, models, **params)
+
+            monkeypatch.setitem(algorithms(), name, dataclasses.replace(real, run=run))
         return algo
 
     return install

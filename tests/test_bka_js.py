@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from anonkit import Hierarchy, InputError, Schema, Table, anonymize
-from anonkit.algorithms.knowledge import bka_js as bka_mod
-from anonkit.algorithms.knowledge._engine import QISpace
-from anonkit.algorithms.knowledge.bka_js import LABEL, bka_js
-from anonkit.algorithms.knowledge.hilbert import (
+from anonkit.algorithms.cluster import bka_js as bka_mod
+from anonkit.algorithms.cluster._bk_engine import QISpace
+from anonkit.algorithms.cluster.bka_js import LABEL, bka_js
+from anonkit.algorithms.cluster.hilbert import (
     hilbert_index,
     hilbert_order,
     hilbert_sort_key,
@@ -25,7 +25,7 @@ from anonkit.algorithms.knowledge.hilbert import (
     quantize,
     unit_coordinates,
 )
-from anonkit.algorithms.lattice._search import PROGRESS
+from anonkit.algorithms.common import PROGRESS
 from anonkit.knowledge import group_is_bk_safe, jsd, omega_posterior
 from anonkit.models import BackgroundKnowledge, KAnonymity, TCloseness
 from anonkit.verify import verify
@@ -284,9 +284,9 @@ def test_worked_example(J: float) -> None:
     models = _models(2, 0.2, J)
     rel = bka_js(table, models, priors=priors, bits=4)
     assert rel.algorithm == LABEL == "bka-js (reconstructed)"
-    assert rel.extra["reconstructed"] is True and rel.extra["hilbert_bits"] == 4
-    assert _groups_of(rel.extra["group"]) == [{1, 2, 3, 8}, {4, 5}, {6, 7}]
-    assert rel.extra["groups"] == 3 and rel.extra["leftover_records"] == 0 and rel.extra["leftover_suppressed"] == 0
+    assert rel.notes["reconstructed"] is True and rel.notes["hilbert_bits"] == 4
+    assert _groups_of(rel.record_group) == [{1, 2, 3, 8}, {4, 5}, {6, 7}]
+    assert rel.notes["groups"] == 3 and rel.notes["leftover_records"] == 0 and rel.notes["leftover_suppressed"] == 0
     assert rel.n_suppressed == 0 and rel.n_classes == 3 and rel.satisfied
     assert _groups_of(rel.record_class) == [{1, 2, 3, 8}, {4, 5}, {6, 7}]
     gen = rel.generalized()
@@ -297,7 +297,7 @@ def test_worked_example(J: float) -> None:
         priors, rel.record_class, 3, table.sensitive_codes["income"]
     )
     assert div == pytest.approx([0.0167, 0.0117, 0.0005], abs=5e-4)
-    assert rel.extra["bk_divergence"] == pytest.approx(div.max())
+    assert rel.bk.divergence == pytest.approx(div.max())
     v = _verify(rel, table, models, priors)
     assert v.ok, v
 
@@ -309,7 +309,7 @@ def test_worked_example_exact_posterior_and_pipeline() -> None:
     assert _verify(rel, table, models, priors).ok
     schema = Schema.of(quasi=["age", "sex"], sensitive=["income"], types={"age": "numeric"})
     result = anonymize(_toy_frame(), schema, _models(2, 0.2, 0.3), algorithm="bka-js", priors=priors, bits=4)
-    assert result.verification.ok and result.release.extra["reconstructed"]
+    assert result.verification.ok and result.release.notes["reconstructed"]
     assert _groups_of(result.release.record_class) == [{1, 2, 3, 8}, {4, 5}, {6, 7}]
 
 
@@ -326,12 +326,12 @@ def _line(sa: str, priors: list[tuple[float, float]] | None = None) -> tuple[Tab
 def test_no_group_ever_closes() -> None:
     table, p = _line("LHLHLH")
     rel = bka_js(table, _models(7, None, None, "s"), priors=p, max_suppression=1.0)  # n < k
-    assert rel.n_suppressed == 6 and rel.extra["groups"] == 0 and rel.extra["leftover_suppressed"] == 6
-    assert (rel.extra["group"] == -1).all() and not rel.satisfied
+    assert rel.n_suppressed == 6 and rel.notes["groups"] == 0 and rel.notes["leftover_suppressed"] == 6
+    assert (rel.record_group == -1).all() and not rel.satisfied
     # the adversary's priors contradict every group: J = 0 is never met
     table, p = _line("LHLHLHLH", [(0.9, 0.1)] * 8)
     rel = bka_js(table, _models(2, None, 0.0, "s"), priors=p, max_suppression=1.0)
-    assert rel.n_suppressed == 8 and rel.extra["groups"] == 0 and rel.extra["bk_checks_failed"] == 7
+    assert rel.n_suppressed == 8 and rel.notes["groups"] == 0 and rel.notes["bk_checks_failed"] == 7
 
 
 @pytest.mark.parametrize(("J", "merged"), [(0.03, False), (0.1, True)])
@@ -340,16 +340,16 @@ def test_last_leftover_merge(J: float, merged: bool) -> None:
     table, p = _line("LHLHLHHH")
     models = _models(2, None, J, "s")
     rel = bka_js(table, models, priors=p, max_suppression=1.0)
-    assert rel.extra["groups"] == 3 and rel.extra["leftover_records"] == 2
-    assert rel.extra["leftover_merged"] == (2 if merged else 0)
-    assert rel.extra["leftover_suppressed"] == (0 if merged else 2)
+    assert rel.notes["groups"] == 3 and rel.notes["leftover_records"] == 2
+    assert rel.notes["leftover_merged"] == (2 if merged else 0)
+    assert rel.notes["leftover_suppressed"] == (0 if merged else 2)
     assert rel.n_suppressed == (0 if merged else 2)
     last = {5, 6, 7, 8} if merged else {5, 6}
     assert _groups_of(rel.record_class)[-1] == last
     assert _verify(rel, table, models, p).ok
     # leftover="suppress" never merges
     rel = bka_js(table, models, priors=p, max_suppression=1.0, leftover="suppress")
-    assert rel.n_suppressed == 2 and rel.extra["leftover_suppressed"] == 2
+    assert rel.n_suppressed == 2 and rel.notes["leftover_suppressed"] == 2
     assert _groups_of(rel.record_class)[-1] == {5, 6}
 
 
@@ -359,8 +359,8 @@ def test_merge_fails_on_t_closeness() -> None:
     table, p = _line("LLLLLLH")
     models = _models(2, 0.15, None, "s")
     rel = bka_js(table, models, priors=p, max_suppression=1.0)
-    assert rel.extra["group"].tolist() == [0, 0, 1, 1, 2, 2, -1]
-    assert (rel.extra["leftover_records"], rel.extra["leftover_merged"], rel.extra["leftover_suppressed"]) == (1, 0, 1)
+    assert rel.record_group.tolist() == [0, 0, 1, 1, 2, 2, -1]
+    assert (rel.notes["leftover_records"], rel.notes["leftover_merged"], rel.notes["leftover_suppressed"]) == (1, 0, 1)
     assert rel.suppressed.tolist() == [False] * 6 + [True]
     assert _verify(rel, table, models, p).ok
 
@@ -368,10 +368,10 @@ def test_merge_fails_on_t_closeness() -> None:
 def test_enforce_k_false() -> None:
     table, p = _line("LHLHLHLH")
     on = bka_js(table, _models(2, None, None, "s"), priors=p)
-    assert on.extra["groups"] == 4
+    assert on.notes["groups"] == 4
     off = bka_js(table, _models(2, None, None, "s"), priors=p, enforce_k=False, max_suppression=1.0)
     # every record closes its own group; the release is still judged by 2-anonymity: all suppressed
-    assert off.extra["groups"] == 8 and off.params["enforce_k"] is False
+    assert off.notes["groups"] == 8 and off.params["enforce_k"] is False
     assert off.n_suppressed == 8 and off.n_classes == 0
     # without a k-anonymity model the groups are published as they are
     models = _models(None, 1.0, 1.0, "s")
@@ -418,7 +418,7 @@ def test_never_closing_scan_of_distinct_priors_is_linear() -> None:
     p = np.c_[1 - pl, pl]
     models = _models(5, None, 0.0, "s")
     rel = bka_js(table, models, priors=p, max_suppression=1.0)
-    assert rel.extra["closing_passed"] >= n - 5 * (rel.extra["groups"] + 1)
+    assert rel.notes["closing_passed"] >= n - 5 * (rel.notes["groups"] + 1)
     assert _verify(rel, table, models, p).ok
 
 
@@ -498,14 +498,14 @@ def test_properties(prob: dict) -> None:
     models = _models(k, t, J, "s", **bk)
     run = {"priors": priors, "max_suppression": 1.0, "bits": prob["bits"], "leftover": prob["leftover"]}
     rel = bka_js(table, models, **run)
-    group = rel.extra["group"]
+    group = rel.record_group
     # the scan follows the rule of spec §4.2
     order, _ = hilbert_order(QISpace(table, np.arange(table.n)), prob["bits"])
     expected = _naive_groups(table, priors, order, k, t, J, prob["posterior"], prob["leftover"])
     assert np.array_equal(group, expected)
     # groups and suppressed records partition the input; published classes come from whole groups
     assert rel.n_suppressed + rel.n_released == table.n
-    assert rel.extra["leftover_suppressed"] == int((group < 0).sum())
+    assert rel.notes["leftover_suppressed"] == int((group < 0).sum())
     released = rel.record_class >= 0
     assert (group[released] >= 0).all()
     if released.any():
@@ -515,5 +515,5 @@ def test_properties(prob: dict) -> None:
     assert v.ok, v
     # deterministic
     again = bka_js(table, models, **run)
-    assert np.array_equal(again.record_class, rel.record_class) and np.array_equal(again.extra["group"], group)
+    assert np.array_equal(again.record_class, rel.record_class) and np.array_equal(again.record_group, group)
     pd.testing.assert_frame_equal(again.generalized(), rel.generalized())

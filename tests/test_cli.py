@@ -3,50 +3,29 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
-from typer.testing import CliRunner
 
-from anonkit.cli import app
 from anonkit.config import load_config, parse_config
 from anonkit.errors import InputError
+from support import ROOT, run_cli, toy_config, toy_dir
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "tests" / "data"
-runner = CliRunner()
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    res = runner.invoke(app, list(args))
-    return res.exit_code, res.stdout, res.stderr
+run = run_cli
 
 
 @pytest.fixture()
 def toy(tmp_path: Path) -> Path:
     """The t-closeness paper's table with its hierarchies, and a config next to them."""
-    for f in DATA.glob("test2*.csv"):
-        shutil.copy(f, tmp_path / f.name)
-    cfg = {
-        "input": {"path": "test2.csv", "separator": ";"},
-        "attributes": {
-            "ZIPCode": {"role": "quasi", "hierarchy": "test2_hierarchy_ZIPCode.csv"},
-            "Age": {"role": "quasi", "hierarchy": "test2_hierarchy_Age.csv"},
-            "Salary": {"role": "sensitive", "type": "numeric"},
-            "Disease": {"role": "sensitive", "hierarchy": "test2_hierarchy_Disease.csv"},
-        },
-        "privacy": [
-            {"model": "k-anonymity", "k": 3},
-            {"model": "t-closeness", "attribute": "Salary", "t": 0.4, "distance": "ordered"},
-        ],
-        "algorithm": {"name": "fixed", "levels": {"ZIPCode": 3, "Age": 1}},
-        "output": {"path": "out.csv", "separator": ";"},
-    }
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg))
-    return tmp_path
+    config = toy_config(
+        privacy=[{"model": "k-anonymity", "k": 3},
+                 {"model": "t-closeness", "attribute": "Salary", "t": 0.4, "distance": "ordered"}],
+        algorithm={"name": "fixed", "levels": {"ZIPCode": 3, "Age": 1}},
+    )
+    config["attributes"]["Salary"]["type"] = "numeric"
+    return toy_dir(tmp_path, config)
 
 
 def test_anonymize_json_summary(toy: Path) -> None:

@@ -2,10 +2,13 @@
 
 On small random tables: the models hold on the published frame (independent verifier), every record
 is released or suppressed exactly once, identifiers never reach the output, and the output is
-byte-for-byte deterministic for a seed. Registering an algorithm without adding it here fails.
+byte-for-byte deterministic for a seed. The suite reads the registry: every registered algorithm
+runs in it, with options drawn from its declaration.
 """
 
 from __future__ import annotations
+
+from typing import Literal, get_args, get_origin
 
 import numpy as np
 import pandas as pd
@@ -14,41 +17,45 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anonkit import Hierarchy, InputError, Schema, anonymize
-from anonkit.algorithms import ALGORITHMS
-from anonkit.algorithms.registry import RANDOMIZED
+from anonkit.algorithms import Algorithm, algorithms
 from anonkit.errors import UnsatisfiableError
 from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness
 
 
-# how each algorithm is called on a random table: params from (table heights, rng)
-def _lattice(heights: list[int], rng: np.random.Generator) -> dict:
-    return {"max_suppression": float(rng.choice([0.0, 0.1, 0.5]))}
+def draw_options(spec: Algorithm, heights: list[int], rng: np.random.Generator) -> dict:
+    """Options for ``spec`` read off its declaration: a random choice for every choice option
+    (literals, booleans), a random suppression limit, a random level per quasi-identifier for a
+    required ``levels``; every other option keeps its default."""
+    out: dict = {}
+    for name, info in spec.options.model_fields.items():
+        choices = _choices(info.annotation)
+        if name == "max_suppression":
+            out[name] = float(rng.choice([0.0, 0.1, 0.5, 1.0]))
+        elif name == "levels" and info.is_required():
+            out[name] = [int(rng.integers(0, h + 1)) for h in heights]
+        elif choices:
+            out[name] = choices[int(rng.integers(len(choices)))]
+        elif info.is_required():
+            raise AssertionError(f"{spec.name}: the suite cannot draw the required option {name!r}")
+    return out
 
 
-PARAMS = {
-    "fixed": lambda heights, rng: {
-        "levels": [int(rng.integers(0, h + 1)) for h in heights],
-        "max_suppression": float(rng.choice([0.0, 0.1, 0.5])),
-    },
-    "flash": _lattice,
-    "ola": _lattice,
-    "incognito": _lattice,
-    "datafly": _lattice,
-    "lightning": _lattice,
-    "mondrian": lambda heights, rng: {"mode": str(rng.choice(["strict", "relaxed"]))},
-    "kaca": lambda heights, rng: {"max_suppression": float(rng.choice([0.0, 0.5]))},
-    "mdav": lambda heights, rng: {"output": str(rng.choice(["centroids", "intervals"]))},
-    "stack-and-deal": lambda heights, rng: {},
-    "anatomy": lambda heights, rng: {"l": 2},
-    # background-knowledge algorithms without a background-knowledge model: J = 1, kernel priors
-    "uhra": lambda heights, rng: {"max_suppression": float(rng.choice([0.0, 0.5, 1.0]))},
-    "k-primacy": lambda heights, rng: {"max_suppression": float(rng.choice([0.0, 0.5, 1.0]))},
-    "bka-js": lambda heights, rng: {"max_suppression": float(rng.choice([0.0, 0.5, 1.0]))},
-}
+def _choices(annotation: object) -> list:
+    """The values of a Literal (or a bool), also inside ``X | None``; [] for anything else."""
+    if annotation is bool:
+        return [False, True]
+    if get_origin(annotation) is Literal:
+        return list(get_args(annotation))
+    for arg in get_args(annotation):
+        if arg is not type(None) and (found := _choices(arg)):
+            return found
+    return []
 
 
-def test_every_registered_algorithm_is_in_the_suite() -> None:
-    assert set(ALGORITHMS) == set(PARAMS)
+def test_every_registered_algorithm_has_drawable_options() -> None:
+    for spec in algorithms().values():
+        draw_options(spec, [2, 2], np.random.default_rng(0))
+    assert len(algorithms()) >= 14
 
 
 def _random_table(seed: int, n: int) -> tuple[pd.DataFrame, Schema]:
@@ -72,7 +79,7 @@ def _random_table(seed: int, n: int) -> tuple[pd.DataFrame, Schema]:
     return frame, schema
 
 
-@pytest.mark.parametrize("algorithm", sorted(PARAMS))
+@pytest.mark.parametrize("algorithm", sorted(algorithms()))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), n=st.integers(8, 60), k=st.integers(2, 4), with_l=st.booleans(),
        t=st.sampled_from([None, 0.3, 0.6]))
@@ -83,11 +90,11 @@ def test_common_suite(algorithm: str, seed: int, n: int, k: int, with_l: bool, t
         models.append(DistinctLDiversity("disease", 2))
     if t is not None:
         models.append(TCloseness("disease", t))
-    params = PARAMS[algorithm]([2, 2], np.random.default_rng(seed))
+    params = draw_options(algorithms()[algorithm], [2, 2], np.random.default_rng(seed))
     try:
         result = anonymize(frame, schema, models, algorithm=algorithm, seed=seed, **params)
     except InputError as exc:  # anatomy refuses tables where a value is too frequent for l
-        assert algorithm == "anatomy" and "anatomy" in str(exc), exc
+        assert algorithm == "anatomy" and "anatomy" in str(exc), exc  # the only input it refuses
         return
     except UnsatisfiableError as exc:  # nothing is returned; the reason says what to change
         assert exc.summary["satisfied"] is False and exc.summary["released"] == 0
@@ -102,7 +109,7 @@ def test_common_suite(algorithm: str, seed: int, n: int, k: int, with_l: bool, t
     assert len(release.record_class) == n
     assert release.n_released + release.n_suppressed == n
     assert len(result.frame) == release.n_released
-    if algorithm != "anatomy":  # anatomy's classes are its groups, published by id, not by values
+    if not algorithms()[algorithm].tables:  # linked tables publish groups by id, not by their values
         assert sorted(release.class_sizes().tolist()) == sorted(
             result.frame.groupby(["age", "zip"]).size().tolist()
         )
@@ -116,13 +123,13 @@ def test_common_suite(algorithm: str, seed: int, n: int, k: int, with_l: bool, t
     assert again.frame.to_csv(index=False) == result.frame.to_csv(index=False)
 
 
-@pytest.mark.parametrize("algorithm", sorted(RANDOMIZED))
+@pytest.mark.parametrize("algorithm", sorted(a.name for a in algorithms().values() if a.randomized))
 def test_randomized_algorithm_follows_the_seed(algorithm: str) -> None:
     """The seed reaches the algorithm's random choices: other seeds give other partitions (not
     only another row order), the same seed the same bytes."""
     frame, schema = _random_table(3, 61)  # an odd size leaves anatomy a residue to place at random
     models = [KAnonymity(2), DistinctLDiversity("disease", 2)]
-    params = PARAMS[algorithm]([2, 2], np.random.default_rng(0))
+    params = draw_options(algorithms()[algorithm], [2, 2], np.random.default_rng(0))
     partitions, outputs = set(), {}
     for seed in range(6):
         result = anonymize(frame, schema, models, algorithm=algorithm, seed=seed, **params)

@@ -22,47 +22,24 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from typer.testing import CliRunner
 
 import anonkit
 import anonkit.metrics
 import anonkit.pipeline
 from anonkit import InputError, Schema, anonymize
-from anonkit.cli import app
 from anonkit.config import load_config, parse_config
 from anonkit.errors import UnsatisfiableError
 from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness
 from anonkit.pipeline import run_config
+from support import DATA, ROOT, run_cli, toy_config, toy_dir
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "tests" / "data"
-runner = CliRunner()
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    res = runner.invoke(app, list(args))
-    return res.exit_code, res.stdout, res.stderr
+run = run_cli
 
 
 @pytest.fixture()
 def toy(tmp_path: Path) -> Path:
     """The t-closeness paper's table, its hierarchies and a config listing every column."""
-    for f in DATA.glob("test2*.csv"):
-        shutil.copy(f, tmp_path / f.name)
-    cfg = {
-        "input": {"path": "test2.csv", "separator": ";"},
-        "attributes": {
-            "ZIPCode": {"role": "quasi", "hierarchy": "test2_hierarchy_ZIPCode.csv"},
-            "Age": {"role": "quasi", "hierarchy": "test2_hierarchy_Age.csv"},
-            "Salary": {"role": "sensitive"},
-            "Disease": {"role": "sensitive", "hierarchy": "test2_hierarchy_Disease.csv"},
-        },
-        "privacy": [{"model": "k-anonymity", "k": 3}],
-        "algorithm": {"name": "flash"},
-        "output": {"path": "out.csv", "separator": ";"},
-    }
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
-    return tmp_path
+    return toy_dir(tmp_path, toy_config())
 
 
 def _cfg(toy: Path) -> dict:

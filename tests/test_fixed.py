@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonkit.algorithms import evaluate_node, fixed
+from anonkit.algorithms import evaluate_node
+from anonkit.algorithms.lattice.fixed import fixed
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.models import (

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from anonkit import Attribute, Schema, Table, load_adult
-from anonkit.algorithms.lattice import flash
 from anonkit.algorithms.lattice._space import INFERRED_ANONYMOUS, INFERRED_NOT_ANONYMOUS, NOT_ANONYMOUS
+from anonkit.algorithms.lattice.flash import flash
 from anonkit.metrics import SearchMetric
 from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness
 from anonkit.verify import verify
@@ -28,9 +28,9 @@ def test_flash_finds_arx_optimum_and_classifies_the_lattice(adult) -> None:
     models = [KAnonymity(5), TCloseness("occupation", 0.2, "hierarchical")]
     rel = flash(table, models, max_suppression=0.0, metric=SearchMetric("entropy"))
     # TestAnonymizationTCloseness case 6 (ARX compatibility notes §1.A)
-    assert rel.extra["score"] == 398400.0741806447
+    assert rel.search.score == 398400.0741806447
     assert rel.transformation == dict(zip(QI8, [0, 4, 1, 1, 3, 2, 2, 1], strict=True))
-    lat = rel.extra["lattice"]
+    lat = rel.search.counts
     assert lat["nodes"] == 4320 and lat["checked"] < 100  # predictive tagging did the rest
     assert lat["unknown"] == 0 and sum(lat[k] for k in ("anonymous", "not-anonymous", "inferred-anonymous",
                                                          "inferred-not-anonymous")) == 4320
@@ -44,13 +44,13 @@ def test_inferred_statuses_are_true(adult) -> None:
 
     models = [KAnonymity(10)]
     rel = flash(table, models, max_suppression=0.01)
-    state = rel.extra["search"].state
+    status, lattice = rel.search.status, rel.search.lattice
     rng = np.random.default_rng(0)
-    inferred = np.flatnonzero(np.isin(state.status, (INFERRED_ANONYMOUS, INFERRED_NOT_ANONYMOUS)))
+    inferred = np.flatnonzero(np.isin(status, (INFERRED_ANONYMOUS, INFERRED_NOT_ANONYMOUS)))
     for nid in rng.choice(inferred, size=60, replace=False):
-        node = state.lattice.node(int(nid))
+        node = lattice.node(int(nid))
         ev = evaluate_node(table, node, models, 0.01)
-        assert ev.anonymous == (state.status[nid] == INFERRED_ANONYMOUS), node
+        assert ev.anonymous == (status[nid] == INFERRED_ANONYMOUS), node
 
 
 def test_min_and_max_levels_bound_the_search() -> None:
@@ -64,21 +64,20 @@ def test_min_and_max_levels_bound_the_search() -> None:
     table = Table(frame, schema)
     rel = flash(table, [KAnonymity(5)], max_suppression=0.02)
     assert rel.transformation["age"] >= 2 and rel.transformation["education"] <= 1
-    assert rel.extra["lattice"]["nodes"] == 4320 // 5 * 3 // 4 * 2  # age 3 of 5 levels, education 2 of 4
+    assert rel.search.counts["nodes"] == 4320 // 5 * 3 // 4 * 2  # age 3 of 5 levels, education 2 of 4
 
 
 def test_no_solution_is_reported_not_published(adult) -> None:
     _, _, table = adult
     rel = flash(table, [KAnonymity(5), DistinctLDiversity("occupation", 15)], max_suppression=0.0)  # 14 values
     assert not rel.satisfied and "no transformation" in rel.message
-    assert rel.extra["lattice"]["anonymous"] == 0
-    state = rel.extra["search"].state
-    assert (np.isin(state.status, (NOT_ANONYMOUS, INFERRED_NOT_ANONYMOUS))).all()
+    assert rel.search.counts["anonymous"] == 0
+    assert (np.isin(rel.search.status, (NOT_ANONYMOUS, INFERRED_NOT_ANONYMOUS))).all()
 
 
 def test_deterministic(adult) -> None:
     _, _, table = adult
     a = flash(table, [KAnonymity(3)], max_suppression=0.01)
     b = flash(table, [KAnonymity(3)], max_suppression=0.01)
-    assert a.transformation == b.transformation and a.extra["score"] == b.extra["score"]
+    assert a.transformation == b.transformation and a.search.score == b.search.score
     assert a.to_frame(seed=3).equals(b.to_frame(seed=3))

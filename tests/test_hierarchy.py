@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import inspect
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -12,6 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import anonkit._values
+from anonkit._values import cell_text
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy, parse_hierarchy, read_hierarchy, write_hierarchy
 
@@ -247,3 +253,47 @@ def test_parse_matches_pandas_reader(adult_dir):
     h = read_hierarchy(path)
     frame = pd.read_csv(path, sep=";", header=None, dtype=str, keep_default_na=False)
     assert h.rows() == frame.values.tolist()
+
+
+# ---------------------------------------------------------------------------- cell text
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (None, ""),
+        (np.nan, ""),
+        (pd.NA, ""),
+        (pd.NaT, ""),
+        ("", ""),
+        (" a ", " a "),
+        (39.0, "39"),
+        (np.float32(39.0), "39"),
+        (39.5, "39.5"),
+        (-0.0, "0"),
+        (7, "7"),
+        (np.int64(7), "7"),
+        (True, "True"),
+        (float("inf"), "inf"),
+    ],
+)
+def test_cell_text(value, text):
+    assert cell_text(value) == text
+
+
+def test_hierarchies_match_cells_by_their_text():
+    h = Hierarchy([[39.0, "*"], [None, "*"], ["x", "*"]])
+    assert list(h.leaves) == ["39", "", "x"]
+    assert h.encode([39, "39", np.nan, "x"]).tolist() == [0, 0, 1, 2]
+    assert h.restrict([39.0, None]).rows() == [["39", "*"], ["", "*"]]
+    assert Hierarchy.flat([1.0, "1", None]).rows() == [["1", "*"], ["", "*"]]
+
+
+def test_value_helpers_do_not_import_the_hierarchies():
+    # cell_text lives in anonkit._values, which hierarchy._core imports: the other way round would be a cycle
+    tree = ast.parse(inspect.getsource(anonkit._values))
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert {m for m in imported if m and m.startswith("anonkit")} == {"anonkit.errors"}
+    code = "import anonkit._values; import anonkit.hierarchy; import anonkit; print(anonkit._values.cell_text(1.0))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"

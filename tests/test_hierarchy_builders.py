@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from anonkit.errors import InputError
+from anonkit.hierarchy import builders
 from anonkit.hierarchy._core import Hierarchy
 from anonkit.hierarchy.builders import dates, from_parent_map, intervals, masking, nested, order
 
@@ -144,6 +147,213 @@ def test_intervals_bad_parameters(kwargs: dict, key: str) -> None:
     with pytest.raises(InputError) as err:
         intervals(AGES, **kwargs)
     assert err.value.key == key
+
+
+# ------------------------------------------------------------------------------------------ intervals: goldens
+# Interval hierarchies with bottom/top coding, fanout, width, start and label as built by the builders
+# before they were split into one module per builder (generated with ``builders.py`` at git 4805bfb): every
+# leaf's labels on every level and, per level above the leaves in node-code order, each node's label, bounds
+# and interval share (None: NaN). The split must not change any of them.
+INTERVAL_CASES: dict[str, dict] = {
+    "coded_fanout3": dict(
+        values=[17, 23, 23.0, 31, 38, 45, 52, 59, 64, 71, 88, None], width=5, fanout=3, bottom=20, top=70
+    ),
+    "float_width_label": dict(
+        values=[0.05, 0.12, 0.3, 0.31, 0.58, 0.9, 1.25, "", 2.0],
+        width=0.1,
+        fanout=2,
+        bottom=0.1,
+        top=1.5,
+        levels=5,
+        label="{lo}..{hi}",
+    ),
+    "negative_top_fanout4": dict(values=[-13, -7, -1, 0, 4, 9, 15, 26, 40], width=4, fanout=4, top=20),
+    "bottom_start": dict(values=[3, 8, 12, 19, 27, 33, 41], width=7.5, fanout=2, bottom=10, start=2.5, levels=4),
+    "only_coded": dict(values=[1, 2, 99, None], width=10, bottom=5, top=50),
+    "all_equal": dict(values=[7, 7.0, "7"], width=3, bottom=0, top=10),
+}
+
+INTERVAL_GOLDENS: dict[str, dict] = {
+    "coded_fanout3": {
+        "rows": [
+            "17;<20;<20;<20;*",
+            "23;[20-25[;[20-35[;[20-65[;*",
+            "31;[30-35[;[20-35[;[20-65[;*",
+            "38;[35-40[;[35-50[;[20-65[;*",
+            "45;[45-50[;[35-50[;[20-65[;*",
+            "52;[50-55[;[50-65[;[20-65[;*",
+            "59;[55-60[;[50-65[;[20-65[;*",
+            "64;[60-65[;[50-65[;[20-65[;*",
+            "71;>=70;>=70;>=70;*",
+            "88;>=70;>=70;>=70;*",
+            ";;;;*",
+        ],
+        "nodes": [
+            {
+                "<20": (17, 20, 0.04225352112676056),
+                "[20-25[": (20, 25, 0.07042253521126761),
+                "[30-35[": (30, 35, 0.07042253521126761),
+                "[35-40[": (35, 40, 0.07042253521126761),
+                "[45-50[": (45, 50, 0.07042253521126761),
+                "[50-55[": (50, 55, 0.07042253521126761),
+                "[55-60[": (55, 60, 0.07042253521126761),
+                "[60-65[": (60, 65, 0.07042253521126761),
+                ">=70": (70, 88, 0.2535211267605634),
+                "": (None, None, 0),
+            },
+            {
+                "<20": (17, 20, 0.04225352112676056),
+                "[20-35[": (20, 35, 0.2112676056338028),
+                "[35-50[": (35, 50, 0.2112676056338028),
+                "[50-65[": (50, 65, 0.2112676056338028),
+                ">=70": (70, 88, 0.2535211267605634),
+                "": (None, None, 0),
+            },
+            {
+                "<20": (17, 20, 0.04225352112676056),
+                "[20-65[": (20, 65, 0.6338028169014085),
+                ">=70": (70, 88, 0.2535211267605634),
+                "": (None, None, 0),
+            },
+            {"*": (17, 88, 1)},
+        ],
+    },
+    "float_width_label": {
+        "rows": [
+            "0.05;<0.1;<0.1;<0.1;<0.1;*",
+            "0.12;0.1..0.2;0.1..0.3;0.1..0.5;0.1..0.9;*",
+            "0.3;0.3..0.4;0.3..0.5;0.1..0.5;0.1..0.9;*",
+            "0.31;0.3..0.4;0.3..0.5;0.1..0.5;0.1..0.9;*",
+            "0.58;0.5..0.6;0.5..0.7;0.5..0.9;0.1..0.9;*",
+            "0.9;0.9..1;0.9..1.1;0.9..1.3;0.9..1.5;*",
+            "1.25;1.2..1.3;1.1..1.3;0.9..1.3;0.9..1.5;*",
+            "2;>=1.5;>=1.5;>=1.5;>=1.5;*",
+            ";;;;;*",
+        ],
+        "nodes": [
+            {
+                "<0.1": (0.05, 0.1, 0.025641025641025644),
+                "0.1..0.2": (0.1, 0.2, 0.05128205128205129),
+                "0.3..0.4": (0.3, 0.4, 0.0512820512820513),
+                "0.5..0.6": (0.5, 0.6, 0.05128205128205127),
+                "0.9..1": (0.9, 1, 0.05128205128205127),
+                "1.2..1.3": (1.2, 1.3, 0.05128205128205133),
+                ">=1.5": (1.5, 2, 0.25641025641025644),
+                "": (None, None, 0),
+            },
+            {
+                "<0.1": (0.05, 0.1, 0.025641025641025644),
+                "0.1..0.3": (0.1, 0.3, 0.10256410256410256),
+                "0.3..0.5": (0.3, 0.5, 0.10256410256410257),
+                "0.5..0.7": (0.5, 0.7, 0.10256410256410255),
+                "0.9..1.1": (0.9, 1.1, 0.1025641025641026),
+                "1.1..1.3": (1.1, 1.3, 0.10256410256410255),
+                ">=1.5": (1.5, 2, 0.25641025641025644),
+                "": (None, None, 0),
+            },
+            {
+                "<0.1": (0.05, 0.1, 0.025641025641025644),
+                "0.1..0.5": (0.1, 0.5, 0.20512820512820515),
+                "0.5..0.9": (0.5, 0.9, 0.20512820512820515),
+                "0.9..1.3": (0.9, 1.3, 0.20512820512820515),
+                ">=1.5": (1.5, 2, 0.25641025641025644),
+                "": (None, None, 0),
+            },
+            {
+                "<0.1": (0.05, 0.1, 0.025641025641025644),
+                "0.1..0.9": (0.1, 0.9, 0.4102564102564103),
+                "0.9..1.5": (0.9, 1.5, 0.3076923076923077),
+                ">=1.5": (1.5, 2, 0.25641025641025644),
+                "": (None, None, 0),
+            },
+            {"*": (0.05, 2, 1)},
+        ],
+    },
+    "negative_top_fanout4": {
+        "rows": [
+            "-13;[-16--12[;[-16-0[;[-16-20[;*",
+            "-7;[-8--4[;[-16-0[;[-16-20[;*",
+            "-1;[-4-0[;[-16-0[;[-16-20[;*",
+            "0;[0-4[;[0-16[;[-16-20[;*",
+            "4;[4-8[;[0-16[;[-16-20[;*",
+            "9;[8-12[;[0-16[;[-16-20[;*",
+            "15;[12-16[;[0-16[;[-16-20[;*",
+            "26;>=20;>=20;>=20;*",
+            "40;>=20;>=20;>=20;*",
+        ],
+        "nodes": [
+            {
+                "[-16--12[": (-16, -12, 0.07547169811320754),
+                "[-8--4[": (-8, -4, 0.07547169811320754),
+                "[-4-0[": (-4, 0, 0.07547169811320754),
+                "[0-4[": (0, 4, 0.07547169811320754),
+                "[4-8[": (4, 8, 0.07547169811320754),
+                "[8-12[": (8, 12, 0.07547169811320754),
+                "[12-16[": (12, 16, 0.07547169811320754),
+                ">=20": (20, 40, 0.37735849056603776),
+            },
+            {
+                "[-16-0[": (-16, 0, 0.3018867924528302),
+                "[0-16[": (0, 16, 0.3018867924528302),
+                ">=20": (20, 40, 0.37735849056603776),
+            },
+            {"[-16-20[": (-16, 20, 0.6792452830188679), ">=20": (20, 40, 0.37735849056603776)},
+            {"*": (-13, 40, 1)},
+        ],
+    },
+    "bottom_start": {
+        "rows": [
+            "3;<10;<10;<10;*",
+            "8;<10;<10;<10;*",
+            "12;[10-17.5[;[10-17.5[;[10-32.5[;*",
+            "19;[17.5-25[;[17.5-32.5[;[10-32.5[;*",
+            "27;[25-32.5[;[17.5-32.5[;[10-32.5[;*",
+            "33;[32.5-40[;[32.5-47.5[;[32.5-62.5[;*",
+            "41;[40-47.5[;[32.5-47.5[;[32.5-62.5[;*",
+        ],
+        "nodes": [
+            {
+                "<10": (3, 10, 0.18421052631578946),
+                "[10-17.5[": (10, 17.5, 0.19736842105263158),
+                "[17.5-25[": (17.5, 25, 0.19736842105263158),
+                "[25-32.5[": (25, 32.5, 0.19736842105263158),
+                "[32.5-40[": (32.5, 40, 0.19736842105263158),
+                "[40-47.5[": (40, 47.5, 0.19736842105263158),
+            },
+            {
+                "<10": (3, 10, 0.18421052631578946),
+                "[10-17.5[": (10, 17.5, 0.19736842105263158),
+                "[17.5-32.5[": (17.5, 32.5, 0.39473684210526316),
+                "[32.5-47.5[": (32.5, 47.5, 0.39473684210526316),
+            },
+            {
+                "<10": (3, 10, 0.18421052631578946),
+                "[10-32.5[": (10, 32.5, 0.5921052631578947),
+                "[32.5-62.5[": (32.5, 62.5, 0.7894736842105263),
+            },
+            {"*": (3, 41, 1)},
+        ],
+    },
+    "only_coded": {
+        "rows": ["1;<5;*", "2;<5;*", "99;>=50;*", ";;*"],
+        "nodes": [{"<5": (1, 5, 0.04081632653061224), ">=50": (50, 99, 0.5), "": (None, None, 0)}, {"*": (1, 99, 1)}],
+    },
+    "all_equal": {"rows": ["7;[6-9[;*"], "nodes": [{"[6-9[": (6, 9, 1)}, {"*": (7, 7, 1)}]},
+}
+
+
+@pytest.mark.parametrize("case", sorted(INTERVAL_CASES))
+def test_intervals_goldens_from_before_the_split(case: str) -> None:
+    kwargs = dict(INTERVAL_CASES[case])
+    h = intervals(kwargs.pop("values"), name="x", **kwargs)
+    expected = INTERVAL_GOLDENS[case]
+    assert [";".join(r) for r in h.rows()] == expected["rows"]
+    assert h.height == len(expected["nodes"])
+    for level, nodes in enumerate(expected["nodes"], start=1):
+        assert list(h.labels[level]) == list(nodes), level
+        want = np.array([[np.nan if x is None else x for x in node] for node in nodes.values()], dtype=float)
+        got = np.column_stack([h.bounds[level], h.interval_share[level]])
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=0, equal_nan=True, err_msg=f"level {level}")
 
 
 # ------------------------------------------------------------------------------------------ masking
@@ -373,3 +583,42 @@ def test_missing_values_of_every_kind_are_leaves_that_encode() -> None:
 def test_no_values(values: list, build) -> None:
     with pytest.raises(InputError, match="column 'c'"):
         build(values)
+
+
+# ------------------------------------------------------------------------------------------ the package
+
+
+@pytest.mark.parametrize(
+    ("name", "module"),
+    [
+        ("intervals", "intervals"),
+        ("masking", "masking"),
+        ("dates", "dates"),
+        ("order", "order"),
+        ("nested", "nested"),
+        ("from_parent_map", "nested"),
+    ],
+)
+def test_one_module_per_builder(name: str, module: str) -> None:
+    # the pipeline looks builders up by name: getattr(builders, "intervals") must be the function
+    fn = getattr(builders, name)
+    assert callable(fn) and fn.__name__ == name
+    assert fn.__module__ == f"anonkit.hierarchy.builders.{module}"
+    assert getattr(sys.modules[fn.__module__], name) is fn
+    assert name in builders.__all__
+
+
+def test_package_exports() -> None:
+    assert builders.DATE_GRANULARITIES[0] == "minute" and builders.DATE_GRANULARITIES[-1] == "millennium"
+    assert builders.TOP == "*"
+    assert set(builders.__all__) >= {"dates", "from_parent_map", "intervals", "masking", "nested", "order"}
+    assert all(hasattr(builders, n) for n in builders.__all__)
+
+
+def test_intervals_on_both_sides_of_start_need_levels() -> None:
+    """Values below and above ``start`` never meet in one interval: without ``levels`` the builder
+    says so (it used to loop for ever); with ``levels`` it builds the hierarchy."""
+    with pytest.raises(InputError, match="below start and above it") as err:
+        builders.intervals(["0", "5"], width=1, start=1)
+    assert err.value.key == "start"
+    assert builders.intervals(["0", "5"], width=1, start=1, levels=2).height == 2

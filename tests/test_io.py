@@ -12,9 +12,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from anonkit import io as akio
 from anonkit.errors import InputError
-from anonkit.io import read_table, shuffle_rows, write_table
+from anonkit.io import _files, read_table, shuffle_rows, sole_sqlite_table, write_table
+from anonkit.io import csv as io_csv
+from anonkit.io import parquet as io_parquet
 
 
 def _write(path: Path, data: str | bytes, encoding: str = "utf-8") -> Path:
@@ -296,7 +297,7 @@ def test_atomic_write_keeps_old_file_when_replace_fails(tmp_path: Path, monkeypa
     def broken_replace(src: str, dst: str) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(akio.os, "replace", broken_replace)
+    monkeypatch.setattr(_files.os, "replace", broken_replace)
     with pytest.raises(InputError, match="cannot write the file: No space left on device"):
         write_table(_sample(), path)
     assert path.read_text() == "old,content\n1,2\n"
@@ -314,7 +315,7 @@ def test_atomic_write_keeps_old_parquet_when_writer_fails_midway(
         Path(where).write_bytes(b"PAR1 half a file")
         raise RuntimeError("crash while writing")
 
-    monkeypatch.setattr(akio.pq, "write_table", half_write)
+    monkeypatch.setattr(io_parquet.pq, "write_table", half_write)
     with pytest.raises(RuntimeError, match="crash while writing"):
         write_table(_sample().iloc[:1], path)
     assert path.read_bytes() == before
@@ -495,6 +496,16 @@ def test_sqlite_bad_query_and_choices(tmp_path: Path) -> None:
         read_table(path, query="SELECT * FROM a WHERE 0")
 
 
+def test_sole_sqlite_table_is_the_only_table_or_none(tmp_path: Path) -> None:
+    path = tmp_path / "out.db"
+    write_table(_typed(), path, table="people")
+    assert sole_sqlite_table(path) == "people"
+    write_table(_typed(), path, table="more")
+    assert sole_sqlite_table(path) is None
+    assert sole_sqlite_table(tmp_path / "missing.db") is None
+    assert sole_sqlite_table(_write(tmp_path / "text.db", "not a database\n" * 40)) is None
+
+
 def test_sqlite_invalid_file(tmp_path: Path) -> None:
     path = _write(tmp_path / "in.db", "this is not a database, just some text\n" * 20)
     with pytest.raises(InputError, match="not a valid SQLite database"):
@@ -567,6 +578,30 @@ def test_postgresql_write_goes_through_adbc_ingest_in_one_transaction(
     assert "s3cret" not in str(err.value)
 
 
+def test_postgresql_undefined_table_is_an_unknown_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    class UndefinedTable(Exception):
+        sqlstate = "42P01"
+
+    def connect(uri: str) -> object:
+        raise UndefinedTable(f"relation does not exist (connecting to {uri})")
+
+    fake = types.ModuleType("adbc_driver_postgresql.dbapi")
+    fake.connect = connect  # type: ignore[attr-defined]
+    package = types.ModuleType("adbc_driver_postgresql")
+    package.dbapi = fake  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "adbc_driver_postgresql", package)
+    monkeypatch.setitem(sys.modules, "adbc_driver_postgresql.dbapi", fake)
+    uri = "postgresql://user:s3cret@db.example/prod"
+    with pytest.raises(InputError, match=r"^unknown table .*value 'people'"):
+        read_table(uri, table="people")
+    with pytest.raises(InputError, match="reading PostgreSQL failed: relation does not exist") as err:
+        read_table(uri, query="SELECT * FROM people")  # a query's failure is not an unknown table
+    assert "s3cret" not in str(err.value)
+    with pytest.raises(InputError, match="writing PostgreSQL failed: relation does not exist") as err:
+        write_table(_sample(), uri, table="people")
+    assert "s3cret" not in str(err.value)
+
+
 # ------------------------------------------------------------------------------------------ shuffle
 
 
@@ -594,14 +629,13 @@ def test_shuffle_rejects_bad_seed() -> None:
 
 def test_large_csv_fast_path_reads_the_same_cells_as_the_strict_reader(tmp_path, monkeypatch):
     """Files above ARROW_ABOVE_BYTES go through pyarrow; the cells must equal the strict reader's."""
-    import anonkit.io as aio
-
     rows = ['id;name;note', *[f'{i};"a;{i}";{"x" if i % 3 else ""}' for i in range(60_000)]]
     path = tmp_path / "big.csv"
     path.write_text("\ufeff" + "\r\n".join(rows) + "\r\n", encoding="utf-8")
-    assert path.stat().st_size > aio.ARROW_ABOVE_BYTES
+    assert path.stat().st_size > io_csv.ARROW_ABOVE_BYTES
     fast = read_table(path, separator=";", na_values=["x"])
-    monkeypatch.setattr(aio, "ARROW_ABOVE_BYTES", 1 << 40)
+    monkeypatch.setattr(io_csv, "ARROW_ABOVE_BYTES", 1 << 40)
+    assert io_csv._read_csv_arrow(str(path), ";", "utf-8", '"') is None  # the patch takes effect
     strict = read_table(path, separator=";", na_values=["x"])
     assert list(fast.columns) == list(strict.columns) == ["id", "name", "note"]
     assert fast.astype(object).where(fast.notna(), None).values.tolist() == strict.values.tolist()

@@ -15,7 +15,7 @@ from anonkit.algorithms import get_algorithm
 from anonkit.algorithms.cluster.kaca import kaca, required_size
 from anonkit.algorithms.partition.mondrian import mondrian
 from anonkit.errors import InputError
-from anonkit.metrics.utility import modification_rate, whd, whd_cost
+from anonkit.metrics import modification_rate, whd, whd_cost
 from anonkit.models import (
     Criterion,
     DeltaDisclosure,
@@ -25,19 +25,7 @@ from anonkit.models import (
     TCloseness,
 )
 from anonkit.verify import verify
-from support import MODEL_CHOICES, verified
-
-EDU = Hierarchy(
-    [
-        ["Bachelors", "Higher-ed", "ANY"],
-        ["Masters", "Higher-ed", "ANY"],
-        ["Doctorate", "Higher-ed", "ANY"],
-        ["HS-grad", "Secondary", "ANY"],
-        ["11th", "Secondary", "ANY"],
-    ],
-    name="edu",
-)
-SEX = Hierarchy([["M", "ANY"], ["F", "ANY"]], name="sex")
+from support import EDU, MODEL_CHOICES, SEX, verified
 
 
 def example(edu: list[str] | None = None, sex: list[str] | None = None, **kw: object) -> Table:
@@ -64,11 +52,11 @@ def test_worked_example() -> None:
     gen = rel.generalized()
     assert gen.loc[[0, 1, 5]].values.tolist() == [["Higher-ed", "M"]] * 3
     assert gen.loc[[2, 3, 4]].values.tolist() == [["ANY", "F"]] * 3
-    assert rel.extra["whd"] == pytest.approx(2.25, abs=1e-12)
-    assert rel.extra["modification_rate"] == 0.5
-    assert rel.extra["merges"] == 3
-    assert rel.extra["whd"] == whd(table, rel).total
-    assert rel.extra["modification_rate"] == modification_rate(table, rel)
+    assert rel.notes["whd"] == pytest.approx(2.25, abs=1e-12)
+    assert rel.notes["modification_rate"] == 0.5
+    assert rel.notes["merges"] == 3
+    assert rel.notes["whd"] == whd(table, rel).total
+    assert rel.notes["modification_rate"] == modification_rate(table, rel)
     assert rel.params["k"] == 2 and rel.n_suppressed == 0
 
 
@@ -86,7 +74,7 @@ def test_height_weights_and_beta() -> None:
     table = example()
     rel = kaca(table, [KAnonymity(2)], weights="height", beta=2.0)
     assert rel.satisfied
-    assert rel.extra["whd"] == pytest.approx(whd(table, rel, weights="height", beta=2.0).total)
+    assert rel.notes["whd"] == pytest.approx(whd(table, rel, weights="height", beta=2.0).total)
     with pytest.raises(InputError, match="weights"):
         kaca(table, [KAnonymity(2)], weights="bogus")  # type: ignore[arg-type]
     with pytest.raises(InputError, match="beta"):
@@ -228,7 +216,7 @@ def test_invariants(seed: int, n: int, d: int, k: int, rseed: int | None, with_l
     # no two classes are published alike (§0.2: a class is maximal)
     published = rel.to_frame()[table.qi]
     assert sorted(published.groupby(table.qi).size().tolist()) == sorted(sizes.tolist())
-    assert "merged_classes" not in rel.extra
+    assert "merged_classes" not in rel.notes
     # the verifier agrees
     ver = verify(rel.to_frame(), table.schema, models, reference={s: table.frame[s] for s in table.sensitive})
     assert ver.ok
@@ -238,8 +226,8 @@ def test_invariants(seed: int, n: int, d: int, k: int, rseed: int | None, with_l
     again = kaca(table, models, seed=rseed)
     assert np.array_equal(again.record_class, rc)
     assert np.array_equal(again.class_levels, rel.class_levels)
-    assert rel.extra["whd"] == pytest.approx(whd(table, rel).total)
-    assert 0.0 <= rel.extra["modification_rate"] <= 1.0
+    assert rel.notes["whd"] == pytest.approx(whd(table, rel).total)
+    assert 0.0 <= rel.notes["modification_rate"] <= 1.0
 
 
 def test_seed_changes_pick_order_but_stays_valid() -> None:
@@ -255,8 +243,8 @@ def test_fewer_records_than_k_suppresses_everything() -> None:
     table = example()
     rel = kaca(table, [KAnonymity(7)])
     assert rel.n_classes == 0 and rel.n_suppressed == 6 and not rel.satisfied
-    assert rel.extra["merges"] == 4  # the 5 distinct tuples were merged into one EC, still too small
-    assert rel.extra["whd"] == 6.0 and rel.extra["modification_rate"] == 1.0
+    assert rel.notes["merges"] == 4  # the 5 distinct tuples were merged into one EC, still too small
+    assert rel.notes["whd"] == 6.0 and rel.notes["modification_rate"] == 1.0
     assert not kaca(table, [KAnonymity(7)], max_suppression=1.0).satisfied  # nothing published
 
 
@@ -270,13 +258,13 @@ def test_between_k_and_2k_records_gives_one_class(k: int) -> None:
 def test_identical_records_need_no_generalization() -> None:
     table = example(edu=["Masters"] * 6, sex=["F"] * 6)
     rel = kaca(table, [KAnonymity(3)])
-    assert rel.n_classes == 1 and rel.extra["merges"] == 0 and rel.extra["whd"] == 0.0
-    assert rel.extra["modification_rate"] == 0.0
+    assert rel.n_classes == 1 and rel.notes["merges"] == 0 and rel.notes["whd"] == 0.0
+    assert rel.notes["modification_rate"] == 0.0
 
 
 def test_k_one_changes_nothing() -> None:
     rel = kaca(example(), [KAnonymity(1)])
-    assert rel.extra["merges"] == 0 and rel.extra["modification_rate"] == 0.0 and rel.n_classes == 5
+    assert rel.notes["merges"] == 0 and rel.notes["modification_rate"] == 0.0 and rel.n_classes == 5
 
 
 def test_required_size() -> None:
@@ -304,10 +292,10 @@ def test_l_diversity_failures_are_suppressed_with_failing_suppress() -> None:
     rel = kaca(table, models, max_suppression=1.0, failing="suppress")
     ver = verify(rel.to_frame(), table.schema, models, reference={"s": frame["s"]})
     assert ver.ok
-    assert rel.n_suppressed > 0 and rel.extra["failed_records"] == rel.n_suppressed
-    assert rel.extra["model_merges"] == 0 and rel.params["failing"] == "suppress"
+    assert rel.n_suppressed > 0 and rel.failed_records == rel.n_suppressed
+    assert rel.notes["model_merges"] == 0 and rel.params["failing"] == "suppress"
     merged = kaca(table, models, max_suppression=1.0)  # the default merges instead
-    assert merged.n_suppressed == 0 and merged.extra["model_merges"] > 0
+    assert merged.n_suppressed == 0 and merged.notes["model_merges"] > 0
     assert verify(merged.to_frame(), table.schema, models, reference={"s": frame["s"]}).ok
 
 
@@ -388,8 +376,8 @@ def test_t_closeness_is_met_by_merging_not_by_suppression() -> None:
     rel = kaca(table, models, max_suppression=0.1)
     assert rel.satisfied and rel.n_suppressed <= 30
     assert rel.n_suppressed == 0  # a merge always helped here
-    assert rel.extra["model_merges"] > 0 and not rel.extra["merge_fallback"]
-    assert rel.extra["merges"] == rel.extra["model_merges"] + kaca(table, [KAnonymity(4)]).extra["merges"]
+    assert rel.notes["model_merges"] > 0 and not rel.notes["merge_fallback"]
+    assert rel.notes["merges"] == rel.notes["model_merges"] + kaca(table, [KAnonymity(4)]).notes["merges"]
     assert (rel.class_sizes() >= 4).all()
     assert verified(table, rel, models)
     # every class is still generalized to the CCG of its members (what the verifier re-derives)
@@ -397,25 +385,6 @@ def test_t_closeness_is_met_by_merging_not_by_suppression() -> None:
         members = np.flatnonzero(rel.record_class == c)
         for j, h in enumerate(table.hierarchies):
             assert rel.class_levels[c, j] == _lca_level(h, table.codes[members, j])
-
-
-def test_l_diversity_is_met_by_merging() -> None:
-    table = clinic(1)
-    models = [KAnonymity(4), DistinctLDiversity("disease", 4)]
-    old = kaca(table, models, max_suppression=0.1, failing="suppress")
-    rel = kaca(table, models, max_suppression=0.1)
-    assert old.n_suppressed > 30 and not old.satisfied
-    assert rel.satisfied and rel.n_suppressed == 0 and verified(table, rel, models)
-
-
-def test_k_only_is_unchanged_by_the_failing_option() -> None:
-    table = clinic(2, 120)
-    a = kaca(table, [KAnonymity(4)])
-    b = kaca(table, [KAnonymity(4)], failing="suppress")
-    assert np.array_equal(a.record_class, b.record_class) and a.extra["merges"] == b.extra["merges"]
-    assert a.extra["model_merges"] == 0 and a.extra["merge_rounds"] == 0
-    with pytest.raises(InputError, match="failing"):
-        kaca(table, [KAnonymity(4)], failing="drop")  # type: ignore[arg-type]
 
 
 def test_merging_everything_that_still_fails_is_suppressed() -> None:
@@ -430,8 +399,8 @@ def test_merging_everything_that_still_fails_is_suppressed() -> None:
     models = [KAnonymity(4), TCloseness("disease", 0.01)]
     rel = kaca(table, models, max_suppression=1.0)
     assert rel.n_classes == 0 and rel.n_suppressed == 120 and not rel.satisfied
-    assert rel.extra["model_merges"] == kaca(table, [KAnonymity(4)]).n_classes - 1  # all merged into one
-    assert not rel.extra["merge_fallback"]  # suppressing the failing classes loses as much
+    assert rel.notes["model_merges"] == kaca(table, [KAnonymity(4)]).n_classes - 1  # all merged into one
+    assert not rel.notes["merge_fallback"]  # suppressing the failing classes loses as much
     assert kaca(table, models, max_suppression=1.0, failing="suppress").n_suppressed == 120
 
 
@@ -451,7 +420,7 @@ def test_fallback_when_the_union_fails_but_a_class_passes() -> None:
     table = skewed()
     models = [KAnonymity(4), EntropyLDiversity("s", 2)]
     rel = kaca(table, models, max_suppression=1.0)
-    assert rel.extra["merge_fallback"] and rel.extra["model_merges"] == 0
+    assert rel.notes["merge_fallback"] and rel.notes["model_merges"] == 0
     assert rel.n_suppressed == 12 and rel.n_classes == 1
     assert np.array_equal(rel.record_class, kaca(table, models, max_suppression=1.0, failing="suppress").record_class)
     assert verified(table, rel, models)
@@ -473,7 +442,7 @@ def test_classes_published_alike_are_judged_together() -> None:
     old = kaca(table, models, max_suppression=1.0, failing="suppress")
     assert old.n_suppressed == 6  # the v2 EC
     rel = kaca(table, models, max_suppression=1.0)
-    assert rel.extra["merge_rounds"] == 2 and rel.n_suppressed == 0 and not rel.extra["merge_fallback"]
+    assert rel.notes["merge_rounds"] == 2 and rel.n_suppressed == 0 and not rel.notes["merge_fallback"]
     assert verified(table, rel, models)
 
 
@@ -503,11 +472,11 @@ def test_merging_never_suppresses_more(seed: int, n: int, d: int, k: int, names:
     assert verified(table, merged, models)
     assert (merged.class_sizes() >= k).all()
     assert merged.class_sizes().sum() + merged.n_suppressed == n
-    if merged.extra["merge_fallback"]:
+    if merged.notes["merge_fallback"]:
         assert np.array_equal(merged.record_class, suppressed.record_class)
         assert suppressed.n_suppressed < n
     elif merged.n_suppressed:
         # nothing is suppressed where a merge could have helped: everything ended in one class
         assert merged.n_classes == 0 and merged.n_suppressed == n
-    if lt_only and not merged.extra["merge_fallback"]:
+    if lt_only and not merged.notes["merge_fallback"]:
         assert merged.n_suppressed in (0, n)

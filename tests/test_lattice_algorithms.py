@@ -17,11 +17,13 @@ from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
 from anonkit import Hierarchy, Schema, Table
-from anonkit.algorithms import evaluate_node, fixed, get_algorithm
+from anonkit.algorithms import evaluate_node, get_algorithm
 from anonkit.algorithms.lattice._brute import brute_force, brute_scores, level_ranges, minimal_nodes, same_score
+from anonkit.algorithms.lattice._search import Search
 from anonkit.algorithms.lattice._space import ANONYMOUS, INFERRED_ANONYMOUS, UNKNOWN
+from anonkit.algorithms.lattice.fixed import fixed
 from anonkit.algorithms.lattice.incognito import Projections, subset_property_sound
-from anonkit.algorithms.lattice.ola import k_minimal_nodes
+from anonkit.algorithms.lattice.ola import k_minimal
 from anonkit.errors import InputError
 from anonkit.metrics import SearchMetric, score
 from anonkit.models import (
@@ -54,7 +56,7 @@ def node_of(release) -> tuple[int, ...]:
 
 def flash_k_minimal(release) -> list[tuple[int, ...]]:
     """Flash tags every node (with monotonic models); its k-minimal nodes are read off the tags."""
-    return k_minimal_nodes(release.extra["search"])
+    return k_minimal(release.search.lattice, release.search.status)
 
 
 # ---------------------------------------------------------------------------- the toy (spec §5)
@@ -62,16 +64,16 @@ def flash_k_minimal(release) -> list[tuple[int, ...]]:
 def test_toy_k_minimal_and_optimum(name):
     table = toy_table()
     release = get_algorithm(name)(table, [KAnonymity(2)], metric=SearchMetric("precision"))
-    k_min = flash_k_minimal(release) if name == "flash" else release.extra["k_minimal"]
+    k_min = flash_k_minimal(release) if name == "flash" else release.notes["k_minimal"]
     assert set(k_min) == {(1, 1), (2, 0)}
     assert release.satisfied
     assert release.transformation == {"Age": 2, "Sex": 0}
-    assert release.extra["score"] == pytest.approx(0.5, abs=1e-12)
+    assert release.search.score == pytest.approx(0.5, abs=1e-12)
     assert release.n_suppressed == 0
     # every node ends up classified, consistently with the lattice listing of the spec
-    state = release.extra["search"].state
+    status, lattice = release.search.status, release.search.lattice
     anonymous = {n for n in itertools.product(range(3), range(2))
-                 if state.status[release.extra["search"].lattice.id(n)] in (ANONYMOUS, INFERRED_ANONYMOUS)}
+                 if status[lattice.id(n)] in (ANONYMOUS, INFERRED_ANONYMOUS)}
     assert anonymous == {(1, 1), (2, 0), (2, 1)}
 
 
@@ -87,10 +89,10 @@ def test_toy_check_counts(name, checks):
     """OLA and Flash need 4 checks (spec §5); Incognito 3 on the full lattice after its subset
     round prunes the age-level-0 nodes (spec §5.2 example)."""
     release = get_algorithm(name)(toy_table(), [KAnonymity(2)], metric=SearchMetric("precision"))
-    assert release.extra["lattice"]["checked"] == checks
+    assert release.search.counts["checked"] == checks
     if name == "incognito":
-        assert release.extra["pruned_by_subsets"] == 2  # (0,0) and (0,1)
-        assert release.extra["subset_checks"] == 3  # Age 0 fails, Age 1 passes, Sex 0 passes
+        assert release.notes["pruned_by_subsets"] == 2  # (0,0) and (0,1)
+        assert release.notes["subset_checks"] == 3  # Age 0 fails, Age 1 passes, Sex 0 passes
 
 
 def test_toy_with_two_records_suppression():
@@ -110,8 +112,8 @@ def test_toy_datafly():
     assert default.satisfied
     assert default.n_suppressed == 2
     assert {(AGES[i], SEXES[i]) for i in np.flatnonzero(default.suppressed)} == {(25, "F"), (38, "M")}
-    assert default.extra["path"] == [(0, 0), (1, 0)]
-    assert default.extra["suppression_allowance"] == 2
+    assert default.notes["path"] == [(0, 0), (1, 0)]
+    assert default.notes["suppression_allowance"] == 2
     assert get_algorithm("datafly")(table, [KAnonymity(2)], suppression_allowance=2).transformation == {
         "Age": 1, "Sex": 0}
     # S = 0: then Age 2 = Sex 2 distinct, the tie goes to Age (listed first) → (2,0)
@@ -120,7 +122,7 @@ def test_toy_datafly():
         assert strict.transformation == {"Age": 2, "Sex": 0}
         assert strict.satisfied
         assert strict.n_suppressed == 0
-        assert strict.extra["path"] == [(0, 0), (1, 0), (2, 0)]
+        assert strict.notes["path"] == [(0, 0), (1, 0), (2, 0)]
     # the tie rule matters: with Sex listed first the tie goes to Sex → Age 1, Sex 1
     swapped = get_algorithm("datafly")(toy_table(("Sex", "Age")), [KAnonymity(2)], suppression_allowance=0)
     assert swapped.transformation == {"Sex": 1, "Age": 1}
@@ -156,7 +158,7 @@ def test_single_quasi_identifier():
         release = get_algorithm(name)(table, [KAnonymity(3)])
         assert node_of(release) == (1,)
         if name != "flash":
-            assert release.extra["k_minimal"] == [(1,)]
+            assert release.notes["k_minimal"] == [(1,)]
 
 
 def test_bottom_anonymous_through_suppression():
@@ -167,7 +169,7 @@ def test_bottom_anonymous_through_suppression():
         assert node_of(release) == (0, 0)
         assert release.n_suppressed == 6
         if name != "flash":
-            assert release.extra["k_minimal"] == [(0, 0)]
+            assert release.notes["k_minimal"] == [(0, 0)]
 
 
 # ---------------------------------------------------------------------------- random problems
@@ -306,11 +308,10 @@ def near_best(value, best, metric: SearchMetric) -> bool:
     return same_score(value, best, rel_tol=0.0, abs_tol=ROUNDING)
 
 
-def assert_tags_agree(name: str, search, state, anonymous: set) -> None:
-    lat = search.lattice
-    for nid in np.flatnonzero(state.status != UNKNOWN):
+def assert_tags_agree(name: str, lat, status, anonymous: set) -> None:
+    for nid in np.flatnonzero(status != UNKNOWN):
         node = lat.node(int(nid))
-        assert (int(state.status[nid]) in ANON) == (node in anonymous), (name, node, int(state.status[nid]))
+        assert (int(status[nid]) in ANON) == (node in anonymous), (name, node, int(status[nid]))
 
 
 def check_against_brute_force(problem: Problem, names: tuple[str, ...] = OPTIMAL) -> None:
@@ -327,32 +328,32 @@ def check_against_brute_force(problem: Problem, names: tuple[str, ...] = OPTIMAL
     mono_anonymous = None
     for name in names:
         release = get_algorithm(name)(table, models, max_suppression=problem.max_suppression, metric=metric)
-        search = release.extra["search"]
+        search = Search(table, models, max_suppression=problem.max_suppression, metric=metric)  # its properties
         if name == names[0]:
             event("monotone" if search.fully_monotone else "not monotone")
         # every tag (checked or inferred) agrees with the brute force
-        assert_tags_agree(name, search, search.state, anonymous)
+        assert_tags_agree(name, release.search.lattice, release.search.status, anonymous)
         if not search.fully_monotone and search.has_traversal:
             # ... and so does the classification by the monotonic models alone
             if mono_anonymous is None:
                 mono_models = [m for m in models if m.qis is None and search.monotone(m)]
                 mono_anonymous = set(brute_scores(table, mono_models, max_suppression=problem.max_suppression,
                                                   metric=SearchMetric("height")))
-            assert_tags_agree(name, search, search.traversal_state, mono_anonymous)
+            assert_tags_agree(name, release.search.lattice, release.search.traversal_status, mono_anonymous)
         if best is None:
             assert not release.satisfied, name
             continue
         assert release.satisfied, name
         node = node_of(release)
         assert node in anonymous, (name, node)
-        assert same_score(release.extra["score"], scores[node]), (name, release.extra["score"], scores[node])
+        assert same_score(release.search.score, scores[node]), (name, release.search.score, scores[node])
         assert near_best(scores[node], best, metric), (name, node, scores[node], best, best_nodes)
         if search.fully_monotone:
             if name == "flash":
-                assert not (search.state.status == UNKNOWN).any()
-                assert set(k_minimal_nodes(search)) == minimal
+                assert not (release.search.status == UNKNOWN).any()
+                assert set(k_minimal(release.search.lattice, release.search.status)) == minimal
             else:
-                assert set(release.extra["k_minimal"]) == minimal, name
+                assert set(release.notes["k_minimal"]) == minimal, name
 
 
 SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
@@ -425,7 +426,7 @@ def test_datafly_returns_a_verified_lattice_node(problem: Problem) -> None:
     assert release.satisfied == ev.anonymous == (ev.suppressed <= allowance)
     assert release.n_suppressed == ev.suppressed + int(table.presuppressed.sum())  # + missing values
     # it stopped at the first node of its path within the allowance, or at the top
-    path = release.extra["path"]
+    path = release.notes["path"]
     assert path[0] == tuple(r.start for r in level_ranges(table)) and path[-1] == node
     for a, b in itertools.pairwise(path):
         assert sum(b) - sum(a) == 1 and all(y >= x for x, y in zip(a, b, strict=True))
@@ -456,8 +457,7 @@ def test_optimal_releases_pass_the_verifier(problem: Problem) -> None:
 @given(problem=problems(variants=True))
 def test_subset_property_holds_where_incognito_prunes(problem: Problem) -> None:
     """Wherever Incognito prunes, a full node that is anonymous has anonymous projections."""
-    search = get_algorithm("incognito")(problem.table, problem.models, max_suppression=problem.max_suppression,
-                                        metric=problem.metric).extra["search"]
+    search = Search(problem.table, problem.models, max_suppression=problem.max_suppression, metric=problem.metric)
     if not subset_property_sound(search):
         return
     proj = Projections(search)
@@ -486,7 +486,7 @@ def test_subset_property_fails_for_t_closeness_with_suppression():
     # full node (0,0): classes ax {0,1} (t-close: the reference is 1/2, 1/2), ay {0,0}, bz {1,1,0,1}
     ev = evaluate_node(table, (0, 0), models, limit)
     assert ev.anonymous and ev.suppressed == 6
-    search = get_algorithm("flash")(table, models, max_suppression=limit).extra["search"]
+    search = Search(table, models, max_suppression=limit)
     assert not search.fully_monotone
     assert not subset_property_sound(search)
     # the projection on A: a {0,1,0,0} and b {1,1,0,1}, both 1/4 from the reference: 8 suppressed
@@ -495,7 +495,7 @@ def test_subset_property_fails_for_t_closeness_with_suppression():
     best, best_nodes, _ = brute_force(table, models, max_suppression=limit, metric=SearchMetric("height"))
     release = get_algorithm("incognito")(table, models, max_suppression=limit, metric=SearchMetric("height"))
     assert best_nodes == {(0, 0)}
-    assert node_of(release) == (0, 0) and release.extra["score"] == best == 0.0
+    assert node_of(release) == (0, 0) and release.search.score == best == 0.0
 
 
 def test_projections_are_judged_on_their_own_classes():
@@ -505,8 +505,7 @@ def test_projections_are_judged_on_their_own_classes():
     h_b = Hierarchy([["x", "*"], ["y", "*"]], name="B")
     frame = pd.DataFrame({"A": ["1", "2", "3", "4"], "B": ["x", "y", "x", "y"]})
     table = Table(frame, Schema.of(quasi=["A", "B"], hierarchies={"A": h_a, "B": h_b}))
-    release = get_algorithm("incognito")(table, [KAnonymity(2)])
-    proj = Projections(release.extra["search"])
+    proj = Projections(Search(table, [KAnonymity(2)]))
     assert proj.anonymous((1,), (0,))  # B alone: x ×2, y ×2
     assert not evaluate_node(table, (1, 0), [KAnonymity(2)], 0.0).anonymous  # A lifted to its top
     assert not proj.anonymous((0,), (0,))
@@ -528,7 +527,7 @@ def test_deterministic(problem: Problem) -> None:
             table = Table(frame.copy(), problem.table.schema, missing=problem.table.missing)
             release = get_algorithm(name)(table, problem.models, max_suppression=problem.max_suppression,
                                           metric=problem.metric)
-            runs.append((release.transformation, release.satisfied, release.extra["score"],
+            runs.append((release.transformation, release.satisfied, release.search.score,
                          release.record_class.tolist()))
         assert runs[0] == runs[1], name
 
@@ -544,13 +543,13 @@ def test_bug_nonmonotonic_entropy_with_presuppressed_records(name):
     best, best_nodes, _ = brute_force(table, [KAnonymity(1)], metric=metric)
     assert best == 0.0 and best_nodes == {(0, 1), (1, 1)}
     release = get_algorithm(name)(table, [KAnonymity(1)], metric=metric)
-    assert release.extra["score"] == best  # got (0, 0) scoring 2.0: only minimal nodes were considered
+    assert release.search.score == best  # got (0, 0) scoring 2.0: only minimal nodes were considered
 
 
 def test_bug_dm_star_with_presuppressed_records():
     frame = pd.DataFrame({"A": ["a"] * 5 + [""]})
     table = Table(frame, Schema.of(quasi=["A"]), missing="suppress")
-    search = get_algorithm("flash")(table, [KAnonymity(1)], metric=SearchMetric("dm*")).extra["search"]
+    search = Search(table, [KAnonymity(1)], metric=SearchMetric("dm*"))
     ev = search.evaluate((0,))
     reported = score(table, fixed(table, [KAnonymity(1)], levels=[0]), SearchMetric("dm*"))
     assert reported == 26.0  # 5² for the released class, 1² for the suppressed record

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 from anonkit import load_adult
+from anonkit.algorithms.common import suppression_limit
 from anonkit.algorithms.lattice import lightning as lightning_module
 from anonkit.algorithms.lattice.flash import flash
 from anonkit.algorithms.lattice.lightning import lightning
-from anonkit.algorithms.transform import suppression_limit
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.metrics import SearchMetric
@@ -67,21 +67,21 @@ def test_adult_k5_anonymous_and_not_better_than_flash(adult: Table, k5_flash: Re
     rel = k5_lightning
     assert rel.algorithm == "lightning"
     assert_valid(adult, rel, K5, 0.02)
-    assert rel.extra["heuristic"] is True
-    assert rel.extra["stopped"] in ("time", "steps", "exhausted")
-    assert rel.extra["steps"] > 0
-    assert rel.extra["score"] >= k5_flash.extra["score"]
+    assert rel.notes["heuristic"] is True
+    assert rel.notes["stopped"] in ("time", "steps", "exhausted")
+    assert rel.notes["steps"] > 0
+    assert rel.search.score >= k5_flash.search.score
     assert "not guaranteed optimal" in rel.message
     assert rel.params["time_limit"] == 300.0 and rel.params["step_limit"] is None
     # not cut short, with a monotonic model: on this lattice it reaches Flash's optimum
-    assert rel.extra["stopped"] == "exhausted"
-    assert rel.extra["score"] == k5_flash.extra["score"]
+    assert rel.notes["stopped"] == "exhausted"
+    assert rel.search.score == k5_flash.search.score
 
 
 def test_step_limit(adult: Table) -> None:
     rel = lightning(adult, K5, max_suppression=0.02, step_limit=5)
-    assert rel.extra["stopped"] == "steps"
-    assert rel.extra["steps"] == 5
+    assert rel.notes["stopped"] == "steps"
+    assert rel.notes["steps"] == 5
     # the greedy dive has not reached an anonymous node yet
     assert rel.satisfied is False
     assert "no transformation" in rel.message
@@ -92,59 +92,59 @@ def test_dive_finds_a_solution_within_the_height(adult: Table, k5_flash: Release
     """The greedy dive from the bottom meets an anonymous node after at most height + 1 checks."""
     height = sum(adult.heights)
     rel = lightning(adult, K5, max_suppression=0.02, step_limit=height + 1)
-    assert rel.extra["stopped"] == "steps"
+    assert rel.notes["stopped"] == "steps"
     assert_valid(adult, rel, K5, 0.02)
-    assert rel.extra["score"] >= k5_flash.extra["score"]
+    assert rel.search.score >= k5_flash.search.score
 
 
 def test_zero_budget_gives_no_solution(adult4: Table) -> None:
     for kwargs, why in (({"step_limit": 0}, "steps"), ({"time_limit": 0.0}, "time")):
         rel = lightning(adult4, K5, **kwargs)
         assert rel.satisfied is False
-        assert rel.extra["stopped"] == why
-        assert rel.extra["steps"] == 0
-        assert rel.extra["heuristic"] is True
+        assert rel.notes["stopped"] == why
+        assert rel.notes["steps"] == 0
+        assert rel.notes["heuristic"] is True
 
 
 def test_time_limit_mid_search(adult: Table, k5_flash: Release) -> None:
     rel = lightning(adult, K5, max_suppression=0.02, time_limit=0.2)
-    assert rel.extra["stopped"] in ("time", "exhausted")
-    if rel.extra["stopped"] == "time":
+    assert rel.notes["stopped"] in ("time", "exhausted")
+    if rel.notes["stopped"] == "time":
         assert "stopped at the time limit" in rel.message
     if rel.satisfied:
         assert_valid(adult, rel, K5, 0.02)
-        assert rel.extra["score"] >= k5_flash.extra["score"]
+        assert rel.search.score >= k5_flash.search.score
 
 
 def test_flash_falls_back_to_lightning(adult: Table, k5_flash: Release, k5_lightning: Release) -> None:
     rel = flash(adult, K5, max_suppression=0.02, heuristic_threshold=100)
     assert rel.algorithm == "flash"
-    assert "lightning" in rel.extra["fallback"]
-    assert "4,320" in rel.extra["fallback"]
-    assert rel.extra["fallback"] in rel.message
-    assert rel.extra["heuristic"] is True
+    assert "lightning" in rel.search.fallback
+    assert "4,320" in rel.search.fallback
+    assert rel.search.fallback in rel.message
+    assert rel.notes["heuristic"] is True
     assert_valid(adult, rel, K5, 0.02)
-    assert rel.extra["score"] >= k5_flash.extra["score"]
+    assert rel.search.score >= k5_flash.search.score
     assert rel.transformation == k5_lightning.transformation
     # below the threshold, no fallback
-    assert "fallback" not in k5_flash.extra and "heuristic" not in k5_flash.extra
+    assert k5_flash.search.fallback is None and "heuristic" not in k5_flash.notes
 
 
 def test_flash_fallback_passes_the_step_limit(adult: Table) -> None:
     rel = flash(adult, K5, max_suppression=0.02, heuristic_threshold=100, step_limit=3)
-    assert rel.extra["stopped"] == "steps" and rel.extra["steps"] == 3
+    assert rel.notes["stopped"] == "steps" and rel.notes["steps"] == 3
 
 
 def test_deterministic(adult: Table, k5_lightning: Release) -> None:
     again = lightning(adult, K5, max_suppression=0.02, time_limit=300.0)
     assert again.transformation == k5_lightning.transformation
-    assert again.extra["score"] == k5_lightning.extra["score"]
-    assert again.extra["steps"] == k5_lightning.extra["steps"]
-    assert again.extra["stopped"] == k5_lightning.extra["stopped"]
+    assert again.search.score == k5_lightning.search.score
+    assert again.notes["steps"] == k5_lightning.notes["steps"]
+    assert again.notes["stopped"] == k5_lightning.notes["stopped"]
     assert np.array_equal(again.record_class, k5_lightning.record_class)
     a = lightning(adult, K5, max_suppression=0.02, step_limit=40)
     b = lightning(adult, K5, max_suppression=0.02, step_limit=40)
-    assert (a.transformation, a.extra["score"], a.satisfied) == (b.transformation, b.extra["score"], b.satisfied)
+    assert (a.transformation, a.search.score, a.satisfied) == (b.transformation, b.search.score, b.satisfied)
 
 
 MONOTONE_CASES = [
@@ -165,10 +165,10 @@ def test_finds_flash_optimum_on_small_lattice(adult4: Table, models, s, metric) 
     """Monotonic models and metric, not cut short: the optimum, with the same tie rule as Flash."""
     best = flash(adult4, models, max_suppression=s, metric=metric)
     rel = lightning(adult4, models, max_suppression=s, metric=metric, time_limit=None)
-    assert rel.extra["stopped"] == "exhausted"
+    assert rel.notes["stopped"] == "exhausted"
     assert rel.params["time_limit"] is None
     assert rel.satisfied == best.satisfied
-    assert rel.extra["score"] == best.extra["score"]
+    assert rel.search.score == best.search.score
     assert rel.transformation == best.transformation
     if rel.satisfied:
         assert_valid(adult4, rel, models, s)
@@ -187,11 +187,11 @@ def test_non_monotonic_settings_stay_sound(adult4: Table, models, s, metric) -> 
     """Non-monotonic metric or models: maybe not optimal, but anonymous and never better than Flash."""
     best = flash(adult4, models, max_suppression=s, metric=metric)
     rel = lightning(adult4, models, max_suppression=s, metric=metric)
-    assert rel.extra["stopped"] == "exhausted"
+    assert rel.notes["stopped"] == "exhausted"
     assert rel.satisfied == best.satisfied
     if rel.satisfied:
         assert_valid(adult4, rel, models, s)
-        assert rel.extra["score"] >= best.extra["score"]
+        assert rel.search.score >= best.search.score
 
 
 def test_no_solution(adult4: Table) -> None:
@@ -199,7 +199,7 @@ def test_no_solution(adult4: Table) -> None:
     assert flash(adult4, models).satisfied is False
     rel = lightning(adult4, models)
     assert rel.satisfied is False
-    assert rel.extra["stopped"] == "exhausted"
+    assert rel.notes["stopped"] == "exhausted"
     assert "no transformation" in rel.message
     assert rel.n_suppressed == adult4.n  # nothing failing is ever published
 
@@ -211,8 +211,8 @@ def test_unmaterialized_bookkeeping_matches(adult4: Table, monkeypatch: pytest.M
     for (m, s, x), want in zip(MONOTONE_CASES[:4], expected, strict=True):
         got = lightning(adult4, m, max_suppression=s, metric=x)
         assert got.transformation == want.transformation
-        assert got.extra["score"] == want.extra["score"]
-        assert got.extra["stopped"] == "exhausted"
+        assert got.search.score == want.search.score
+        assert got.notes["stopped"] == "exhausted"
 
 
 def test_huge_lattice(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -226,14 +226,14 @@ def test_huge_lattice(monkeypatch: pytest.MonkeyPatch) -> None:
     table = Table(frame, Schema.of(quasi=names, hierarchies=dict.fromkeys(names, h)))
     models = [KAnonymity(3)]
     rel = lightning(table, models, max_suppression=0.05, step_limit=200, time_limit=120.0)
-    assert rel.extra["stopped"] == "steps"
-    assert rel.extra["steps"] == 200
+    assert rel.notes["stopped"] == "steps"
+    assert rel.notes["steps"] == 200
     assert_valid(table, rel, models, 0.05)
-    assert math.isfinite(rel.extra["score"])
+    assert math.isfinite(rel.search.score)
     again = lightning(table, models, max_suppression=0.05, step_limit=200, time_limit=120.0)
     assert again.transformation == rel.transformation
     fallback = flash(table, models, max_suppression=0.05, step_limit=30, time_limit=120.0)
-    assert "fallback" in fallback.extra and fallback.extra["steps"] == 30
+    assert fallback.search.fallback is not None and fallback.notes["steps"] == 30
 
 
 @pytest.mark.parametrize(
@@ -242,10 +242,10 @@ def test_huge_lattice(monkeypatch: pytest.MonkeyPatch) -> None:
      {"step_limit": 2.5}, {"step_limit": True}, {"time_limit": True}],
 )  # fmt: skip
 def test_bad_limits(adult4: Table, kwargs) -> None:
-    with pytest.raises(InputError):
+    with pytest.raises(InputError, match=f"lightning option '{next(iter(kwargs))}'"):
         lightning(adult4, K5, **kwargs)
 
 
 def test_numpy_limits(adult4: Table) -> None:
     rel = lightning(adult4, K5, time_limit=np.float64(60.0), step_limit=np.int64(2))
-    assert rel.extra["steps"] == 2 and rel.extra["stopped"] == "steps"
+    assert rel.notes["steps"] == 2 and rel.notes["stopped"] == "steps"

@@ -14,7 +14,7 @@ from anonkit import Hierarchy, Schema, Table, anonymize
 from anonkit.algorithms import get_algorithm
 from anonkit.algorithms.cluster.mdav import mdav
 from anonkit.errors import InputError
-from anonkit.metrics.utility import gcp
+from anonkit.metrics import gcp
 from anonkit.models import (
     Criterion,
     DeltaDisclosure,
@@ -39,8 +39,8 @@ def numeric_table(values: list[float] | np.ndarray, *, extra: dict | None = None
 
 def groups_of(release) -> set[frozenset[int]]:
     """MDAV's groups (before groups published alike are merged into one class)."""
-    g = release.extra["group"]
-    return {frozenset(np.flatnonzero(g == c).tolist()) for c in range(release.extra["groups"])}
+    g = release.record_group
+    return {frozenset(np.flatnonzero(g == c).tolist()) for c in range(release.notes["groups"])}
 
 
 def classes_of(release) -> set[frozenset[int]]:
@@ -58,13 +58,13 @@ def test_worked_example(standardize: str) -> None:
     sse = (1 + 0 + 1) + sum((v - 13.25) ** 2 for v in (10, 11, 12, 20)) + sum((v - 73 / 3) ** 2 for v in (21, 22, 30))
     sst = sum((v - 13.2) ** 2 for v in VALUES)
     assert sse == pytest.approx(113.41666, abs=1e-4) and sst == pytest.approx(861.6)
-    assert rel.extra["information_loss"] == pytest.approx(sse / sst, abs=1e-12)
-    assert rel.extra["information_loss"] == pytest.approx(0.1316, abs=5e-5)
+    assert rel.notes["information_loss"] == pytest.approx(sse / sst, abs=1e-12)
+    assert rel.notes["information_loss"] == pytest.approx(0.1316, abs=5e-5)
     # centroids: the released value is the group mean, the intervals are kept aside
     labels = dict(zip(VALUES, rel.generalized()["x"], strict=True))
     assert labels[1] == labels[3] == "2" and labels[10] == labels[20] == "13.25"
     assert float(labels[30]) == pytest.approx(73 / 3)
-    assert sorted(map(tuple, rel.extra["intervals"]["x"].tolist())) == [(1, 3), (10, 20), (21, 30)]
+    assert sorted(map(tuple, rel.notes["intervals"]["x"].tolist())) == [(1, 3), (10, 20), (21, 30)]
     assert rel.satisfied and rel.params["output"] == "centroids"
 
 
@@ -72,9 +72,9 @@ def test_worked_example_intervals() -> None:
     table = numeric_table(VALUES)
     rel = mdav(table, [KAnonymity(3)], output="intervals")
     assert set(rel.generalized()["x"]) == {"[1-3]", "[10-20]", "[21-30]"}
-    assert "intervals" not in rel.extra
+    assert "intervals" not in rel.notes
     assert 0.0 < gcp(table, rel) < 1.0
-    assert rel.extra["information_loss"] == pytest.approx(0.1316, abs=5e-5)
+    assert rel.notes["information_loss"] == pytest.approx(0.1316, abs=5e-5)
 
 
 def test_registry_and_pipeline() -> None:
@@ -183,11 +183,11 @@ def test_invariants(seed: int, n: int, k: int, output: str, standardize: str, wi
     rc = rel.record_class
     sizes = rel.class_sizes()
     assert sizes.sum() + rel.n_suppressed == n
-    k = rel.extra["k"]  # l-diversity asks for groups of at least l = 2
+    k = rel.notes["k"]  # l-diversity asks for groups of at least l = 2
     assert k == (max(k, 2) if with_l else k)
-    group_sizes = np.bincount(rel.extra["group"], minlength=rel.extra["groups"])
+    group_sizes = np.bincount(rel.record_group, minlength=rel.notes["groups"])
     if n >= k:
-        assert (rel.extra["groups"] == 1) == (n < 2 * k)
+        assert (rel.notes["groups"] == 1) == (n < 2 * k)
         assert ((group_sizes >= k) & (group_sizes <= 2 * k - 1)).all()
         assert (sizes >= k).all()
     # classes are unions of groups, and no two classes are published alike (§0.2: maximal)
@@ -209,12 +209,12 @@ def test_invariants(seed: int, n: int, k: int, output: str, standardize: str, wi
             vals = table.numeric[name][members]
             if output == "centroids":
                 assert lo == hi == pytest.approx(vals.mean())
-                assert tuple(rel.extra["intervals"][name][c]) == (vals.min(), vals.max())
+                assert tuple(rel.notes["intervals"][name][c]) == (vals.min(), vals.max())
             else:
                 assert (lo, hi) == (vals.min(), vals.max())
     ver = verify(rel.to_frame(), table.schema, models, reference={"s": table.frame["s"]})
     assert ver.ok
-    assert 0.0 <= rel.extra["information_loss"] <= 1.0 + 1e-12
+    assert 0.0 <= rel.notes["information_loss"] <= 1.0 + 1e-12
     again = mdav(table, models, output=output, standardize=standardize)  # type: ignore[arg-type]
     assert np.array_equal(again.record_class, rc)
 
@@ -223,8 +223,8 @@ def test_invariants(seed: int, n: int, k: int, output: str, standardize: str, wi
 def test_fewer_records_than_k_suppresses_everything() -> None:
     rel = mdav(numeric_table([5, 7, 9]), [KAnonymity(4)])
     assert rel.n_classes == 0 and rel.n_suppressed == 3 and not rel.satisfied
-    assert rel.extra["groups"] == 1  # one undersized group, suppressed
-    assert rel.extra["information_loss"] == 1.0
+    assert rel.notes["groups"] == 1  # one undersized group, suppressed
+    assert rel.notes["information_loss"] == 1.0
 
 
 @pytest.mark.parametrize("n", [4, 5, 6, 7])
@@ -239,16 +239,16 @@ def test_duplicate_records() -> None:
     rel = mdav(numeric_table([3] * 7 + [8] * 5), [KAnonymity(3)])
     assert groups_of(rel) == {frozenset({7, 8, 9}), frozenset({0, 1, 2}), frozenset({10, 11, 3}), frozenset({4, 5, 6})}
     assert classes_of(rel) == {frozenset({7, 8, 9}), frozenset({0, 1, 2, 4, 5, 6}), frozenset({10, 11, 3})}
-    assert 0.0 < rel.extra["information_loss"] < 1.0
+    assert 0.0 < rel.notes["information_loss"] < 1.0
     constant = mdav(numeric_table([4] * 9), [KAnonymity(3)])
-    assert constant.extra["groups"] == 3 and constant.n_classes == 1  # three groups published alike: one class
-    assert constant.extra["information_loss"] == 0.0  # SST = 0
+    assert constant.notes["groups"] == 3 and constant.n_classes == 1  # three groups published alike: one class
+    assert constant.notes["information_loss"] == 0.0  # SST = 0
 
 
 def test_group_sizes_with_3k_boundaries() -> None:
     for n in range(9, 30):
         rel = mdav(numeric_table(list(range(n))), [KAnonymity(3)])
-        sizes = np.bincount(rel.extra["group"])
+        sizes = np.bincount(rel.record_group)
         assert ((sizes >= 3) & (sizes <= 5)).all() and sizes.sum() == n
 
 
@@ -256,11 +256,11 @@ def test_missing_values() -> None:
     # a missing value is at δ = 1 from everything (§0.3); its class gets the hierarchy's LCA (here *)
     values = ["1", "", "3", "4", "50", "52", "", "51"]
     rel = mdav(numeric_table(values), [KAnonymity(2)])
-    assert rel.satisfied and (np.bincount(rel.extra["group"]) >= 2).all()
+    assert rel.satisfied and (np.bincount(rel.record_group) >= 2).all()
     labels = rel.generalized()["x"]
     assert labels[1] == "*" and labels[6] == "*"
     assert verify(rel.to_frame(), rel.table.schema, [KAnonymity(2)]).ok
-    assert 0.0 < rel.extra["information_loss"] < 1.0
+    assert 0.0 < rel.notes["information_loss"] < 1.0
     assert mdav(numeric_table(["", ""]), [KAnonymity(2)]).satisfied  # nothing known at all
     rel = mdav(numeric_table(["1", "", "3", "4"], missing="suppress"), [KAnonymity(2)])
     assert rel.record_class[1] == -1 and rel.class_sizes().tolist() == [3]
@@ -270,7 +270,7 @@ def test_bad_options() -> None:
     table = numeric_table(VALUES)
     with pytest.raises(InputError, match="output"):
         mdav(table, [KAnonymity(3)], output="means")  # type: ignore[arg-type]
-    with pytest.raises(InputError, match="standardization"):
+    with pytest.raises(InputError, match="standardize"):
         mdav(table, [KAnonymity(3)], standardize="rank")  # type: ignore[arg-type]
 
 
@@ -279,9 +279,9 @@ def test_categorical_only_table() -> None:
     frame = pd.DataFrame({"c": list("aabbbccdde"), "d": list("xyxyxyxyxy")})
     table = Table(frame, Schema.of(quasi=["c", "d"]))
     rel = mdav(table, [KAnonymity(3)])
-    sizes = np.bincount(rel.extra["group"])
+    sizes = np.bincount(rel.record_group)
     assert rel.satisfied and ((sizes >= 3) & (sizes <= 5)).all() and (rel.class_sizes() >= 3).all()
-    assert not rel.class_bounds and 0.0 < rel.extra["information_loss"] <= 1.0
+    assert not rel.class_bounds and 0.0 < rel.notes["information_loss"] <= 1.0
     assert verify(rel.to_frame(), table.schema, [KAnonymity(3)]).ok
 
 
@@ -319,32 +319,13 @@ def test_t_closeness_is_met_by_merging_not_by_suppression(output: str) -> None:
     assert not old.satisfied and old.n_suppressed > 30
     rel = mdav(table, models, max_suppression=0.1, output=output)  # type: ignore[arg-type]
     assert rel.satisfied and rel.n_suppressed <= 30
-    assert rel.n_suppressed == 0 and rel.extra["model_merges"] > 0 and not rel.extra["merge_fallback"]
+    assert rel.n_suppressed == 0 and rel.notes["model_merges"] > 0 and not rel.notes["merge_fallback"]
     assert verified(table, rel, models)
-    # classes are unions of MDAV's groups (extra['group'] keeps them as MDAV formed them)
-    assert np.array_equal(rel.extra["group"], old.extra["group"])
+    # classes are unions of MDAV's groups (record_group keeps them as MDAV formed them)
+    assert np.array_equal(rel.record_group, old.record_group)
     for cls in classes_of(rel):
         assert all(g <= cls or not (g & cls) for g in groups_of(rel))
-    assert 0.0 < rel.extra["information_loss"] < old.extra["information_loss"]  # old: suppressed = SST
-
-
-def test_l_diversity_is_met_by_merging() -> None:
-    table = clinic(1)
-    models = [KAnonymity(4), DistinctLDiversity("disease", 4)]
-    old = mdav(table, models, max_suppression=0.1, failing="suppress")
-    rel = mdav(table, models, max_suppression=0.1)
-    assert old.n_suppressed > 30 and not old.satisfied
-    assert rel.satisfied and rel.n_suppressed == 0 and verified(table, rel, models)
-
-
-def test_k_only_is_unchanged_by_the_failing_option() -> None:
-    table = clinic(2, 100)
-    a = mdav(table, [KAnonymity(4)])
-    b = mdav(table, [KAnonymity(4)], failing="suppress")
-    assert np.array_equal(a.record_class, b.record_class)
-    assert a.extra["model_merges"] == 0 and a.extra["merge_rounds"] == 0
-    with pytest.raises(InputError, match="failing"):
-        mdav(table, [KAnonymity(4)], failing="drop")  # type: ignore[arg-type]
+    assert 0.0 < rel.notes["information_loss"] < old.notes["information_loss"]  # old: suppressed = SST
 
 
 def test_merge_goes_to_the_nearest_group() -> None:
@@ -355,7 +336,7 @@ def test_merge_goes_to_the_nearest_group() -> None:
     table = numeric_table(values, extra={"s": s})
     models = [KAnonymity(2), DistinctLDiversity("s", 2)]
     rel = mdav(table, models, output="intervals")
-    assert rel.extra["model_merges"] == 1 and rel.n_suppressed == 0
+    assert rel.notes["model_merges"] == 1 and rel.n_suppressed == 0
     by_value = {frozenset(values[i] for i in c) for c in classes_of(rel)}
     assert by_value == {frozenset({1, 2}), frozenset({10, 11}), frozenset({50, 51, 52, 53})}
 
@@ -371,8 +352,8 @@ def test_merging_everything_that_still_fails_is_suppressed() -> None:
     models = [KAnonymity(4), TCloseness("disease", 0.01)]
     rel = mdav(table, models, max_suppression=1.0)
     assert rel.n_classes == 0 and rel.n_suppressed == 120 and not rel.satisfied
-    assert rel.extra["model_merges"] == rel.extra["groups"] - 1 and not rel.extra["merge_fallback"]
-    assert rel.extra["information_loss"] == 1.0
+    assert rel.notes["model_merges"] == rel.notes["groups"] - 1 and not rel.notes["merge_fallback"]
+    assert rel.notes["information_loss"] == 1.0
 
 
 def test_fallback_when_the_union_fails_but_a_group_passes() -> None:
@@ -383,7 +364,7 @@ def test_fallback_when_the_union_fails_but_a_group_passes() -> None:
     table = numeric_table(values, extra={"s": ["s0", "s1", "s2", "s3"] + ["s0"] * 12})
     models = [KAnonymity(4), EntropyLDiversity("s", 2)]
     rel = mdav(table, models, max_suppression=1.0)
-    assert rel.extra["merge_fallback"] and rel.n_suppressed == 12 and rel.n_classes == 1
+    assert rel.notes["merge_fallback"] and rel.n_suppressed == 12 and rel.n_classes == 1
     assert rel.record_class[:4].tolist() == [0, 0, 0, 0]
     assert verified(table, rel, models)
 
@@ -399,7 +380,7 @@ def test_published_alike_groups_are_judged_together() -> None:
     table = Table(frame, Schema.of(quasi=["c", "d"], sensitive=["s"]))
     models = [KAnonymity(2), DeltaDisclosure("s", 1.2)]
     rel = mdav(table, models, max_suppression=1.0)
-    assert rel.extra["merge_rounds"] > 1
+    assert rel.notes["merge_rounds"] > 1
     assert rel.n_suppressed == 0 and verified(table, rel, models)
     assert mdav(table, models, max_suppression=1.0, failing="suppress").n_suppressed > 0
 
@@ -415,7 +396,7 @@ def test_dense_and_sparse_value_counts_agree(monkeypatch: pytest.MonkeyPatch, se
     dense = mdav(table, models, max_suppression=1.0)
     monkeypatch.setattr(module, "_DENSE_LIMIT", 0)
     sparse = mdav(table, models, max_suppression=1.0)
-    assert dense.extra["model_merges"] > 0
+    assert dense.notes["model_merges"] > 0
     assert np.array_equal(dense.record_class, sparse.record_class)
 
 
@@ -444,10 +425,10 @@ def test_merging_never_suppresses_more(seed: int, n: int, k: int, names: list[st
     assert merged.n_suppressed <= suppressed.n_suppressed
     assert verified(table, merged, models)
     assert merged.class_sizes().sum() + merged.n_suppressed == n
-    assert (merged.class_sizes() >= merged.extra["k"]).all()
-    if merged.extra["merge_fallback"]:
+    assert (merged.class_sizes() >= merged.notes["k"]).all()
+    if merged.notes["merge_fallback"]:
         assert np.array_equal(merged.record_class, suppressed.record_class)
     elif merged.n_suppressed:
         assert merged.n_classes == 0 and merged.n_suppressed == n
-    if lt_only and not merged.extra["merge_fallback"]:
+    if lt_only and not merged.notes["merge_fallback"]:
         assert merged.n_suppressed in (0, n)

@@ -17,9 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import support
 from anonkit import metrics as M
-from anonkit.algorithms.transform import fixed
-from anonkit.hierarchy import Hierarchy, read_hierarchy
+from anonkit.algorithms.lattice.fixed import fixed
+from anonkit.errors import InputError
+from anonkit.hierarchy import Hierarchy, class_lca, read_hierarchy
 from anonkit.models import KAnonymity
 from anonkit.release import Release
 from anonkit.schema import Schema
@@ -43,15 +45,7 @@ def release_of(table: Table, record_class: list[int], classes: list[list[tuple[i
 
 @pytest.fixture(scope="module")
 def ncp_table() -> Table:
-    """Spec §2.1: Age numeric on the domain 20–60, Sex {M, F}; records (25,M), (30,F), (40,M), (60,M)."""
-    h_age = Hierarchy(
-        [["20", "20", "*"], ["25", "25-30", "*"], ["30", "25-30", "*"], ["40", "40-60", "*"], ["60", "40-60", "*"]],
-        name="age",
-    )
-    h_sex = Hierarchy([["M", "*"], ["F", "*"]], name="sex")
-    frame = pd.DataFrame({"age": ["25", "30", "40", "60"], "sex": ["M", "F", "M", "M"]})
-    schema = Schema.of(quasi=["age", "sex"], types={"age": "numeric"}, hierarchies={"age": h_age, "sex": h_sex})
-    return Table(frame, schema)
+    return support.ncp_table()
 
 
 @pytest.fixture(scope="module")
@@ -174,9 +168,9 @@ def test_toy_loss_by_hand(toy: Table) -> None:
     assert M.loss(toy, rel, weights=[0.0, 0.0]) == M.loss(toy, rel)
     assert M.loss(toy, toy_release(toy, [2, 0])) == pytest.approx(math.sqrt(2.0) - 1)
     assert M.loss(toy, fixed(toy, [KAnonymity(1)], levels=[0, 0])) == 0.0
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError, match=r"^unknown aggregate 'median'; allowed: sum, .* \(key 'aggregate'\)$"):
         M.loss(toy, rel, aggregate="median")  # type: ignore[arg-type]
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError, match=r"^gs must lie in \[0, 1\], got 1.5 \(key 'gs'\)$"):
         M.loss(toy, rel, gs=1.5)
 
 
@@ -199,8 +193,10 @@ def test_whd_worked_examples() -> None:
     assert Fraction(M.whd_cost(3, 2, 3, weights="height")).limit_denominator(100) == Fraction(6, 11)  # 2 → 1
     assert M.whd_cost(3, 0, 3, weights="height", beta=2.0) == 1.0
     assert M.whd_cost(0, 0, 0) == 0.0
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError, match=r"^levels must satisfy .* \(key 'to_level'\)$"):
         M.whd_cost(3, 2, 1)
+    with pytest.raises(InputError, match=r"\(key 'from_level'\)$"):
+        M.whd_cost(3, -1, 1)
 
 
 def test_whd_release(toy: Table) -> None:
@@ -214,17 +210,7 @@ def test_whd_release(toy: Table) -> None:
 @pytest.fixture(scope="module")
 def kaca() -> Table:
     """Spec §4.9: Education {Bachelors, Masters, Doctorate} → Higher-ed, {HS-grad, 11th} → Secondary → ANY."""
-    h_edu = Hierarchy(
-        [
-            ["Bachelors", "Higher-ed", "ANY"],
-            ["Masters", "Higher-ed", "ANY"],
-            ["Doctorate", "Higher-ed", "ANY"],
-            ["HS-grad", "Secondary", "ANY"],
-            ["11th", "Secondary", "ANY"],
-        ],
-        name="edu",
-    )
-    h_sex = Hierarchy([["M", "ANY"], ["F", "ANY"]], name="sex")
+    h_edu, h_sex = support.EDU, support.SEX
     frame = pd.DataFrame(
         {
             "edu": ["Bachelors", "Masters", "Doctorate", "HS-grad", "11th", "Bachelors"],
@@ -404,9 +390,9 @@ def test_compute_metrics(toy: Table) -> None:
         assert f(toy, rel) == pytest.approx(values[name]), name
     assert M.compute_metrics(toy, rel, ["loss"], aggregate="rank") == {"loss": (1.0, 0.4)}
     assert M.compute_metrics(toy, rel, ["loss"], gs=0.0)["loss"] == M.loss(toy, rel, gs=0.0)
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError, match=r"^unknown metric 'nope'; known: gcp, .* \(key 'names'\)$"):
         M.compute_metrics(toy, rel, ["nope"])
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError, match=r"^unknown aggregate 'median'; .* \(key 'aggregate'\)$"):
         M.compute_metrics(toy, rel, aggregate="median")
     expected = {
         "gcp", "gcp_released", "loss", "entropy", "entropy_nm", "dm", "dm*", "aecs", "precision", "prec_loss",
@@ -414,6 +400,145 @@ def test_compute_metrics(toy: Table) -> None:
         "prosecutor_highest", "prosecutor_average", "records_at_risk", "sample_uniqueness", "record_linkage",
     }  # fmt: skip
     assert set(M.METRICS) == expected
+
+
+def test_bad_arguments_raise_input_errors(toy: Table) -> None:
+    """Every bad argument of a measure is an InputError (a ValueError) naming the parameter."""
+    rel = toy_release(toy, [1, 1])
+    cases = [
+        (lambda: M.gs_factors(-0.1), "gs"),
+        (lambda: M.loss(toy, rel, weights={"zip": 1.0}), "weights"),
+        (lambda: M.loss(toy, rel, weights=[1.0]), "weights"),
+        (lambda: M.precision(toy, rel, weights=[1.0, -1.0]), "weights"),
+        (lambda: M.aggregate_values([1.0], [1.0], "median"), "aggregate"),
+        (lambda: M.entropy(toy, rel, gs=2.0), "gs"),
+        (lambda: M.aecs(toy, rel, gs=-1.0), "gs"),
+        (lambda: M.cavg(toy, rel, 0), "k"),
+        (lambda: M.whd_step_weights(3, "depth"), "weights"),  # type: ignore[arg-type]
+        (lambda: M.whd_step_weights(3, "height", beta=0.5), "beta"),
+        (lambda: M.whd(toy, rel, weights="height", beta=0.0), "beta"),
+        (lambda: M.SearchMetric("ncp"), "name"),
+        (lambda: M.SearchMetric("loss", aggregate="median"), "aggregate"),
+        (lambda: M.SearchMetric("loss", gs=1.5), "gs"),
+        (lambda: M.compute_metrics(toy, rel, gs=1.5), "gs"),
+    ]
+    for call, key in cases:
+        with pytest.raises(InputError) as err:
+            call()
+        assert isinstance(err.value, ValueError)
+        assert err.value.key == key, str(err.value)
+        assert "\n" not in str(err.value) and str(err.value).endswith(f"(key {key!r})")
+
+
+# ---------------------------------------------------------------------------------------- per-class LCA
+
+
+@st.composite
+def lca_problem(draw):
+    """A random table of 1–3 QIs (hierarchies of height 1–3, some with two top values) and a partition
+    of its records into classes: one class holds a single record, some records are in no class."""
+    n = draw(st.integers(1, 40))
+    columns, hierarchies = {}, {}
+    for j in range(draw(st.integers(1, 3))):
+        n_values = draw(st.integers(1, 8))
+        fanout = draw(st.integers(1, 3))
+        height = draw(st.integers(1, 3))
+        roots = draw(st.sampled_from([1, 1, 2]))
+        order = draw(st.permutations(range(n_values)))  # leaf codes not in depth-first order
+        rows = []
+        for v in order:
+            row, node = [f"v{v}"], v
+            for lv in range(1, height):
+                node //= fanout + 1
+                row.append(f"g{lv}_{node}")
+            row.append("*" if roots == 1 else f"top{node % 2}")
+            rows.append(row)
+        name = f"q{j}"
+        hierarchies[name] = Hierarchy(rows, name=f"h{j}")
+        columns[name] = [f"v{x}" for x in draw(st.lists(st.integers(0, n_values - 1), min_size=n, max_size=n))]
+    table = Table(pd.DataFrame(columns), Schema.of(quasi=list(columns), hierarchies=hierarchies))
+    labels = np.array(draw(st.lists(st.integers(-1, max(1, n // 3)), min_size=n, max_size=n)))
+    labels[draw(st.integers(0, n - 1))] = n  # a class of one record
+    kept = labels >= 0
+    record_class = np.full(n, -1, dtype=np.int64)
+    record_class[kept] = np.unique(labels[kept], return_inverse=True)[1]
+    return table, record_class, int(record_class.max()) + 1
+
+
+def _naive_lca(table: Table, j: int, record_class: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The reference: per level, a class is done when its smallest and largest node agree."""
+    h = table.hierarchies[j]
+    keep = record_class >= 0
+    cls, codes = record_class[keep], table.codes[keep, j]
+    level = np.full(n_classes, h.height, dtype=np.int64)
+    node = np.zeros(n_classes, dtype=np.int64)
+    done = np.zeros(n_classes, dtype=bool)
+    for lv in range(h.height + 1):
+        g = h.maps[lv][codes].astype(np.int64)
+        lo = np.full(n_classes, np.iinfo(np.int64).max)
+        hi = np.full(n_classes, -1)
+        np.minimum.at(lo, cls, g)
+        np.maximum.at(hi, cls, g)
+        single = (lo == hi) & ~done
+        level[single], node[single] = lv, lo[single]
+        done |= single
+    if not done.all():
+        c = int(np.flatnonzero(~done)[0])
+        raise InputError("the values of a class have no common ancestor in the hierarchy (give it a single top value)",
+                         column=table.qi[j], value=str(h.labels[0][codes[cls == c][0]]))
+    return level, node
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lca_problem())
+def test_class_lca_is_the_naive_lca(problem) -> None:
+    """:func:`class_lca` gives what a level-by-level scan gives (the way local recodings computed it
+    before), to the dtype, and raises the same error where a class has no common ancestor."""
+    table, record_class, n_classes = problem
+    for j, (name, h) in enumerate(zip(table.qi, table.hierarchies, strict=True)):
+        try:
+            want = _naive_lca(table, j, record_class, n_classes)
+        except InputError as err:
+            with pytest.raises(InputError) as got:
+                class_lca(h, table.codes[:, j], record_class, n_classes, column=name)
+            assert str(got.value) == str(err)
+            level, _ = class_lca(h, table.codes[:, j], record_class, n_classes, strict=False)
+            assert (level <= h.height).all()
+            continue
+        got = class_lca(h, table.codes[:, j], record_class, n_classes, column=name)
+        for w, g in zip(want, got, strict=True):
+            assert g.dtype == w.dtype == np.int64
+            assert g.tolist() == w.tolist()
+        # the LCA covers every record of its class, and no lower level does
+        cls = record_class[record_class >= 0]
+        codes = table.codes[record_class >= 0, j]
+        assert (h.maps[got[0][cls], codes] == got[1][cls]).all()
+        below = np.maximum(got[0] - 1, 0)[cls]
+        for c in np.flatnonzero(got[0] > 0):
+            assert len(set(h.maps[below[cls == c][0], codes[cls == c]].tolist())) > 1
+
+
+def test_class_lca_edge_cases() -> None:
+    h = Hierarchy([["a", "x", "X"], ["b", "x", "X"], ["c", "y", "Y"], ["d", "z", "Y"]], name="h")
+    table = Table(pd.DataFrame({"q": list("abcdabcd")}), Schema.of(quasi=["q"], hierarchies={"q": h}))
+    codes = table.codes[:, 0]
+    # classes {a, b}, {c, d} and {c}; record 4 is in none; class 3 is empty
+    level, node = class_lca(h, codes, np.array([0, 0, 1, 1, -1, 0, 2, 1]), 4)
+    assert level.tolist() == [1, 2, 0, 0]
+    assert [h.labels[lv][nd] for lv, nd in zip(level, node, strict=True)] == ["x", "Y", "c", "a"]
+    # class 0 = {b, c} spans two top values: the error names the column and its first record's value
+    bad = np.array([1, 0, 0, 2, 1, -1, 2, 2])
+    with pytest.raises(InputError, match=r"no common ancestor .* \(column 'q', value 'b'\)$") as err:
+        class_lca(h, codes, bad, 3, column="q")
+    with pytest.raises(InputError) as old:
+        _naive_lca(table, 0, bad, 3)
+    assert str(err.value) == str(old.value)
+    with pytest.raises(InputError, match=r"\(column 'h', value 'b'\)$"):  # default: the hierarchy's name
+        class_lca(h, codes, bad, 3)
+    level, node = class_lca(h, codes, bad, 3, strict=False)
+    assert level.tolist() == [2, 0, 2] and node.tolist() == [0, 0, 1]
+    empty = class_lca(h, codes, np.full(8, -1), 0)
+    assert empty[0].shape == empty[1].shape == (0,)
 
 
 # ---------------------------------------------------------------------------------------- ARX goldens (Adult)

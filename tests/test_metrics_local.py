@@ -15,11 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import support
 from anonkit import metrics as M
 from anonkit.algorithms.local import partition_release
 from anonkit.hierarchy import Hierarchy
+from anonkit.metrics.coverage import hierarchy_class_levels
 from anonkit.metrics.risk import _candidates_custom
-from anonkit.metrics.utility import hierarchy_class_levels
 from anonkit.models import KAnonymity
 from anonkit.release import CUSTOM, Release
 from anonkit.schema import Schema
@@ -153,15 +154,7 @@ def test_mondrian_example_other_measures() -> None:
 
 @pytest.fixture(scope="module")
 def ncp_table() -> Table:
-    """Spec §2.1: Age numeric on the domain 20–60 (hierarchy), Sex {M, F}."""
-    h_age = Hierarchy(
-        [["20", "20", "*"], ["25", "25-30", "*"], ["30", "25-30", "*"], ["40", "40-60", "*"], ["60", "40-60", "*"]],
-        name="age",
-    )
-    h_sex = Hierarchy([["M", "*"], ["F", "*"]], name="sex")
-    frame = pd.DataFrame({"age": ["25", "30", "40", "60"], "sex": ["M", "F", "M", "M"]})
-    schema = Schema.of(quasi=["age", "sex"], types={"age": "numeric"}, hierarchies={"age": h_age, "sex": h_sex})
-    return Table(frame, schema)
+    return support.ncp_table()
 
 
 def test_intervals_use_the_hierarchy_domain(ncp_table: Table) -> None:
@@ -279,6 +272,38 @@ def test_random_partitions(seed: int, k: int, n: int, numeric: str, categorical:
         assert (h.maps[levels[cls, j], table.codes[kept, j]] == nodes[cls, j]).all()
     values = M.compute_metrics(table, rel)
     assert all(math.isfinite(v) for v in values.values()), values
+
+
+H_AGE = Hierarchy(
+    [[str(a), f"{a // 5 * 5}-{a // 5 * 5 + 4}", f"{a // 10 * 10}s", "*"] for a in range(20, 40)], name="age"
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.integers(2, 40), st.sampled_from(["lca", "set"]))
+def test_custom_values_at_the_lca_of_their_leaves(seed: int, k: int, n: int, categorical: str) -> None:
+    """Every interval or set stands at the lowest level where all the leaves it covers share one node
+    (checked leaf by leaf with :func:`covers`); hierarchy nodes stay as published."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"age": rng.integers(20, 40, size=n), "color": rng.choice(COLORS, size=n)})
+    schema = Schema.of(quasi=["age", "color"], types={"age": "numeric"}, hierarchies={"age": H_AGE, "color": H_COLOR})
+    table = Table(frame, schema)
+    rel = partition_release(
+        table,
+        random_groups(rng, n, min(k, n)),
+        [KAnonymity(1)],
+        algorithm="t",
+        categorical=categorical,  # type: ignore[arg-type]
+    )
+    levels, nodes = hierarchy_class_levels(table, rel)
+    for j, h in enumerate(table.hierarchies):
+        for c in range(rel.n_classes):
+            if rel.class_levels[c, j] != CUSTOM:
+                assert (levels[c, j], nodes[c, j]) == (rel.class_levels[c, j], rel.class_nodes[c, j])
+                continue
+            leaves = [leaf for leaf in range(h.n_leaves) if covers(table, rel, c, j, leaf)]
+            lca = next(lv for lv in range(h.height + 1) if len({int(h.maps[lv, x]) for x in leaves}) == 1)
+            assert (levels[c, j], nodes[c, j]) == (lca, h.maps[lca, leaves[0]])
 
 
 @pytest.mark.parametrize("seed", range(4))

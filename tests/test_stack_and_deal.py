@@ -12,24 +12,11 @@ from anonkit.algorithms.bucket.stack_and_deal import deal, stack_and_deal, stack
 from anonkit.experiments import stack_and_deal as experiment
 from anonkit.models import BetaLikeness, DistinctLDiversity, KAnonymity, TCloseness
 from anonkit.stats import class_stats
+from support import bucket_table
 
 
 def _table(sa: list[str], *, seed: int = 0, presuppress: int = 0) -> Table:
-    rng = np.random.default_rng(seed)
-    n = len(sa)
-    zips = rng.choice(["1234", "1235", "1299"], n).astype(object)
-    if presuppress:
-        zips[:presuppress] = ""
-    frame = pd.DataFrame(
-        {
-            "name": [f"p{i}" for i in range(n)],
-            "age": rng.integers(20, 60, n).astype(str),
-            "zip": zips,
-            "disease": sa,
-        }
-    )
-    schema = Schema.of(identifier=["name"], quasi=["age", "zip"], sensitive=["disease"], types={"age": "numeric"})
-    return Table(frame, schema, missing="suppress" if presuppress else "value")
+    return bucket_table(sa, seed=seed, presuppress=presuppress)
 
 
 def _classes(rel, sa: list[str]) -> list[list[str]]:
@@ -45,9 +32,9 @@ def test_worked_example() -> None:
     assert rel.satisfied
     assert rel.params["k"] == 3
     assert _classes(rel, sa) == [list("AABD"), list("ABC"), list("ABC")]
-    assert rel.extra["distinct_l"] == 3
-    assert rel.extra["max_emd"] == pytest.approx(0.25, abs=1e-12)
-    assert rel.extra["max_beta"] == pytest.approx(1.5, abs=1e-12)
+    assert rel.notes["distinct_l"] == 3
+    assert rel.notes["max_emd"] == pytest.approx(0.25, abs=1e-12)
+    assert rel.notes["max_beta"] == pytest.approx(1.5, abs=1e-12)
     # per-class EMD 1/4, 1/6, 1/6 and β of EC1 through the models themselves
     rc = rel.record_class
     stats = class_stats(
@@ -56,7 +43,7 @@ def test_worked_example() -> None:
     emd = TCloseness("disease", 1.0).emd(stats)
     assert emd == pytest.approx([0.25, 1 / 6, 1 / 6], abs=1e-12)
     assert BetaLikeness("disease", 10.0).achieved(stats.subset(np.array([0]))) == pytest.approx(1.5)
-    assert 0.0 <= rel.extra["ncp"] <= 1.0
+    assert 0.0 <= rel.notes["ncp"] <= 1.0
 
 
 def test_ncp_of_the_worked_example() -> None:
@@ -66,7 +53,7 @@ def test_ncp_of_the_worked_example() -> None:
     rel = stack_and_deal(table, [KAnonymity(3)])
     assert rel.class_bounds["age"].tolist() == [[20, 29], [21, 27], [22, 28]]
     # GCP = (4·(9/9 + 1) + 3·(6/9 + 1) + 3·(6/9 + 1)) / (2·10)
-    assert rel.extra["ncp"] == pytest.approx(0.9)
+    assert rel.notes["ncp"] == pytest.approx(0.9)
 
 
 def test_registry_and_pipeline() -> None:
@@ -85,7 +72,7 @@ def test_k_parameter_and_default() -> None:
     assert stack_and_deal(_table(sa), [], k=5).n_classes == 2
     assert stack_and_deal(_table(sa), [KAnonymity(2), KAnonymity(5)]).n_classes == 2  # the largest k
     assert stack_and_deal(_table(sa), []).params["k"] == 5  # spec §6 default
-    with pytest.raises(InputError, match="k must be"):
+    with pytest.raises(InputError, match="stack-and-deal option 'k'"):
         stack_and_deal(_table(sa), [], k=0)
 
 
@@ -94,15 +81,15 @@ def test_fewer_records_than_k() -> None:
     assert rel.n_classes == 0
     assert rel.n_suppressed == 3
     assert not rel.satisfied
-    assert rel.extra["classes_dealt"] == 0
-    assert rel.extra["distinct_l"] == 0
+    assert rel.notes["classes_dealt"] == 0
+    assert rel.notes["distinct_l"] == 0
 
 
 def test_single_value() -> None:
     rel = stack_and_deal(_table(["flu"] * 7), [KAnonymity(2)])
     assert rel.n_classes == 3
-    assert rel.extra["distinct_l"] == 1
-    assert rel.extra["max_emd"] == 0.0
+    assert rel.notes["distinct_l"] == 1
+    assert rel.notes["max_emd"] == 0.0
 
 
 def test_ties_by_value_order_then_id() -> None:
@@ -121,7 +108,7 @@ def test_sensitive_argument() -> None:
     table = Table(frame, Schema.of(quasi=["q"], sensitive=["s1", "s2"]))
     assert stack_and_deal(table, [], k=2).params["sensitive"] == "s1"
     rel = stack_and_deal(table, [], k=2, sensitive="s2")
-    assert rel.extra["distinct_l"] == 2
+    assert rel.notes["distinct_l"] == 2
     with pytest.raises(InputError, match="not a sensitive attribute"):
         stack_and_deal(table, [], k=2, sensitive="q")
     with pytest.raises(InputError, match="needs a sensitive attribute"):
@@ -142,7 +129,7 @@ def test_failing_classes_are_suppressed() -> None:
     rel = stack_and_deal(_table(sa), models)
     assert _classes(rel, sa) == [list("ABC"), list("ABC")]
     assert rel.n_suppressed == 4 and not rel.satisfied
-    assert rel.extra["max_emd"] == pytest.approx(1 / 6)
+    assert rel.notes["max_emd"] == pytest.approx(1 / 6)
     assert stack_and_deal(_table(sa), models, max_suppression=0.4).satisfied
 
 
@@ -158,7 +145,7 @@ def test_properties_on_random_tables(seed: int) -> None:
     table = _table(sa, seed=seed)
     rel = stack_and_deal(table, [KAnonymity(k)])
     r, e = n, n // k
-    assert rel.extra["classes_dealt"] == e
+    assert rel.notes["classes_dealt"] == e
     if e == 0:
         assert rel.n_classes == 0 and not rel.satisfied
         return
@@ -176,8 +163,8 @@ def test_properties_on_random_tables(seed: int) -> None:
     np.add.at(hist, (dealt, codes), 1)
     assert (hist.max(axis=0) - hist.min(axis=0) <= 1).all()
     freq = np.bincount(codes)
-    assert rel.extra["distinct_l"] >= int((freq >= e).sum())
-    assert rel.extra["distinct_l"] == int(np.count_nonzero(hist, axis=1).min())
+    assert rel.notes["distinct_l"] >= int((freq >= e).sum())
+    assert rel.notes["distinct_l"] == int(np.count_nonzero(hist, axis=1).min())
     # the same partition as the core dealing, and the release verifies
     core, _ = deal(codes, k)
     assert pd.crosstab(core, rel.record_class).to_numpy().astype(bool).sum(axis=1).max() == 1

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonkit.algorithms import fixed
+from anonkit.algorithms.lattice.fixed import fixed
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy, read_hierarchy
 from anonkit.models import KAnonymity

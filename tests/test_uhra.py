@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anonkit import Schema, Table, anonymize
-from anonkit.algorithms.knowledge._engine import QISpace, npn_order
-from anonkit.algorithms.knowledge.k_primacy import k_primacy
-from anonkit.algorithms.knowledge.uhra import uhra
+from anonkit.algorithms.cluster._bk_engine import QISpace, npn_order
+from anonkit.algorithms.cluster.k_primacy import k_primacy
+from anonkit.algorithms.cluster.uhra import uhra
 from anonkit.knowledge import jsd
 from anonkit.metrics import compute_metrics
 from anonkit.models import BackgroundKnowledge, BetaLikeness, DistinctLDiversity, KAnonymity, TCloseness
@@ -52,7 +52,7 @@ def _groups(labels: np.ndarray) -> list[set[int]]:
 def test_worked_example_clusters_groups_and_loss() -> None:
     table, priors = _toy()
     rel = uhra(table, _toy_models(), priors=priors)
-    assert _groups(rel.extra["bk_cluster"]) == [{1, 2, 3, 8}, {4, 5, 6, 7}]
+    assert _groups(rel.bk.cluster_of) == [{1, 2, 3, 8}, {4, 5, 6, 7}]
     assert _groups(rel.record_class) == [{1, 2, 3, 8}, {4, 7}, {5, 6}]
     assert rel.n_suppressed == 0 and rel.satisfied
     frame = rel.to_frame(seed=0)
@@ -63,7 +63,7 @@ def test_worked_example_clusters_groups_and_loss() -> None:
     assert m["gcp"] * 8 * 2 == pytest.approx(7.8857, abs=1e-4)  # table NCP
     assert (m["min_class_size"], m["avg_class_size"]) == (2, pytest.approx(8 / 3))
     # the refinement wanted r5 in {4, 7} but {6} would drop below k: no move
-    assert rel.extra["refinement_moves"] == 0
+    assert rel.notes["refinement_moves"] == 0
 
 
 def test_worked_example_phase_one_distances() -> None:
@@ -131,7 +131,7 @@ def _released_groups_hold(
         assert emd_equal(hist / sizes[:, None], dom).max() <= t + 1e-9
     assert max_pairwise_jsd(priors[kept], rc[kept], len(sizes)).max() <= J + 1e-12
     # UHRA's own groups hold the guarantees too, before any merging of identical labels
-    grp = rel.extra["group"]
+    grp = rel.record_group
     g_kept = grp >= 0
     if g_kept.any():
         _, g = np.unique(grp[g_kept], return_inverse=True)
@@ -151,10 +151,11 @@ def test_uhra_guarantees_on_random_tables(seed: int, n: int, k: int, t: float, J
     _released_groups_hold(table, rel, priors, k, t, J, groups_within_J=small == "suppress")
     # refinement and leftovers never break k or t: only identical-label merges across clusters can
     # be refused by the background-knowledge check, the stats models never
-    assert rel.extra["failed_records"] == 0
+    assert rel.failed_records == 0
     # the independent verifier agrees, from the published frame and the row link
     frame = rel.to_frame(seed=1)
-    v = verify(frame, table.schema, [m.resolved("uhra") if isinstance(m, BackgroundKnowledge) else m for m in models],
+    judged = [m.resolved("pairwise") if isinstance(m, BackgroundKnowledge) else m for m in models]
+    v = verify(frame, table.schema, judged,
                reference={"s": table.frame["s"]}, source=table.frame, rows=rel.published_rows(seed=1), priors=priors)
     assert v.ok, v.summary()
     # deterministic
@@ -169,7 +170,7 @@ def test_J_one_is_plain_t_k_utility(seed: int, n: int, k: int, t: float) -> None
     with_bk = uhra(table, [KAnonymity(k), TCloseness("s", t), BackgroundKnowledge("s", 1.0)], priors=priors,
                    max_suppression=1.0)
     plain = uhra(table, [KAnonymity(k), TCloseness("s", t)], priors=priors, max_suppression=1.0)
-    assert with_bk.extra["bk_clusters"] == 1
+    assert with_bk.bk.clusters == 1
     assert np.array_equal(with_bk.record_class, plain.record_class)
 
 
@@ -182,7 +183,7 @@ def test_t_one_turns_the_emd_test_off(seed: int, n: int, k: int, J: float) -> No
     no_t = uhra(table, [KAnonymity(k), BackgroundKnowledge("s", J)], priors=priors, max_suppression=1.0)
     assert np.array_equal(t1.record_class, no_t.record_class)
     # with no t the greedy groups close at exactly k records (before leftovers join them)
-    grp = no_t.extra["group"]
+    grp = no_t.record_group
     if (grp >= 0).any():
         assert np.bincount(grp[grp >= 0]).min() >= k
 
@@ -192,7 +193,7 @@ def test_fewer_records_than_k_suppresses_everything() -> None:
     table, priors = _toy()
     rel = uhra(table, [KAnonymity(9), BackgroundKnowledge("income", 0.5)], priors=priors, max_suppression=1.0)
     assert rel.n_released == 0 and not rel.satisfied
-    assert rel.extra["small_cluster_records"] == 8
+    assert rel.notes["small_cluster_records"] == 8
 
 
 def test_cluster_that_can_never_be_t_close_is_suppressed_and_reported() -> None:
@@ -203,16 +204,16 @@ def test_cluster_that_can_never_be_t_close_is_suppressed_and_reported() -> None:
     rel = uhra(table, [KAnonymity(2), TCloseness("income", 0.2), BackgroundKnowledge("income", 0.1)],
                priors=priors, max_suppression=1.0)
     assert rel.n_released == 0
-    assert rel.extra["unclosable_clusters"] == 2 and rel.extra["bk_clusters"] == 2
+    assert rel.notes["unclosable_clusters"] == 2 and rel.bk.clusters == 2
 
 
 def test_identical_priors_make_one_cluster_and_J_zero_one_per_distinct_prior() -> None:
     table, priors = _random(3, 80)
     same = np.tile(priors[:1], (table.n, 1))
     rel = uhra(table, [KAnonymity(3), BackgroundKnowledge("s", 0.0)], priors=same, max_suppression=1.0)
-    assert rel.extra["bk_clusters"] == 1
+    assert rel.bk.clusters == 1
     rel0 = uhra(table, [KAnonymity(3), BackgroundKnowledge("s", 0.0)], priors=priors, max_suppression=1.0)
-    assert rel0.extra["bk_clusters"] == len(np.unique(priors.round(12), axis=0))
+    assert rel0.bk.clusters == len(np.unique(priors.round(12), axis=0))
 
 
 def test_small_clusters_merge_into_nearest_cluster() -> None:
@@ -220,10 +221,10 @@ def test_small_clusters_merge_into_nearest_cluster() -> None:
     models = [KAnonymity(2), TCloseness("income", 1.0), BackgroundKnowledge("income", 0.001)]
     suppressed = uhra(table, models, priors=priors, max_suppression=1.0)
     merged = uhra(table, models, priors=priors, max_suppression=1.0, small_cluster="merge")
-    assert suppressed.extra["small_cluster_records"] == 6  # only r2 and r8 are within 0.001
-    assert merged.extra["small_cluster_records"] == 0 and merged.extra["bk_clusters"] == 7
+    assert suppressed.notes["small_cluster_records"] == 6  # only r2 and r8 are within 0.001
+    assert merged.notes["small_cluster_records"] == 0 and merged.bk.clusters == 7
     # the published classes still respect J: merged clusters beyond J are refused
-    assert merged.n_released == 0 or merged.extra["bk_divergence"] <= 0.001
+    assert merged.n_released == 0 or merged.bk.divergence <= 0.001
 
 
 def test_reference_cluster_groups_against_the_cluster_and_publishes_against_the_table() -> None:
@@ -235,7 +236,7 @@ def test_reference_cluster_groups_against_the_cluster_and_publishes_against_the_
                    reference="cluster", max_suppression=1.0)
         dom = table.domains["s"]
         sa = table.sensitive_codes["s"]
-        cluster, group = rel.extra["bk_cluster"], rel.extra["group"]
+        cluster, group = rel.bk.cluster_of, rel.record_group
         for g in np.unique(group[group >= 0]):
             members = group == g
             c = cluster[members][0]
@@ -284,7 +285,7 @@ def test_k_primacy_is_k_anonymous_beta_like_and_bk_bounded(seed: int, n: int, k:
     table, priors = _random(seed, n)
     models = [KAnonymity(k), BetaLikeness("s", beta), BackgroundKnowledge("s", J)]
     rel = k_primacy(table, models, priors=priors, max_suppression=1.0)
-    assert rel.algorithm == "k-primacy (reconstructed)" and rel.extra["reconstructed"]
+    assert rel.algorithm == "k-primacy (reconstructed)" and rel.notes["reconstructed"]
     _released_groups_hold(table, rel, priors, k, None, J)
     frame = rel.to_frame(seed=2)
     checked = [KAnonymity(k), BetaLikeness("s", beta), BackgroundKnowledge("s", J, test="pairwise")]
@@ -326,7 +327,7 @@ def test_adult_uhra_paper_setting(adult_bk_table) -> None:
     rel = uhra(table, [KAnonymity(5), TCloseness("salary-class", 0.5), BackgroundKnowledge("salary-class", 0.8)],
                priors=priors, max_suppression=1.0, max_passes=5)
     m = compute_metrics(table, rel)
-    assert rel.extra["bk_clusters"] == 1 and rel.n_suppressed == 0
+    assert rel.bk.clusters == 1 and rel.n_suppressed == 0
     assert m["min_class_size"] >= 5 and m["record_linkage"] <= 100 / 5
     assert 0 < m["gcp"] < 0.1
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from anonkit.algorithms import fixed
+from anonkit.algorithms.lattice.fixed import fixed
 from anonkit.errors import InputError
 from anonkit.models import (
     DistinctLDiversity,

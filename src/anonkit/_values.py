@@ -9,7 +9,21 @@ import numpy as np
 import pandas as pd
 
 from anonkit.errors import InputError
-from anonkit.hierarchy._core import _text
+
+
+def cell_text(v: object) -> str:
+    """Canonical text of a cell: hierarchies and data are matched as text (as ARX does).
+
+    Every kind of missing value (None, NaN, NaT, pd.NA) is the empty string; whole floats lose
+    their ``.0`` so that ``39.0`` read from Parquet matches the hierarchy's ``39``.
+    """
+    if v is None or isinstance(v, str):
+        return "" if v is None else v
+    if pd.api.types.is_scalar(v) and pd.isna(v):
+        return ""
+    if isinstance(v, float | np.floating) and float(v).is_integer():
+        return str(int(v))
+    return str(v)
 
 
 def is_missing(values: pd.Series) -> np.ndarray:
@@ -28,8 +42,8 @@ def factorize_text(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarr
     codes, uniques = pd.factorize(cells, use_na_sentinel=False)
     if any(isinstance(u, bool | np.bool_) for u in uniques):
         # pandas hashes True like 1 and False like 0; such a column is grouped by its text instead
-        codes, uniques = pd.factorize(np.array([_text(v) for v in np.asarray(cells, dtype=object)], dtype=object))
-    text = np.array([_text(u) for u in uniques], dtype=object)
+        codes, uniques = pd.factorize(np.array([cell_text(v) for v in np.asarray(cells, dtype=object)], dtype=object))
+    text = np.array([cell_text(u) for u in uniques], dtype=object)
     merged, labels = pd.factorize(text)
     if len(labels) < len(text):
         codes = merged[codes]

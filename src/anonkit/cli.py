@@ -147,7 +147,7 @@ def _run_with_progress(cfg, config: Path, input: str | None, output: str | None,
     clusters grouped, or records scanned, for the background-knowledge algorithms)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from anonkit.algorithms.lattice._search import PROGRESS
+    from anonkit.algorithms.common import PROGRESS
     from anonkit.pipeline import run_config
 
     with Progress(
@@ -159,9 +159,7 @@ def _run_with_progress(cfg, config: Path, input: str | None, output: str | None,
         def phase(msg: str) -> None:
             bar.update(task, description=msg)
 
-        what = {"uhra": "grouping background-knowledge clusters", "k-primacy": "grouping background-knowledge clusters",
-                "bka-js": "scanning records in Hilbert order"}.get(cfg.algorithm.name,
-                                                                   "searching the lattice (checked transformations)")
+        what = cfg.algorithm.spec.progress or "working"
 
         def checked(done: int, total: int) -> None:
             bar.update(task, description=what, completed=done, total=total)
@@ -339,6 +337,32 @@ def check(
     _out.print(t)
     for note in report["notes"]:
         _err.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
+
+
+@app.command("algorithms")
+def list_algorithms(
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per algorithm, in a list.")] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print the README's algorithm table.")] = False,
+) -> None:
+    """List the algorithms: family, what they do, their options with types and defaults, the models
+    they enforce, what they need and what they publish."""
+    from anonkit.algorithms.describe import describe_all, markdown_table
+
+    if as_json:
+        print(json.dumps(_jsonable(describe_all())))
+        return
+    if markdown:
+        print(markdown_table())
+        return
+    t = RichTable(title="anonkit algorithms (config: algorithm: {name: NAME, OPTION: VALUE, …})")
+    for col in ("name", "family", "what it does", "options (default)", "enforces", "needs / publishes"):
+        t.add_column(col)
+    for a in describe_all():
+        options = "\n".join(f"{o['name']}: {o['type']}" + ("" if o["required"] else f" = {o['default']}")
+                            for o in a["options"])
+        t.add_row(escape(a["name"]), a["family"], escape(a["summary"]), escape(options), escape(a["enforces_text"]),
+                  escape(", ".join([*a["needs"], a["publishes"]])))
+    _out.print(t)
 
 
 experiment_app = typer.Typer(help="Reproduce the experiments of the source papers.", no_args_is_help=True)

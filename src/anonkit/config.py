@@ -12,7 +12,7 @@ raised as :class:`~anonkit.errors.InputError`. Paths are relative to the config 
       - {model: t-closeness, attribute: occupation, t: 0.2, distance: equal}
       # background knowledge (spec §1.7, §3): only with algorithm uhra, bka-js or k-primacy
       - {model: background-knowledge, attribute: occupation, J: 0.8, prior: kernel}
-    algorithm: {name: fixed, levels: {age: 2}, max_suppression: 0.02,
+    algorithm: {name: fixed, levels: {age: 2}, max_suppression: 0.02,   # see `anonkit algorithms`
                 metric: {name: loss, gs: 0.5, aggregate: geometric}}
     output: {path: out.csv, suppressed: drop}         # or: mark
     seed: 0
@@ -21,11 +21,13 @@ raised as :class:`~anonkit.errors.InputError`. Paths are relative to the config 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from anonkit.algorithms import registry
+from anonkit.algorithms.spec import Algorithm
 from anonkit.errors import InputError
 from anonkit.metrics import SearchMetric
 from anonkit.models import (
@@ -78,7 +80,8 @@ class BuilderConfig(BaseModel):
 
 class AttributeConfig(_Strict):
     role: Literal[
-        "identifier", "id", "quasi", "qi", "quasi-identifier", "sensitive", "insensitive", "other"
+        "identifier", "id", "person", "individual", "quasi", "qi", "quasi-identifier", "sensitive", "insensitive",
+        "other",
     ]
     #: ``None``: inferred from the data (all values numbers → numeric, else categorical)
     type: Literal["categorical", "ordinal", "numeric", "date"] | None = None
@@ -171,7 +174,7 @@ class DeltaDisclosureConfig(_Strict):
 class PriorConfig(_Strict):
     """Where the adversary's priors ``P(S | QI)`` come from (spec §3).
 
-    * ``{kind: kernel, bandwidth: 0.3, external: FILE}`` — the §3.2 kernel estimate (product
+    * ``{kind: kernel, bandwidth: B, external: FILE}`` — the §3.2 kernel estimate (product
       Epanechnikov kernel, ``bandwidth`` per normalized QI), from the input itself or, with
       ``external``, from another data file holding the same quasi-identifiers and the sensitive
       attribute (read like the input; ``separator`` overrides the input's);
@@ -222,7 +225,7 @@ class BackgroundKnowledgeConfig(_Strict):
 
     model: Literal["background-knowledge"]
     attribute: str
-    J: float = Field(ge=0, le=1)
+    J: float
     prior: PriorConfig = Field(default_factory=lambda: PriorConfig(kind="kernel"))
     test: Literal["auto", "pairwise", "posterior"] = "auto"
     posterior: Literal["omega", "exact"] = "omega"
@@ -243,7 +246,7 @@ class BackgroundKnowledgeConfig(_Strict):
             self.attribute,
             self.J,
             prior=self.prior.kind,
-            bandwidth=0.3 if self.prior.bandwidth is None else self.prior.bandwidth,
+            **({} if self.prior.bandwidth is None else {"bandwidth": self.prior.bandwidth}),
             test=self.test,
             posterior=self.posterior,
         )
@@ -270,74 +273,24 @@ class MetricConfig(_Strict):
         return SearchMetric(self.name, self.gs, self.aggregate, self.monotonic)
 
 
-class AlgorithmConfig(_Strict):
-    """``name``: fixed (apply ``levels``); a lattice search: flash (default), ola, incognito,
-    datafly, lightning (``heuristic_threshold``: above this many transformations flash falls back
-    to lightning, which stops after ``time_limit`` seconds or ``step_limit`` checks); a local
-    recoding: mondrian (``mode``), kaca (``weights``, ``beta``, ``failing``), mdav (``output``,
-    ``standardize``, ``failing``: ``merge`` a class failing l/t/β/δ with its nearest class (default)
-    or ``suppress`` it), stack-and-deal, anatomy (``l``); or a background-knowledge algorithm, the
-    only ones that enforce the ``background-knowledge`` model (spec §4.1–4.3): uhra
-    (``small_cluster``: suppress | merge, ``reference``: table | cluster, ``max_passes``), bka-js
-    (``bits``, ``leftover``: merge | suppress, ``enforce_k``), k-primacy (``small_cluster``,
-    ``max_passes``; β from a beta-likeness model, default 1)."""
+class AlgorithmConfig(BaseModel):
+    """``name`` (default: the registry's default algorithm, Flash), ``metric`` (the quality model a
+    search optimizes and the summary's ``score`` reports) and the algorithm's own options, as its
+    declaration gives them (``anonkit algorithms`` lists every algorithm with its options, their
+    types, ranges and defaults; an option of another algorithm is an error naming the key)."""
 
-    name: Literal[
-        "fixed", "flash", "ola", "incognito", "datafly", "lightning", "mondrian", "kaca", "mdav",
-        "stack-and-deal", "anatomy", "uhra", "bka-js", "k-primacy",
-    ] = "flash"
-    levels: dict[str, int] = Field(default_factory=dict)
-    max_suppression: float = Field(0.0, ge=0, le=1)
+    model_config = ConfigDict(extra="allow")
+    name: str | None = None
     metric: MetricConfig = Field(default_factory=MetricConfig)
-    heuristic_threshold: int = Field(100_000, ge=1)
-    time_limit: float = Field(30.0, gt=0)
-    step_limit: int | None = Field(None, ge=1)
-    mode: Literal["strict", "relaxed"] | None = None
-    weights: Literal["uniform", "height"] | None = None
-    beta: float | None = Field(None, gt=0)
-    output: Literal["centroids", "intervals"] | None = None
-    standardize: Literal["zscore", "minmax"] | None = None
-    l: int | None = Field(None, ge=1)  # noqa: E741
-    small_cluster: Literal["suppress", "merge"] | None = None
-    reference: Literal["table", "cluster"] | None = None
-    max_passes: int | None = Field(None, ge=0)
-    bits: int | None = Field(None, ge=1)
-    leftover: Literal["merge", "suppress"] | None = None
-    enforce_k: bool | None = None
-    failing: Literal["merge", "suppress"] | None = None
 
-    #: options that only some algorithms take, and which ones
-    OPTIONS: ClassVar[dict[str, set[str]]] = {
-        "mode": {"mondrian"},
-        "weights": {"kaca"},
-        "beta": {"kaca"},
-        "output": {"mdav"},
-        "standardize": {"mdav"},
-        "l": {"anatomy"},
-        "small_cluster": {"uhra", "k-primacy"},
-        "reference": {"uhra"},
-        "max_passes": {"uhra", "k-primacy"},
-        "bits": {"bka-js"},
-        "leftover": {"bka-js"},
-        "enforce_k": {"bka-js"},
-        "failing": {"kaca", "mdav"},
-    }
-
-    @model_validator(mode="after")
-    def _options_fit(self) -> AlgorithmConfig:
-        for key, owners in self.OPTIONS.items():
-            if getattr(self, key) is not None and self.name not in owners:
-                raise ValueError(f"'{key}' applies to {', '.join(sorted(owners))} only, not {self.name}")
-        return self
+    @property
+    def spec(self) -> Algorithm:
+        """The declaration of the algorithm named (an InputError naming the known ones otherwise)."""
+        return registry.get(self.name)
 
     def options(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.OPTIONS if getattr(self, k) is not None}
-
-    @model_validator(mode="after")
-    def _levels_only_for_fixed(self) -> AlgorithmConfig:
-        if self.levels and self.name != "fixed":
-            raise ValueError("'levels' applies to algorithm 'fixed' only")
-        return self
+        """The options given, validated by the algorithm's declaration (errors name the key)."""
+        return self.spec.validate(dict(self.model_extra or {}), where="algorithm.")
 
 
 class OutputConfig(_Strict):
@@ -402,11 +355,22 @@ def parse_config(data: Any, *, source: str | None = None) -> Config:
     if not isinstance(data, dict):
         raise InputError("config must be a mapping of keys to values", file=source)
     try:
-        return Config.model_validate(data)
+        config = Config.model_validate(data)
     except ValidationError as exc:
         raise InputError(_format_error(exc), file=source) from None
     except InputError as exc:  # a model's own parameter check
         raise InputError(str(exc), file=source) from None
+    try:
+        config.algorithm.options()  # the algorithm and its options, checked now
+    except InputError as exc:
+        raise InputError(exc.message, key=exc.key, file=source) from None
+    for i, model in enumerate(config.privacy):  # each model checks its own parameters, once
+        try:
+            model.build()
+        except InputError as exc:
+            where = f"privacy.{i}" + (f".{exc.key}" if exc.key else "")
+            raise InputError(f"config key '{where}': {exc.message}", file=source) from None
+    return config
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):

@@ -5,7 +5,7 @@
 summary dict (what ``--json`` prints).
 
 Background knowledge (spec §1.7, §3, §4.1–4.3): a :class:`~anonkit.models.BackgroundKnowledge`
-model is enforced only by the algorithms of :data:`~anonkit.algorithms.registry.BK_ALGORITHMS`.
+model is enforced only by the algorithms whose declaration enforces it (UHRA and its baselines).
 The adversary's priors are computed once (or taken from the caller), handed to the algorithm as
 ``priors=`` and to the verifier, which judges the model from the released classes, the link from
 released rows to input records (:meth:`~anonkit.release.Release.published_rows`) and the priors.
@@ -14,7 +14,6 @@ released rows to input records (:meth:`~anonkit.release.Release.published_rows`)
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -28,12 +27,13 @@ from numpy.typing import ArrayLike
 from anonkit import interrupt
 from anonkit import metrics as _m
 from anonkit._values import is_missing, strip_cells
-from anonkit.algorithms import LATTICE_ALGORITHMS, get_algorithm
+from anonkit.algorithms import registry
+from anonkit.algorithms.common import check_models
 from anonkit.algorithms.feasibility import explain, impossible
-from anonkit.algorithms.registry import BK_ALGORITHMS, PUBLISHES
-from anonkit.algorithms.transform import check_models
+from anonkit.algorithms.spec import RUNTIME, Algorithm
 from anonkit.config import BackgroundKnowledgeConfig, BuilderConfig, Config, MetricConfig, PriorConfig
 from anonkit.datasets import DATASETS
+from anonkit.engines import Engine, get_engine
 from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.hierarchy import Hierarchy, builders, read_hierarchy
 from anonkit.io import check_format, check_target, read_table, same_table, sole_sqlite_table, write_table
@@ -42,7 +42,7 @@ from anonkit.models import BackgroundKnowledge, Criterion
 from anonkit.release import Release, check_seed
 from anonkit.schema import Attribute, AttrType, Schema
 from anonkit.table import MissingPolicy, Table
-from anonkit.verify import Verification, verify
+from anonkit.verify import Verification
 
 if TYPE_CHECKING:
     from anonkit.knowledge import Priors
@@ -69,13 +69,14 @@ def anonymize(
     schema: Schema,
     models: Iterable[Criterion],
     *,
-    algorithm: str = "flash",
+    algorithm: str | None = None,
     seed: int = 0,
     suppressed: str = "drop",
     missing: MissingPolicy = "value",
     strip: bool = True,
     metric: MetricConfig | _m.SearchMetric | None = None,
     priors: PriorsInput | None = None,
+    engine: str | Engine | None = None,
     **params: object,
 ) -> Result:
     """Anonymize ``frame`` with ``algorithm`` so that every model in ``models`` holds.
@@ -85,13 +86,14 @@ def anonymize(
     get the inferred one (numbers → numeric). ``seed`` (a whole number ≥ 0) orders the released
     rows and drives every random choice of the algorithm (KACA's pick, Anatomy's residue).
 
-    ``metric`` is the quality model a lattice search optimizes (default: ARX's Loss, gs 0.5,
-    geometric mean) and the one reported as ``score``. Other keyword arguments go to the algorithm
-    (``max_suppression``, ``levels`` for ``fixed``, ``heuristic_threshold`` for ``flash``, …).
+    ``algorithm`` is a registered name (``anonkit algorithms`` lists them; default: Flash). ``metric``
+    is the quality model a lattice search optimizes (default: ARX's Loss, gs 0.5, geometric mean)
+    and the one reported as ``score``. Other keyword arguments are the algorithm's options
+    (``max_suppression``, ``levels``, ``mode``, …), validated by its declaration.
 
-    A :class:`~anonkit.models.BackgroundKnowledge` model (spec §1.7) needs one of the
-    background-knowledge algorithms ``uhra``, ``bka-js`` or ``k-primacy`` (§4.1–4.3); its
-    ``test="auto"`` becomes that algorithm's guarantee (:meth:`~BackgroundKnowledge.resolved`).
+    A :class:`~anonkit.models.BackgroundKnowledge` model (spec §1.7) needs an algorithm that enforces
+    it (§4.1–4.3: UHRA and its baselines); its ``test="auto"`` becomes that algorithm's guarantee
+    (:meth:`~BackgroundKnowledge.resolved`).
     ``priors`` are the adversary's beliefs over the records of ``frame`` (see :data:`PriorsInput`;
     an ``(n × S)`` array may give individuals with equal QIs different beliefs, §3.3); without it
     they are estimated once by the first background-knowledge model (``model.priors``, §3.2). The
@@ -114,47 +116,55 @@ def anonymize(
     """
     start = time.perf_counter()
     seed = check_seed(seed)
+    spec = registry.get(algorithm)
+    options = spec.validate({k: v for k, v in params.items() if k not in RUNTIME})
     models = list(models)
-    table = Table(frame, schema, missing=missing, strip=strip)
-    models, bk = _background_knowledge(models, algorithm)
+    runner = get_engine(engine)
+    table = runner.encode(frame, schema, missing=missing, strip=strip)
+    if table.person is not None and not spec.persons:
+        takers = ", ".join(a.name for a in registry.algorithms().values() if a.persons) or "none yet"
+        raise InputError(
+            f"{spec.name} counts records, not persons, so several records of one person could be told apart; "
+            f"with a person column use an algorithm that counts persons ({takers})",
+            column=schema.person,
+        )
+    models, bk = _background_knowledge(models, spec)
     check_models(table, models)
     if isinstance(metric, MetricConfig):
         search_metric = metric.search_metric()
     else:
         search_metric = metric if metric is not None else _m.SearchMetric()
-    algo = get_algorithm(algorithm)
-    if algorithm in LATTICE_ALGORITHMS:
-        params.setdefault("metric", search_metric)
-    if "seed" in inspect.signature(algo).parameters:
-        params.setdefault("seed", seed)
+    runtime: dict[str, object] = {}
+    if "metric" in spec.runtime:
+        runtime["metric"] = search_metric
+    if spec.randomized:
+        runtime["seed"] = seed
     warnings = table.warnings + _model_warnings(table, models)
-    reason = impossible(table, models, algorithm, params)
+    reason = impossible(table, models, spec, options)
     if reason is not None:
-        summary = _failure_summary(table, None, algorithm, models, warnings, f"the models cannot be met: {reason}")
+        summary = _failure_summary(table, None, spec.name, models, warnings, f"the models cannot be met: {reason}")
         raise UnsatisfiableError(summary["message"], summary=summary)
     bk_priors: Priors | None = None
     if bk:
         bk_priors = _priors_for(table, bk[0], priors)
-        params["priors"] = bk_priors
+        runtime["priors"] = bk_priors
     elif priors is not None:
-        if algorithm not in BK_ALGORITHMS:
-            raise InputError(
-                f"priors= applies to the background-knowledge algorithms ({', '.join(sorted(BK_ALGORITHMS))}) only, "
-                f"not {algorithm}",
-                key="priors",
-            )
-        params["priors"] = priors(table) if _is_factory(priors) else priors  # type: ignore[operator]
+        if "priors" not in spec.runtime:
+            takers = ", ".join(a.name for a in registry.algorithms().values() if "priors" in a.runtime)
+            raise InputError(f"priors= applies to the algorithms that use background knowledge ({takers}) only, "
+                             f"not {spec.name}", key="priors")
+        runtime["priors"] = priors(table) if _is_factory(priors) else priors  # type: ignore[operator]
     interrupt.check()
-    release = algo(table, models, **params)
+    release = spec.run(table, models, **options, **runtime)
     interrupt.check()
     seconds = time.perf_counter() - start
     release.seconds = seconds
     if not release.satisfied or release.n_released == 0:
-        why = explain(table, models, release, algorithm, params)
-        summary = _failure_summary(table, release, algorithm, models, warnings, f"the models cannot be met: {why}")
+        why = explain(table, models, release, spec, options)
+        summary = _failure_summary(table, release, spec.name, models, warnings, f"the models cannot be met: {why}")
         summary["seconds"] = round(seconds, 6)
         raise UnsatisfiableError(summary["message"], summary=summary, release=release)
-    published = release.to_frame(suppressed=suppressed, seed=seed)  # type: ignore[arg-type]
+    published = runner.publish(release, suppressed=suppressed, seed=seed)
     reference = {s: table.frame[s] for s in table.sensitive}
     link: dict[str, object] = {}
     if bk:
@@ -163,7 +173,7 @@ def anonymize(
             "rows": release.published_rows(suppressed=suppressed, seed=seed),  # type: ignore[arg-type]
             "priors": bk_priors,
         }
-    verification = verify(published, table.schema, models, reference=reference, **link)  # type: ignore[arg-type]
+    verification = runner.verify(published, table.schema, models, reference=reference, **link)
     if not verification.ok:
         raise AssertionError("the release failed independent verification:\n" + verification.summary())
     interrupt.check()
@@ -180,7 +190,7 @@ def anonymize(
         "min_class_size": int(release.class_sizes().min()) if release.n_classes else 0,
         "transformation": release.transformation,
         "generalization": _generalization(table, release),
-        "score": release.extra.get("score") if "score" in release.extra else _plain(
+        "score": release.search.score if release.search is not None else _plain(
             _m.score(table, release, search_metric)
         ),
         "metric": dataclasses.asdict(search_metric),
@@ -194,10 +204,10 @@ def anonymize(
         "seed": seed,
         "seconds": round(seconds, 6),
     }
-    if "lattice" in release.extra:
-        summary["lattice"] = release.extra["lattice"]
-    if "fallback" in release.extra:
-        summary["fallback"] = release.extra["fallback"]
+    if release.search is not None:
+        summary["lattice"] = release.search.counts
+        if release.search.fallback is not None:
+            summary["fallback"] = release.search.fallback
     if bk:
         m = bk[0]
         summary["background_knowledge"] = {
@@ -205,7 +215,7 @@ def anonymize(
             "J": m.J,
             "test": m.test,
             "prior": m.prior if priors is None else "given",
-            "clusters": release.extra.get("bk_clusters"),  # an int (uhra, k-primacy) or absent
+            "clusters": release.bk.clusters,  # an int (clustering algorithms) or None
         }
     return Result(release, published, verification, summary)
 
@@ -288,25 +298,26 @@ def _generalization(table: Table, release: Release, examples: int = 3) -> dict[s
 
 # ---------------------------------------------------------------------- background knowledge
 def _background_knowledge(
-    models: list[Criterion], algorithm: str
+    models: list[Criterion], spec: Algorithm
 ) -> tuple[list[Criterion], list[BackgroundKnowledge]]:
-    """``models`` with every background-knowledge model resolved for ``algorithm`` (§1.7), and
-    those models; an :class:`InputError` if ``algorithm`` cannot enforce them."""
+    """``models`` with every background-knowledge model resolved for the algorithm ``spec`` (§1.7),
+    and those models; an :class:`InputError` if the algorithm cannot enforce them."""
     if not any(getattr(m, "record_level", False) for m in models):
         return models, []
-    if algorithm not in BK_ALGORITHMS:
-        raise InputError(
-            f"the background-knowledge model is enforced only by the algorithms uhra, bka-js and k-primacy, "
-            f"not {algorithm}; to measure what a background-knowledge adversary learns from another release, "
-            "run anonkit.analytics.background_knowledge_attack on it",
-            key="algorithm.name",
-        )
     out: list[Criterion] = []
     for m in models:
         if getattr(m, "record_level", False):
+            if not spec.enforces_model(m):
+                takers = ", ".join(a.name for a in registry.algorithms().values() if a.enforces_model(m))
+                raise InputError(
+                    f"the {m.name} model is enforced only by the algorithms {takers}, not {spec.name}; to measure "
+                    "what a background-knowledge adversary learns from another release, run "
+                    "anonkit.analytics.background_knowledge_attack on it",
+                    key="algorithm.name",
+                )
             if not isinstance(m, BackgroundKnowledge):
                 raise InputError(f"{m.describe()}: unknown record-level model", key="privacy")
-            m = m.resolved(algorithm)
+            m = m.resolved(spec.bk_test or "pairwise")
         out.append(m)
     bk = [m for m in out if isinstance(m, BackgroundKnowledge)]
     attributes = sorted({m.attribute for m in bk})
@@ -531,7 +542,7 @@ def planned_outputs(
     if target is None:
         return []
     key = "--output" if output_path is not None else "output.path"
-    outputs = _output_targets(target, out.table, PUBLISHES.get(config.algorithm.name, ()))
+    outputs = _output_targets(target, out.table, config.algorithm.spec.tables)
     in_loc, in_fmt, in_table = _input_location(config, base, input_path)
     if in_table is None and config.input.query is None and (in_fmt or _suffix_format(in_loc)) == "sqlite":
         in_table = sole_sqlite_table(in_loc)  # read whole when it holds one table
@@ -602,24 +613,14 @@ def run_config(
     schema = _schema(config, base, defaults, frame)
     say("anonymizing")
     algo = config.algorithm
-    params: dict[str, object] = {"max_suppression": algo.max_suppression}
-    if algo.name == "datafly" and "max_suppression" not in algo.model_fields_set:
-        params["max_suppression"] = None  # Sweeney's allowance: k records (spec §5.1)
-    if algo.name == "fixed":
-        params["levels"] = algo.levels
-    if algo.name == "flash":
-        params.update(heuristic_threshold=algo.heuristic_threshold, time_limit=algo.time_limit,
-                      step_limit=algo.step_limit)
-    if algo.name == "lightning":
-        params.update(time_limit=algo.time_limit, step_limit=algo.step_limit)
-    params.update(algo.options())
+    params = algo.options()
     priors, prior_note = _config_priors(config, base)
     try:
         result = anonymize(
             frame,
             schema,
             config.models(),
-            algorithm=algo.name,
+            algorithm=algo.spec.name,
             seed=run_seed,
             suppressed=config.output.suppressed,
             missing=config.input.missing,
@@ -637,7 +638,7 @@ def run_config(
     result.summary["output"] = None
     if outputs:
         say("writing output")
-        tables = result.release.extra.get("tables")
+        tables = result.release.tables
         frames = [result.frame] if not tables else list(tables.values())
         for (location, sql_table), frame_out in zip(outputs, frames, strict=True):
             write_table(

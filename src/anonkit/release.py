@@ -19,7 +19,7 @@ joined by position.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -44,6 +44,38 @@ CUSTOM = -1
 
 
 @dataclass
+class SearchStats:
+    """What a full-domain search found and did (ARX reports the same): the ``score`` of the chosen
+    transformation under the search metric (a vector for the ``rank`` aggregate), the lattice's
+    ``counts`` (``nodes``, ``checked``, ``scored`` and the nodes per status), and, when the lattice
+    was too large for an optimal search, the ``fallback`` note. ``lattice`` and ``status`` are the
+    classified lattice (node ids and the status of every node), ``traversal_status`` the
+    classification by the monotonic models alone (when not every model is monotonic), for
+    inspection and tests."""
+
+    score: float | list[float]
+    counts: dict[str, int]
+    fallback: str | None = None
+    lattice: Any = None
+    status: np.ndarray | None = None
+    traversal_status: np.ndarray | None = None
+
+
+@dataclass
+class BKClusters:
+    """What a background-knowledge algorithm did (spec §4.1–4.3): the number of ``clusters`` of
+    people whose priors lie within J, the ``cluster_of`` every record (−1: none), the guarantee it
+    enforced (``test``), the largest class divergence (``divergence``) and the records suppressed
+    because their class broke J (``failed_records``)."""
+
+    clusters: int | None = None
+    cluster_of: np.ndarray | None = None
+    test: str | None = None
+    divergence: float | None = None
+    failed_records: int = 0
+
+
+@dataclass
 class Release:
     """The result of an anonymization.
 
@@ -59,6 +91,20 @@ class Release:
         For full-domain generalization, quasi-identifier → level (input column order).
     satisfied:
         Whether the models hold within the suppression limit.
+    search:
+        Full-domain searches: the score and the lattice's counts (:class:`SearchStats`).
+    bk:
+        Background-knowledge algorithms: the clusters and the guarantee (:class:`BKClusters`).
+    tables:
+        Algorithms that publish several linked tables (Anatomy): each by name (``qit``, ``st``).
+    record_group:
+        The algorithm's group of every record before classes publishing the same values were merged
+        (−1: none), where the algorithm groups records (MDAV, Anatomy, the BK algorithms).
+    failed_records:
+        Records in classes the models failed (suppressed whole), local recodings.
+    notes:
+        Further facts an algorithm reports about its run (merges, passes, the path of Datafly…), by
+        name; each algorithm's docstring lists its own.
     """
 
     table: Table
@@ -71,7 +117,12 @@ class Release:
     message: str = ""
     params: dict = field(default_factory=dict)
     seconds: float = 0.0
-    extra: dict = field(default_factory=dict)
+    search: SearchStats | None = None
+    bk: BKClusters = field(default_factory=BKClusters)
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    record_group: np.ndarray | None = None
+    failed_records: int = 0
+    notes: dict[str, Any] = field(default_factory=dict)
     class_bounds: dict[str, np.ndarray] = field(default_factory=dict)
     class_sets: dict[str, list[np.ndarray]] = field(default_factory=dict)
 

@@ -1,6 +1,8 @@
 """The :class:`Schema`: each column's role, type and hierarchy.
 
-Roles (spec §0.2): *identifier* (dropped before anything else and never written), *quasi*
+Roles (spec §0.2): *identifier* (dropped before anything else and never written), *person* (which
+rows belong to one individual, spec §1.5: dropped from every release like an identifier; counts
+that mean people count its distinct values), *quasi*
 (quasi-identifier, generalized), *sensitive* (protected by l-diversity, t-closeness, …) and
 *insensitive* (passed through unchanged). Types: *categorical*, *ordinal* (an explicit order),
 *numeric* and *date*.
@@ -18,6 +20,9 @@ from anonkit.hierarchy import Hierarchy
 
 class Role(StrEnum):
     IDENTIFIER = "identifier"
+    #: which rows belong to one individual (data with several records per person): never published,
+    #: and every count that means "people" counts distinct persons
+    PERSON = "person"
     QUASI = "quasi"
     SENSITIVE = "sensitive"
     INSENSITIVE = "insensitive"
@@ -34,6 +39,8 @@ _ROLE_ALIASES = {
     "identifier": Role.IDENTIFIER,
     "id": Role.IDENTIFIER,
     "identifying": Role.IDENTIFIER,
+    "person": Role.PERSON,
+    "individual": Role.PERSON,
     "quasi": Role.QUASI,
     "qi": Role.QUASI,
     "quasi-identifier": Role.QUASI,
@@ -122,6 +129,7 @@ class Schema:
         sensitive: Iterable[str] = (),
         identifier: Iterable[str] = (),
         insensitive: Iterable[str] = (),
+        person: str | None = None,
         hierarchies: Mapping[str, Hierarchy] | None = None,
         types: Mapping[str, str | AttrType] | None = None,
         default_role: str | Role | None = None,
@@ -132,6 +140,7 @@ class Schema:
             (Role.QUASI, quasi),
             (Role.SENSITIVE, sensitive),
             (Role.INSENSITIVE, insensitive),
+            (Role.PERSON, [] if person is None else [person]),
         ):
             for name in names:
                 if name in attrs:
@@ -172,6 +181,14 @@ class Schema:
     @property
     def identifiers(self) -> list[str]:
         return self.names(Role.IDENTIFIER)
+
+    @property
+    def person(self) -> str | None:
+        """The person column (at most one), or ``None``."""
+        names = self.names(Role.PERSON)
+        if len(names) > 1:
+            raise InputError(f"only one column may have role person, got {', '.join(names)}", column=names[1])
+        return names[0] if names else None
 
     def unlisted(self, columns: Iterable[str]) -> list[str]:
         """The ``columns`` this schema gives no role."""

@@ -110,7 +110,20 @@ class Table:
             raise InputError("input is empty: no records")
         schema = schema.in_column_order(columns)
         ident = schema.identifiers
-        frame = frame.set_axis(columns, axis=1).drop(columns=ident).reset_index(drop=True)
+        frame = frame.set_axis(columns, axis=1)
+        person = schema.person
+        #: the person of every record (codes ``0 … n_persons−1``), for data with several records per
+        #: person; ``None`` without a person column. The column itself never reaches the frame.
+        self.person: np.ndarray | None = None
+        self.n_persons: int = len(frame)
+        if person is not None:
+            codes, labels = factorize_text(frame[person])
+            if (labels == "").any():
+                i = int(np.flatnonzero(codes == int(np.flatnonzero(labels == "")[0]))[0])
+                raise InputError("a record without a person (the person column is empty)", column=person, row=i + 1)
+            self.person, self.n_persons = codes, len(labels)
+            ident = [*ident, person]
+        frame = frame.drop(columns=ident).reset_index(drop=True)
         self.warnings: list[str] = []
         self.missing = missing
         # every quasi-identifier and sensitive column is factorized once: (codes, canonical texts);
@@ -207,6 +220,16 @@ class Table:
     @property
     def heights(self) -> list[int]:
         return [h.height for h in self.hierarchies]
+
+    def class_people(self, record_class: np.ndarray, n_classes: int) -> np.ndarray:
+        """Distinct persons per class (``record_class``: the class of every record, −1 none); the
+        class sizes when every record is its own person (no person column)."""
+        rc = np.asarray(record_class, dtype=np.int64)
+        keep = rc >= 0
+        if self.person is None:
+            return np.bincount(rc[keep], minlength=n_classes)
+        pairs = np.unique(rc[keep] * np.int64(self.n_persons) + self.person[keep])
+        return np.bincount(pairs // self.n_persons, minlength=n_classes)
 
     def hierarchy(self, name: str) -> Hierarchy:
         return self.hierarchies[self.qi.index(name)]

@@ -1,6 +1,8 @@
-"""Anonymization algorithms, ``(table, models, **params) -> Release``, and their registry."""
+"""Anonymization algorithms, ``(table, models, **options) -> Release``, declared beside their code
+(:mod:`anonkit.algorithms.spec`) and collected by the registry (:mod:`anonkit.algorithms.registry`)."""
 
-from anonkit.algorithms.registry import ALGORITHMS, LATTICE_ALGORITHMS, get_algorithm
-from anonkit.algorithms.transform import evaluate_node, fixed
+from anonkit.algorithms.registry import algorithms, default_algorithm, get, get_algorithm
+from anonkit.algorithms.spec import Algorithm
+from anonkit.algorithms.transform import evaluate_node
 
-__all__ = ["ALGORITHMS", "LATTICE_ALGORITHMS", "evaluate_node", "fixed", "get_algorithm"]
+__all__ = ["Algorithm", "algorithms", "default_algorithm", "evaluate_node", "get", "get_algorithm"]

@@ -3,43 +3,40 @@
 A user whose models cannot be met must learn *why* and *what to change*, in one line. Two kinds of
 reasons are computed here, both cheaply (a count over the table or one more class evaluation):
 
-* :func:`impossible` — before any work: a configuration that no release can satisfy, whatever the
-  algorithm (an l-diversity model asking for more distinct sensitive values than the whole table
-  holds; anatomy's groups smaller than the k a k-anonymity model asks for);
+* :func:`impossible` — before any work: a configuration that no release can satisfy (an
+  l-diversity model asking for more distinct sensitive values than the whole table holds), and the
+  algorithm's own proofs (its declaration's ``precheck``: anatomy's groups smaller than ``k``…);
 * :func:`explain` — after an algorithm returned a release that fails its models: whether the
   models fail even at the top of every hierarchy (full-domain) or with all records in one class
   (local recoding), and by how many records the suppression limit is missed, with the setting that
-  would have to change.
+  would have to change (the declaration's ``explain`` and ``on_failure`` speak for the algorithm).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
+from anonkit.algorithms.common import suppression_limit
 from anonkit.algorithms.local import record_stats
-from anonkit.algorithms.transform import evaluate_node, suppression_limit
-from anonkit.models import (
-    Criterion,
-    DistinctLDiversity,
-    EntropyLDiversity,
-    KAnonymity,
-    RecursiveCLDiversity,
-)
+from anonkit.algorithms.spec import Algorithm
+from anonkit.algorithms.transform import evaluate_node
+from anonkit.models import Criterion, DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from anonkit.release import Release
 from anonkit.table import Table
 
 _DIVERSITY = (DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity)
 
 
-def impossible(table: Table, models: list[Criterion], algorithm: str, params: dict) -> str | None:
+def impossible(table: Table, models: list[Criterion], spec: Algorithm, options: Mapping[str, object]) -> str | None:
     """The reason no release of ``table`` can satisfy ``models``, or ``None`` when none is known.
 
     Every l-diversity variant needs at least ``⌈l⌉`` distinct sensitive values in every class
     (entropy-l: ``exp(H) ≤`` distinct values), so a table with fewer distinct values than that
-    cannot be made l-diverse by any partition or suppression. Anatomy publishes groups of ``l``
-    records (``l + 1`` for a few), so a k-anonymity model with ``k > l + 1`` fails in every group.
+    cannot be made l-diverse by any partition or suppression. Then the algorithm's own proof
+    (its declaration's ``precheck``, e.g. anatomy's groups smaller than ``k``).
     """
     released = ~table.presuppressed
     for m in models:
@@ -54,45 +51,25 @@ def impossible(table: Table, models: list[Criterion], algorithm: str, params: di
                     f"only {present} distinct value{'s' if present != 1 else ''} in the whole table: lower l to at "
                     f"most {present} or protect another attribute"
                 )
-    if algorithm == "anatomy":
-        group = _anatomy_l(models, params)
-        for m in models:
-            if isinstance(m, KAnonymity) and m.k > group + 1:
-                return _anatomy_reason(m, group)
-    return None
+    return spec.precheck(table, models, options) if spec.precheck is not None else None
 
 
-def _anatomy_l(models: list[Criterion], params: dict) -> int:
-    """Anatomy's group size ``l``: the option, else the largest distinct-l, else 3 (anatomy's rule)."""
-    if params.get("l") is not None:
-        return int(params["l"])  # type: ignore[arg-type]
-    ls = [math.ceil(m.l) for m in models if isinstance(m, DistinctLDiversity)]
-    return max(ls) if ls else 3
-
-
-def _anatomy_reason(model: KAnonymity, group: int) -> str:
-    return (
-        f"anatomy forms groups of l = {group} records (l + 1 for a few), but {model.describe()} needs {model.k}: "
-        f"set algorithm.l to at least {model.k} or lower k"
-    )
-
-
-def explain(table: Table, models: list[Criterion], release: Release, algorithm: str, params: dict) -> str:
+def explain(
+    table: Table, models: list[Criterion], release: Release, spec: Algorithm, options: Mapping[str, object]
+) -> str:
     """One line: why ``release`` fails ``models`` and what to change (see the module docstring)."""
-    share = params.get("max_suppression", release.params.get("max_suppression"))
-    limit = suppression_limit(float(share), table.n) if share is not None else None
+    share = options.get("max_suppression", release.params.get("max_suppression"))
+    limit = suppression_limit(float(share), table.n) if share is not None else None  # type: ignore[arg-type]
     if release.n_released == 0 and release.satisfied:
         return "every record would be suppressed: nothing could be released; relax the models"
-    if algorithm == "anatomy":
-        group = int(release.params.get("l", _anatomy_l(models, params)))
-        for m in models:
-            if isinstance(m, KAnonymity) and m.k > group:
-                return _anatomy_reason(m, group)
+    own = spec.explain(table, models, release, options) if spec.explain is not None else None
+    if own is not None:
+        return own
     limit_text = "" if limit is None else f", the limit is {limit:,} ({_pct(limit, table.n)} of {table.n:,})"
     if release.transformation is not None:  # full-domain: the top node is the most general release
         top = [a.max_level if a.max_level is not None else h.height
                for a, h in zip((table.schema[q] for q in table.qi), table.hierarchies, strict=True)]
-        ev = evaluate_node(table, top, models, float(share) if share is not None else 1.0)
+        ev = evaluate_node(table, top, models, float(share) if share is not None else 1.0)  # type: ignore[arg-type]
         if ev.suppressed > (limit if limit is not None else ev.limit):
             failing = _failing_at(table, models, top)
             where = ", ".join(f"{q}={lv}" for q, lv in zip(table.qi, top, strict=True))
@@ -108,11 +85,9 @@ def explain(table: Table, models: list[Criterion], release: Release, algorithm: 
                 f"even all records in one class fail {_names(failing)}: relax the models (no grouping can meet them)"
             )
     needed = release.n_suppressed - int(table.presuppressed.sum())
-    hint = (
-        "choose higher levels or let a search algorithm (flash) find them"
-        if algorithm == "fixed"
-        else f"raise algorithm.max_suppression to at least {_ceil_share(needed, table.n)} or relax the models"
-    )
+    hint = spec.on_failure
+    if hint == Algorithm.on_failure:
+        hint = f"raise algorithm.max_suppression to at least {_ceil_share(needed, table.n)} or relax the models"
     return f"{needed:,} records would have to be suppressed{limit_text}: {hint}"
 
 

@@ -24,9 +24,8 @@ import numpy as np
 import pandas as pd
 
 from anonkit._kernels import group_columns
-from anonkit.algorithms.transform import suppression_limit
-from anonkit.errors import InputError
-from anonkit.hierarchy import Hierarchy
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, suppression_limit, suppression_verdict
+from anonkit.hierarchy import Hierarchy, class_lca
 from anonkit.models import Criterion
 from anonkit.release import CUSTOM, Release
 from anonkit.stats import ClassStats, class_stats
@@ -81,32 +80,9 @@ def _subset_fixpoint(
 
 
 def _lca(table: Table, j: int, record_class: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per class the lowest level where all its values share one node, and that node."""
-    h = table.hierarchies[j]
-    keep = record_class >= 0
-    cls = record_class[keep]
-    codes = table.codes[keep, j]
-    level = np.full(n_classes, h.height, dtype=np.int64)
-    node = np.zeros(n_classes, dtype=np.int64)
-    done = np.zeros(n_classes, dtype=bool)
-    for lv in range(h.height + 1):
-        g = h.maps[lv][codes].astype(np.int64)
-        lo = np.full(n_classes, np.iinfo(np.int64).max)
-        hi = np.full(n_classes, -1)
-        np.minimum.at(lo, cls, g)
-        np.maximum.at(hi, cls, g)
-        single = (lo == hi) & ~done
-        level[single] = lv
-        node[single] = lo[single]
-        done |= single
-    if not done.all():
-        c = int(np.flatnonzero(~done)[0])
-        raise InputError(
-            "the values of a class have no common ancestor in the hierarchy (give it a single top value)",
-            column=table.qi[j],
-            value=str(h.labels[0][codes[cls == c][0]]),
-        )
-    return level, node
+    """Per class the lowest level where all its values share one node, and that node
+    (:func:`anonkit.hierarchy.class_lca` over the records of QI ``j``)."""
+    return class_lca(table.hierarchies[j], table.codes[:, j], record_class, n_classes, column=table.qi[j])
 
 
 def _class_keys(
@@ -194,7 +170,7 @@ def partition_release(
     models: list[Criterion],
     *,
     algorithm: str,
-    max_suppression: float = 0.0,
+    max_suppression: float = DEFAULT_MAX_SUPPRESSION,
     numeric: Literal["interval", "hierarchy"] = "interval",
     categorical: Literal["lca", "set"] = "lca",
     started: float | None = None,
@@ -253,13 +229,7 @@ def partition_release(
     n_classes = int(ok.sum())
     suppressed = int((record_class < 0).sum()) - int(table.presuppressed.sum())
     limit = suppression_limit(max_suppression, table.n)
-    satisfied = suppressed <= limit and n_classes > 0
-    if n_classes == 0:
-        message = "the models cannot be met: no class could be published"
-    elif suppressed <= limit:
-        message = "the models hold"
-    else:
-        message = f"the models fail: {suppressed} records would have to be suppressed, the limit is {limit}"
+    satisfied, message = suppression_verdict(suppressed, limit, n_classes)
     rel = Release(
         table,
         record_class,
@@ -274,5 +244,5 @@ def partition_release(
         class_bounds=bounds,
         class_sets=sets,
     )
-    rel.extra["failed_records"] = failed_records
+    rel.failed_records = failed_records
     return rel

@@ -1,47 +1,71 @@
-"""The registry: config names → algorithm functions, so the CLI and the common tests see every
-algorithm the same way. Entries are ``module:function`` paths imported on first use, so an
-algorithm's dependencies load only when it runs."""
+"""The registry: every algorithm's declaration (:mod:`anonkit.algorithms.spec`), collected from the
+family packages, so the config, the pipeline, the CLI, the experiments and the common tests see
+every algorithm the same way.
+
+Declarations live beside their code (one ``@algorithm(...)`` per algorithm); this module only
+finds them: it imports the modules of each family package (``anonkit.algorithms.<family>``) whose
+names do not start with ``_`` and keeps every function that carries a ``spec``. Names are unique.
+"""
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable
+from functools import cache
 
+from anonkit.algorithms.spec import FAMILIES, Algorithm
 from anonkit.errors import InputError
 
-ALGORITHMS: dict[str, str] = {
-    "fixed": "anonkit.algorithms.transform:fixed",
-    "flash": "anonkit.algorithms.lattice.flash:flash",
-    "ola": "anonkit.algorithms.lattice.ola:ola",
-    "incognito": "anonkit.algorithms.lattice.incognito:incognito",
-    "datafly": "anonkit.algorithms.lattice.datafly:datafly",
-    "lightning": "anonkit.algorithms.lattice.lightning:lightning",
-    "mondrian": "anonkit.algorithms.partition.mondrian:mondrian",
-    "kaca": "anonkit.algorithms.cluster.kaca:kaca",
-    "mdav": "anonkit.algorithms.cluster.mdav:mdav",
-    "stack-and-deal": "anonkit.algorithms.bucket.stack_and_deal:stack_and_deal",
-    "anatomy": "anonkit.algorithms.bucket.anatomy:anatomy",
-    "uhra": "anonkit.algorithms.knowledge.uhra:uhra",
-    "bka-js": "anonkit.algorithms.knowledge.bka_js:bka_js",
-    "k-primacy": "anonkit.algorithms.knowledge.k_primacy:k_primacy",
-}
-#: the algorithms that search the full-domain lattice (they take ``metric`` and report a lattice)
-LATTICE_ALGORITHMS = {"flash", "ola", "incognito", "datafly", "lightning"}
-#: the background-knowledge algorithms (spec §4.1–4.3): the only ones that enforce the record-level
-#: :class:`~anonkit.models.BackgroundKnowledge` model (§1.7); they take ``priors``
-BK_ALGORITHMS = {"uhra", "bka-js", "k-primacy"}
-#: the algorithms that draw random numbers: the pipeline passes them its ``seed``
-RANDOMIZED = {"kaca", "anatomy"}
-#: the algorithms that publish several linked tables, and their names (``Release.extra["tables"]``)
-PUBLISHES: dict[str, tuple[str, ...]] = {"anatomy": ("qit", "st")}
+
+@cache
+def algorithms() -> dict[str, Algorithm]:
+    """Every registered algorithm by config name, family by family (lattice, search, partition,
+    cluster, bucket), then by module name."""
+    found: dict[str, Algorithm] = {}
+    for family in FAMILIES:
+        try:
+            package = importlib.import_module(f"anonkit.algorithms.{family}")
+        except ModuleNotFoundError:
+            continue
+        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+            if info.name.startswith("_"):
+                continue
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            for value in vars(module).values():
+                spec = getattr(value, "spec", None)
+                if isinstance(spec, Algorithm) and spec.run.__module__ == module.__name__:
+                    if spec.name in found and found[spec.name] is not spec:
+                        raise RuntimeError(f"two algorithms are named {spec.name!r}")
+                    found[spec.name] = spec
+    defaults = [a.name for a in found.values() if a.default]
+    if len(defaults) != 1:
+        raise RuntimeError(f"exactly one algorithm must be the default, found {defaults}")
+    return found
+
+
+def get(name: str | None = None) -> Algorithm:
+    """The declaration of ``name`` (default: the default algorithm); an :class:`InputError` naming
+    the known ones otherwise."""
+    known = algorithms()
+    if name is None:
+        return default_algorithm()
+    try:
+        return known[name]
+    except KeyError:
+        raise InputError(f"unknown algorithm {name!r}; available: {', '.join(known)}", key="algorithm.name") from None
+
+
+def default_algorithm() -> Algorithm:
+    """The algorithm used when none is named (Flash, as in ARX)."""
+    return next(a for a in algorithms().values() if a.default)
 
 
 def get_algorithm(name: str) -> Callable:
-    try:
-        target = ALGORITHMS[name]
-    except KeyError:
-        raise InputError(
-            f"unknown algorithm {name!r}; available: {', '.join(sorted(ALGORITHMS))}", key="algorithm.name"
-        ) from None
-    module, _, func = target.partition(":")
-    return getattr(importlib.import_module(module), func)  # type: ignore[no-any-return]
+    """The callable of ``name``: ``fn(table, models, **options)`` with validated options (the
+    decorated function of its module)."""
+    spec = get(name)
+    return spec.entry if spec.entry is not None else spec.__call__
+
+
+__all__ = ["Algorithm", "algorithms", "default_algorithm", "get", "get_algorithm"]

@@ -12,15 +12,13 @@ shrink another subset class below its bound, so the suppression is iterated to a
 
 from __future__ import annotations
 
-import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from anonkit.algorithms.common import suppression_limit, suppression_verdict
 from anonkit.algorithms.rollup import RollupCache
-from anonkit.errors import InputError
 from anonkit.models import Criterion
 from anonkit.release import Release, full_domain_release
 from anonkit.stats import ClassStats
@@ -45,31 +43,6 @@ class NodeEvaluation:
     class_codes: np.ndarray | None = None
 
 
-def suppression_limit(max_suppression: float, n: int) -> int:
-    """ARX's limit ``⌊max_suppression · n⌋`` records (guarding against float noise)."""
-    if not 0.0 <= max_suppression <= 1.0:
-        raise InputError(f"max_suppression must lie in [0, 1], got {max_suppression!r}", key="max_suppression")
-    return math.floor(max_suppression * n + 1e-9)
-
-
-def check_models(table: Table, models: list[Criterion]) -> None:
-    """Raise a clear error when a model cannot apply to this table (unknown attribute, k > n…)."""
-    for m in models:
-        if m.attribute is not None and m.attribute not in table.sensitive:
-            raise InputError(f"{m.name} refers to an attribute that is not sensitive", column=m.attribute)
-        if m.qis is not None:
-            for q in m.qis:
-                if q not in table.qi:
-                    raise InputError(f"{m.name} refers to an attribute that is not a quasi-identifier", column=q)
-        if m.minimum_class_size() > table.n:
-            raise InputError(
-                f"{m.describe()} needs classes of {m.minimum_class_size()} records but the table has only "
-                f"{table.n}",
-                key="k" if m.attribute is None else "l",
-                value=m.minimum_class_size(),
-            )
-
-
 def presuppressed_weight(table: Table) -> np.ndarray:
     """Tuple counts with the tuples of records suppressed up front (missing values) set to 0."""
     d = table.distinct
@@ -84,12 +57,16 @@ def evaluate_node(
     table: Table,
     levels: list[int] | tuple[int, ...] | np.ndarray,
     models: list[Criterion],
-    max_suppression: float,
+    max_suppression: float | None = None,
     *,
+    limit: int | None = None,
     monotone: Callable[[Criterion], bool] | None = None,
     cache: RollupCache | None = None,
 ) -> NodeEvaluation:
     """Classes of the transformation ``levels`` and which of them survive the models.
+
+    The node is anonymous when the suppressed records stay within ``limit`` records, or within
+    ``⌊max_suppression · n⌋`` when the limit is given as a share (give exactly one).
 
     With ``monotone``, the models it selects are applied first and the records they alone would
     suppress are reported as ``monotone_suppressed`` (a lattice search infers from it).
@@ -144,7 +121,8 @@ def evaluate_node(
                 break
     sizes = stats.sizes
     suppressed = int(sizes[~ok].sum())
-    limit = suppression_limit(max_suppression, table.n)
+    if limit is None:
+        limit = suppression_limit(0.0 if max_suppression is None else max_suppression, table.n)
     return NodeEvaluation(
         levels, tc, n_classes, ok, sizes, suppressed, limit, suppressed <= limit, mono_suppressed, codes
     )
@@ -166,54 +144,15 @@ def release_node(
         remap = np.cumsum(present) - 1
         record_class = np.where(record_class >= 0, remap[np.maximum(record_class, 0)], -1)
     n_classes = int(present.sum())
-    message = (
-        "the models hold"
-        if ev.anonymous
-        else f"the models fail: {ev.suppressed} records would have to be suppressed, the limit is {ev.limit}"
-    )
+    satisfied, message = suppression_verdict(ev.suppressed, ev.limit, released_classes=1)
     return full_domain_release(
         table,
         list(ev.levels),
         record_class,
         n_classes,
         algorithm=algorithm,
-        satisfied=ev.anonymous,
+        satisfied=satisfied,
         message=message,
         params=dict(params),
         seconds=seconds,
-    )
-
-
-def fixed(
-    table: Table,
-    models: list[Criterion],
-    *,
-    levels: dict[str, int] | list[int],
-    max_suppression: float = 0.0,
-) -> Release:
-    """Algorithm ``fixed``: apply one full-domain transformation and suppress failing classes.
-
-    ``levels`` maps quasi-identifiers to levels (omitted ones stay at level 0) or lists a level per
-    quasi-identifier in input column order. ``satisfied`` tells whether the models hold within
-    ``max_suppression`` (a fraction of the records); classes failing the models are suppressed either
-    way and never published.
-    """
-    start = time.perf_counter()
-    check_models(table, models)
-    if isinstance(levels, dict):
-        unknown = [q for q in levels if q not in table.qi]
-        if unknown:
-            raise InputError("levels name an attribute that is not a quasi-identifier", column=unknown[0])
-        vec = [int(levels.get(q, 0)) for q in table.qi]
-    else:
-        vec = [int(x) for x in levels]
-        if len(vec) != len(table.qi):
-            raise InputError(f"levels must list {len(table.qi)} values, one per quasi-identifier", key="levels")
-    for j, q in enumerate(table.qi):
-        h = table.hierarchies[j]
-        if not 0 <= vec[j] <= h.height:
-            raise InputError(f"level must lie in [0, {h.height}]", column=q, value=vec[j], key="levels")
-    ev = evaluate_node(table, vec, models, max_suppression)
-    return release_node(
-        table, ev, algorithm="fixed", seconds=time.perf_counter() - start, max_suppression=max_suppression
     )

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from anonkit._values import cell_text
 from anonkit.errors import InputError
 
 
@@ -52,7 +53,7 @@ class Hierarchy:
     ) -> None:
         self.name = name
         self.source = source
-        rows = [[_text(v) for v in r] for r in rows]
+        rows = [[cell_text(v) for v in r] for r in rows]
         if not rows:
             raise InputError("hierarchy is empty", column=name, file=source)
         width = len(rows[0])
@@ -158,7 +159,7 @@ class Hierarchy:
         """
         cells = values if isinstance(values, np.ndarray | pd.Series) else list(values)
         codes, uniques = pd.factorize(np.asarray(cells, dtype=object), use_na_sentinel=False)
-        texts = np.array([_text(u) for u in uniques], dtype=object)
+        texts = np.array([cell_text(u) for u in uniques], dtype=object)
         return self.encode_codes(codes, texts, column=column)
 
     def encode_codes(
@@ -204,7 +205,7 @@ class Hierarchy:
 
     def restrict(self, values: Iterable[object]) -> Hierarchy:
         """The hierarchy cut down to the leaves in ``values`` (order kept, levels unchanged)."""
-        keep = set(_text(v) for v in values)
+        keep = set(cell_text(v) for v in values)
         rows = [self.row(i) for i in range(self.n_leaves) if self.labels[0][i] in keep]
         return Hierarchy(rows, name=self.name, source=self.source)
 
@@ -221,7 +222,7 @@ class Hierarchy:
     @classmethod
     def flat(cls, values: Iterable[object], *, name: str | None = None, top: str = "*") -> Hierarchy:
         """The trivial two-level hierarchy ``{values} → *`` (spec §0.2)."""
-        uniq = list(dict.fromkeys(_text(v) for v in values))
+        uniq = list(dict.fromkeys(cell_text(v) for v in values))
         return cls([[v, top] for v in uniq], name=name, source="(flat)")
 
     def __repr__(self) -> str:
@@ -231,21 +232,6 @@ class Hierarchy:
         return isinstance(other, Hierarchy) and self.rows() == other.rows()
 
     __hash__ = None  # type: ignore[assignment]
-
-
-def _text(v: object) -> str:
-    """Canonical text of a cell: hierarchies and data are matched as text (as ARX does).
-
-    Every kind of missing value (None, NaN, NaT, pd.NA) is the empty string; whole floats lose
-    their ``.0`` so that ``39.0`` read from Parquet matches the hierarchy's ``39``.
-    """
-    if v is None or isinstance(v, str):
-        return "" if v is None else v
-    if pd.api.types.is_scalar(v) and pd.isna(v):
-        return ""
-    if isinstance(v, float | np.floating) and float(v).is_integer():
-        return str(int(v))
-    return str(v)
 
 
 def _numeric_bounds(leaves: np.ndarray, maps: np.ndarray) -> list[np.ndarray] | None:

@@ -28,10 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.cluster.hierarchy import fcluster, linkage
 
 from anonkit.errors import InputError
-from anonkit.knowledge.divergence import jsd
+from anonkit.knowledge.divergence import check_jsd_bound, jsd
 from anonkit.knowledge.priors import Priors
 
 #: Default largest number of distinct prior vectors clustered (the condensed matrix then holds
@@ -202,9 +201,7 @@ def bk_clusters(
     :class:`BKClustering`. Any two records of one cluster have prior JSD ≤ ``J`` (complete linkage);
     cluster ids follow the order of each cluster's first record, so the result is deterministic.
     """
-    J = float(J)
-    if not np.isfinite(J) or J < 0:
-        raise InputError(f"J must be a finite number ≥ 0, got {J}")
+    J = check_jsd_bound(J)
     rows, inverse, row_counts = _as_rows(priors, counts)
     n, m = len(inverse), rows.shape[0]
 
@@ -240,6 +237,8 @@ def bk_clusters(
                 f"(the pairwise JSD matrix would hold {u * (u - 1) // 2} floats); "
                 "coarsen the priors or raise max_distinct"
             )
+        from scipy.cluster.hierarchy import fcluster, linkage  # SciPy's clustering: imported when needed
+
         z = linkage(condensed_jsd(vectors), method="complete")
         labels = fcluster(z, t=J, criterion="distance").astype(np.int64)
         # renumber by first vector (vectors are already in first-record order)

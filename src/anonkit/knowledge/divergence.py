@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from anonkit.errors import InputError
+
 
 def kl(p: ArrayLike, q: ArrayLike) -> np.ndarray | float:
     """Kullback–Leibler divergence ``KL(p‖q) = Σ_{p_i > 0} p_i log2(p_i / q_i)`` (base 2).
@@ -42,3 +44,12 @@ def _kl_to_mix(p: np.ndarray, m: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(pos, p * np.log2(np.where(pos, p, 1.0) / np.where(pos, m, 1.0)), 0.0)
     return terms.sum(axis=-1)
+
+
+def check_jsd_bound(J: float, *, key: str = "J") -> float:
+    """``J`` as a float: a bound on the base-2 JSD, so a number in ``[0, 1]`` (1 bounds nothing);
+    an :class:`~anonkit.errors.InputError` naming ``key`` otherwise."""
+    value = float(J)
+    if not (np.isfinite(value) and 0 <= value <= 1):
+        raise InputError(f"J must be a number in [0, 1] (base-2 JSD), got {J!r}", key=key)
+    return value

@@ -26,8 +26,9 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import sparse
 
+from anonkit._values import cell_text
+from anonkit.distance import leaf_delta, numeric_delta, unit_range
 from anonkit.errors import InputError
-from anonkit.hierarchy._core import _text
 from anonkit.table import Table
 
 #: Upper bound on the entries of one ``chunk × m`` kernel block (≈ 16 MB of float64).
@@ -127,7 +128,7 @@ def _side(table: Table, sensitive: str, source: Table | None = None) -> _Side:
         if source is not None:
             index = h.index()
             leaves = tab.hierarchies[j].leaves
-            mapped = np.array([index.get(_text(v), -1) for v in leaves], dtype=np.int64)
+            mapped = np.array([index.get(cell_text(v), -1) for v in leaves], dtype=np.int64)
             used = mapped[codes]
             if (used < 0).any():
                 bad = leaves[codes[np.flatnonzero(used < 0)[0]]]
@@ -136,8 +137,8 @@ def _side(table: Table, sensitive: str, source: Table | None = None) -> _Side:
         cols.append(codes)
     code_map = None
     if source is not None:
-        index = {_text(v): i for i, v in enumerate(table.domains[sensitive].labels)}
-        code_map = np.array([index.get(_text(v), -1) for v in tab.domains[sensitive].labels], dtype=np.int64)
+        index = {cell_text(v): i for i, v in enumerate(table.domains[sensitive].labels)}
+        code_map = np.array([index.get(cell_text(v), -1) for v in tab.domains[sensitive].labels], dtype=np.int64)
     return _Side(cols, _hist(tab, sensitive, code_map, s))
 
 
@@ -169,21 +170,21 @@ def _global(hist: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------- kernel estimation
 class _Deltas:
-    """Per-attribute §0.3 distances ``δ_a`` between target and source tuples, block by block."""
+    """Per-attribute §0.3 distances ``δ_a`` (:mod:`anonkit.distance`) between target and source
+    tuples, block by block."""
 
     def __init__(self, table: Table, target: _Side, source: _Side) -> None:
         self.parts: list[tuple[str, Any]] = []
         for j, (name, h) in enumerate(zip(table.qi, table.hierarchies, strict=True)):
             t, s = target.cols[j], source.cols[j]
             if name in table.numeric:
-                both = np.concatenate([t, s])
-                both = both[~np.isnan(both)]
-                span = float(both.max() - both.min()) if both.size else 0.0
+                _, span = unit_range(np.concatenate([t, s]))
                 self.parts.append(("num", (t, s, span)))
                 continue
             ut, ti = np.unique(t, return_inverse=True)
             us, si = np.unique(s, return_inverse=True)
-            self.parts.append(("cat", (ti.reshape(-1), si.reshape(-1), _leaf_delta(h, ut, us))))
+            blank = np.array([cell_text(v) == "" for v in h.leaves], dtype=bool)
+            self.parts.append(("cat", (ti.reshape(-1), si.reshape(-1), leaf_delta(h, ut, us, missing=blank))))
 
     def __len__(self) -> int:
         return len(self.parts)
@@ -193,26 +194,13 @@ class _Deltas:
         kind, data = self.parts[j]
         if kind == "num":
             t, s, span = data
-            diff = np.abs(t[rows, None] - s[None, :])
-            out = diff / span if span > 0 else np.zeros_like(diff)
-            return np.where(np.isnan(out), 1.0, np.minimum(out, 1.0))
+            return numeric_delta(t[rows, None], s[None, :], span)
         ti, si, mat = data
         return mat[ti[rows]][:, si]
 
 
-def _leaf_delta(h: Any, ut: np.ndarray, us: np.ndarray) -> np.ndarray:
-    """``height(LCA) / height(H)`` between leaf codes ``ut`` and ``us`` (1 for a missing value)."""
-    if h.height == 0:
-        delta = (ut[:, None] != us[None, :]).astype(np.float64)
-    else:
-        equal = np.zeros((len(ut), len(us)), dtype=np.int64)
-        for level in range(h.height + 1):
-            equal += h.maps[level][ut][:, None] == h.maps[level][us][None, :]
-        delta = np.minimum((h.height + 1 - equal) / h.height, 1.0)
-    leaves = h.leaves
-    delta[np.array([_text(v) == "" for v in leaves[ut]], dtype=bool), :] = 1.0
-    delta[:, np.array([_text(v) == "" for v in leaves[us]], dtype=bool)] = 1.0
-    return delta
+#: the kernel bandwidth per normalized quasi-identifier (spec §3.2, §6)
+DEFAULT_BANDWIDTH = 0.3
 
 
 def _bandwidths(table: Table, bandwidth: float | Mapping[str, float]) -> np.ndarray:
@@ -220,7 +208,7 @@ def _bandwidths(table: Table, bandwidth: float | Mapping[str, float]) -> np.ndar
         unknown = [k for k in bandwidth if k not in table.qi]
         if unknown:
             raise InputError("bandwidth given for a non-quasi-identifier", column=unknown[0])
-        out = np.array([float(bandwidth.get(q, 0.3)) for q in table.qi])
+        out = np.array([float(bandwidth.get(q, DEFAULT_BANDWIDTH)) for q in table.qi])
     else:
         out = np.full(len(table.qi), float(bandwidth))
     if not np.all(out > 0):
@@ -232,7 +220,7 @@ def kernel_priors(
     table: Table,
     sensitive: str,
     *,
-    bandwidth: float | Mapping[str, float] = 0.3,
+    bandwidth: float | Mapping[str, float] = DEFAULT_BANDWIDTH,
     external: Table | None = None,
     kernel: KernelMode = "product",
 ) -> Priors:
@@ -413,8 +401,8 @@ def matrix_priors(table: Table, sensitive: str, matrix: pd.DataFrame | ArrayLike
     s = len(labels)
     d = table.distinct
     if isinstance(matrix, pd.DataFrame):
-        index = {_text(v): i for i, v in enumerate(labels)}
-        cols = [index.get(_text(c), -1) for c in matrix.columns]
+        index = {cell_text(v): i for i, v in enumerate(labels)}
+        cols = [index.get(cell_text(c), -1) for c in matrix.columns]
         if -1 in cols:
             raise InputError("prior matrix column is not a sensitive value", column=str(matrix.columns[cols.index(-1)]))
         if len(set(cols)) != len(cols):
@@ -428,11 +416,11 @@ def matrix_priors(table: Table, sensitive: str, matrix: pd.DataFrame | ArrayLike
                 raise InputError(f"prior matrix index must have {len(table.qi)} levels (the QIs), has {idx.nlevels}")
             if set(idx.names) == set(table.qi):
                 idx = idx.reorder_levels(table.qi)
-            keys = [tuple(_text(v) for v in k) for k in idx]
+            keys = [tuple(cell_text(v) for v in k) for k in idx]
         else:
             if len(table.qi) != 1:
                 raise InputError(f"prior matrix needs a MultiIndex over the QIs {table.qi}")
-            keys = [(_text(v),) for v in idx]
+            keys = [(cell_text(v),) for v in idx]
         lookup: dict[tuple[str, ...], int] = {}
         for i, k in enumerate(keys):
             if k in lookup:
@@ -441,7 +429,7 @@ def matrix_priors(table: Table, sensitive: str, matrix: pd.DataFrame | ArrayLike
         leaves = [h.leaves for h in table.hierarchies]
         rows = np.empty(d.size, dtype=np.int64)
         for t in range(d.size):
-            key = tuple(_text(leaves[j][c]) for j, c in enumerate(d.tuples[t]))
+            key = tuple(cell_text(leaves[j][c]) for j, c in enumerate(d.tuples[t]))
             if key not in lookup:
                 raise InputError("prior matrix lacks a QI tuple of the table", value=key)
             rows[t] = lookup[key]
@@ -486,7 +474,7 @@ def incremental_priors(
     previous_values: ArrayLike | None = None,
     alpha: float = 1.0,
     kernel: Priors | None = None,
-    bandwidth: float | Mapping[str, float] = 0.3,
+    bandwidth: float | Mapping[str, float] = DEFAULT_BANDWIDTH,
 ) -> Priors:
     """Priors of release ``t`` from the adversary's beliefs after release ``t − 1`` (§3.3, reconstructed).
 

@@ -2,6 +2,15 @@
 
 Every measure is a function ``(table, release, **params)``. :data:`METRICS` names each scalar
 measure with its default parameters; :func:`compute_metrics` evaluates several at once.
+
+The measures live in one module per family: :mod:`~anonkit.metrics.arx` (ARX's conventions: gs
+factors, rounding, attribute weights, aggregation), :mod:`~anonkit.metrics.loss`,
+:mod:`~anonkit.metrics.entropy`, :mod:`~anonkit.metrics.classes` (DM, DM*, AECS, class sizes,
+suppression) and :mod:`~anonkit.metrics.precision` (Precision, Prec, Height) — ARX's quality
+models —, :mod:`~anonkit.metrics.ncp` (NCP, GCP), :mod:`~anonkit.metrics.distortion` (WHD,
+modification rate), :mod:`~anonkit.metrics.risk` (re-identification risk) and
+:mod:`~anonkit.metrics.coverage` (the leaves a local recoding's intervals and sets cover). Import
+the measures from here.
 """
 
 from __future__ import annotations
@@ -9,43 +18,29 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from anonkit.errors import InputError
+from anonkit.metrics.arx import AGGREGATES, aggregate_values, arx_round, attribute_weights, gs_factors
+from anonkit.metrics.classes import (
+    ClassSizeStats,
+    aecs,
+    cavg,
+    class_size_stats,
+    discernibility,
+    discernibility_star,
+    suppressed_class_sizes,
+    suppression_rate,
+)
+from anonkit.metrics.distortion import WHDResult, modification_rate, whd, whd_cost, whd_step_weights
+from anonkit.metrics.entropy import entropy, entropy_per_attribute
+from anonkit.metrics.loss import loss, loss_per_attribute
+from anonkit.metrics.ncp import gcp, ncp_classes, ncp_records
+from anonkit.metrics.precision import height, prec_loss, precision, precision_per_attribute
 from anonkit.metrics.risk import (
     ProsecutorRisk,
     linkage_candidates,
     prosecutor_risk,
     record_linkage,
     sample_uniqueness,
-)
-from anonkit.metrics.utility import (
-    AGGREGATES,
-    ClassSizeStats,
-    WHDResult,
-    aecs,
-    aggregate_values,
-    arx_round,
-    attribute_weights,
-    cavg,
-    class_size_stats,
-    discernibility,
-    discernibility_star,
-    entropy,
-    entropy_per_attribute,
-    gcp,
-    gs_factors,
-    height,
-    loss,
-    loss_per_attribute,
-    modification_rate,
-    ncp_classes,
-    ncp_records,
-    prec_loss,
-    precision,
-    precision_per_attribute,
-    suppressed_class_sizes,
-    suppression_rate,
-    whd,
-    whd_cost,
-    whd_step_weights,
 )
 from anonkit.release import Release
 from anonkit.table import Table
@@ -150,12 +145,12 @@ def compute_metrics(
     ``aggregate="rank"`` the ``loss`` entry is the descending tuple of weighted per-QI values.
     """
     if aggregate not in AGGREGATES:
-        raise ValueError(f"unknown aggregate {aggregate!r}; allowed: {', '.join(AGGREGATES)}")
+        raise InputError(f"unknown aggregate {aggregate!r}; allowed: {', '.join(AGGREGATES)}", key="aggregate")
     gs_factors(gs)  # validates
     selected = list(_PARAMETRIZED) if names is None else list(names)
     unknown = [n for n in selected if n not in _PARAMETRIZED]
     if unknown:
-        raise ValueError(f"unknown metric {unknown[0]!r}; known: {', '.join(_PARAMETRIZED)}")
+        raise InputError(f"unknown metric {unknown[0]!r}; known: {', '.join(_PARAMETRIZED)}", key="names")
     out: dict[str, float] = {}
     for name in selected:
         value = _PARAMETRIZED[name](table, release, gs, aggregate)
@@ -178,9 +173,9 @@ class SearchMetric:
 
     def __post_init__(self) -> None:
         if self.name not in SEARCH_METRICS:
-            raise ValueError(f"unknown metric {self.name!r}; allowed: {', '.join(SEARCH_METRICS)}")
+            raise InputError(f"unknown metric {self.name!r}; allowed: {', '.join(SEARCH_METRICS)}", key="name")
         if self.aggregate not in AGGREGATES:
-            raise ValueError(f"unknown aggregate {self.aggregate!r}; allowed: {', '.join(AGGREGATES)}")
+            raise InputError(f"unknown aggregate {self.aggregate!r}; allowed: {', '.join(AGGREGATES)}", key="aggregate")
         gs_factors(self.gs)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from anonkit._kernels import group_columns
 from anonkit.hierarchy import Hierarchy
-from anonkit.metrics.utility import _Covered, _covered
+from anonkit.metrics.coverage import Covered, covered
 from anonkit.release import CUSTOM, Release
 from anonkit.table import Table
 
@@ -199,15 +199,15 @@ def _candidates_custom(
     nodes = release.class_nodes.astype(np.int64)
     n_cls = release.n_classes
     leaves = [d.tuples[:, j].astype(np.int64) for j in range(len(table.qi))]
-    covered: list[_Covered | None] = []
+    covered_by_qi: list[Covered | None] = []
     # per QI: the tuple orders (concatenated) and every class's blocks (class, start, length) in them
     index: list[np.ndarray] = []
     blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for j, h in enumerate(table.hierarchies):
         lv = levels[classes, j]
         custom = classes[lv == CUSTOM]
-        cov = _covered(table, release, j) if custom.size else None
-        covered.append(cov)
+        cov = covered(table, release, j) if custom.size else None
+        covered_by_qi.append(cov)
         orders: list[np.ndarray] = []
         b_cls, b_start, b_len = [], [], []
         offset = 0
@@ -256,7 +256,7 @@ def _candidates_custom(
 
     def inside(q: int, owner: np.ndarray, cand: np.ndarray) -> np.ndarray:
         leaf = leaves[q][cand]
-        cov = covered[q]
+        cov = covered_by_qi[q]
         if cov is not None and all_custom[q]:
             return cov.contains(owner, leaf)
         lv = level_col[q][owner]

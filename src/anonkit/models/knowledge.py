@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from anonkit.errors import InputError
+from anonkit.knowledge.divergence import check_jsd_bound
+from anonkit.knowledge.priors import DEFAULT_BANDWIDTH
 from anonkit.models.base import Criterion
 from anonkit.stats import ClassStats
 
@@ -35,8 +37,6 @@ if TYPE_CHECKING:
 
 BKTest = Literal["auto", "pairwise", "posterior"]
 PRIOR_KINDS = ("kernel", "classifier", "matrix")
-#: Algorithms that enforce the background-knowledge model.
-BK_ALGORITHMS = ("uhra", "bka-js", "k-primacy")
 #: Upper bound on ``pairs × S`` entries computed at once by :func:`max_pairwise_jsd`.
 _BLOCK = 2_000_000
 
@@ -65,7 +65,7 @@ class BackgroundKnowledge(Criterion):
     sensitive: str
     J: float
     prior: str = "kernel"
-    bandwidth: float = 0.3
+    bandwidth: float = DEFAULT_BANDWIDTH
     test: BKTest = "auto"
     posterior: Literal["omega", "exact"] = "omega"
     name = "background-knowledge"
@@ -75,8 +75,7 @@ class BackgroundKnowledge(Criterion):
     record_level = True
 
     def __post_init__(self) -> None:
-        if not (np.isfinite(self.J) and 0 <= self.J <= 1):
-            raise InputError(f"J must be a number in [0, 1] (base-2 JSD), got {self.J!r}", key="J")
+        check_jsd_bound(self.J)
         if self.prior not in PRIOR_KINDS:
             raise InputError(f"prior must be one of {', '.join(PRIOR_KINDS)}, got {self.prior!r}", key="prior")
         if not self.bandwidth > 0:
@@ -90,11 +89,12 @@ class BackgroundKnowledge(Criterion):
     def attribute(self) -> str:
         return self.sensitive
 
-    def resolved(self, algorithm: str) -> BackgroundKnowledge:
-        """This model with ``test="auto"`` replaced by ``algorithm``'s guarantee."""
+    def resolved(self, guarantee: str) -> BackgroundKnowledge:
+        """This model with ``test="auto"`` replaced by the enforcing algorithm's ``guarantee``
+        (``pairwise`` or ``posterior``, its declaration's ``bk_test``)."""
         if self.test != "auto":
             return self
-        return replace(self, test="posterior" if algorithm == "bka-js" else "pairwise")
+        return replace(self, test=guarantee)
 
     @property
     def effective_test(self) -> str:
@@ -117,8 +117,8 @@ class BackgroundKnowledge(Criterion):
     # ------------------------------------------------------------------ judging
     def passes(self, stats: ClassStats) -> np.ndarray:
         raise InputError(
-            "the background-knowledge model is judged from the records of each class; "
-            f"only {', '.join(BK_ALGORITHMS)} enforce it",
+            "the background-knowledge model is judged from the records of each class; only the algorithms "
+            "that declare they enforce it do (anonkit algorithms lists them)",
             key="model",
         )
 

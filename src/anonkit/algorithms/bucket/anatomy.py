@@ -17,7 +17,7 @@ t-th record of a value joins the t-th group holding that value.
 Eligibility: an ``l``-diverse anatomy exists iff no sensitive value occurs more than ``n/l`` times;
 otherwise :class:`~anonkit.errors.InputError` names the attribute, the value and its count.
 
-What is returned. The published result is two tables, in ``Release.extra["tables"]``:
+What is returned. The published result is two tables, in ``Release.tables``:
 
 * ``"qit"`` — the quasi-identifier table: every released record's **original** QI values (not
   generalized) and its ``GroupID``, rows in a seeded random order so that positions do not link
@@ -31,8 +31,8 @@ What is returned. The published result is two tables, in ``Release.extra["tables
 the groups as its classes (built by :func:`~anonkit.algorithms.local.partition_release`, so its
 sizes, statistics and model checks are the groups'), with the QIs generalized per group as a
 fallback view — what :meth:`Release.to_frame` and the pipeline publish. Groups failing a model are
-suppressed whole (and left out of both tables). ``extra["groups"]`` lists the record indices
-(input order) of every released group; ``extra["distinct_l"]`` and ``extra["max_confidence"]`` (the
+suppressed whole (and left out of both tables). ``notes["groups"]`` lists the record indices
+(input order) of every released group; ``notes["distinct_l"]`` and ``notes["max_confidence"]`` (the
 largest share of one value in a group) summarize the guarantee.
 
 Records suppressed up front (``missing="suppress"``) take no part; ``n`` counts the others.
@@ -42,13 +42,18 @@ from __future__ import annotations
 
 import heapq
 import time
+from collections.abc import Mapping
+from typing import Annotated
 
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
 from anonkit.algorithms.bucket.stack_and_deal import class_histogram, release_of, resolve_sensitive
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression
+from anonkit.algorithms.spec import algorithm
 from anonkit.errors import InputError
-from anonkit.models import Criterion, DistinctLDiversity
+from anonkit.models import Criterion, DistinctLDiversity, KAnonymity
 from anonkit.release import Release
 from anonkit.table import Table
 
@@ -260,8 +265,6 @@ def resolve_l(models: list[Criterion], l: int | None, sensitive: str | None) -> 
             l, attr = int(best.l), best.sensitive  # noqa: E741
         else:
             l = DEFAULT_L  # noqa: E741
-    if isinstance(l, bool) or not float(l).is_integer() or l < 1:
-        raise InputError(f"l must be a positive whole number, got {l!r}", key="l")
     return int(l), attr
 
 
@@ -273,14 +276,48 @@ def _column_name(base: str, taken: list[str]) -> str:
 
 
 # ---------------------------------------------------------------------------------------- algorithm
+def _groups_too_small(models: list[Criterion], group: int, beyond: int) -> str | None:
+    """Why anatomy cannot meet a k-anonymity model: its groups of ``group`` records (``group + 1`` for
+    a few) are smaller than ``k`` — when ``k > group + beyond``."""
+    for m in models:
+        if isinstance(m, KAnonymity) and m.k > group + beyond:
+            return (
+                f"anatomy forms groups of l = {group} records (l + 1 for a few), but {m.describe()} needs {m.k}: "
+                f"set algorithm.l to at least {m.k} or lower k"
+            )
+    return None
+
+
+def _precheck(table: Table, models: list[Criterion], options: Mapping[str, object]) -> str | None:
+    """Before the work: a k-anonymity model with ``k > l + 1`` fails in every group."""
+    l, _ = resolve_l(models, options.get("l"), options.get("sensitive"))  # type: ignore[arg-type]  # noqa: E741
+    return _groups_too_small(models, l, 1)
+
+
+def _explain(table: Table, models: list[Criterion], release: Release, options: Mapping[str, object]) -> str | None:
+    """After a failure: the groups of ``l`` records are smaller than ``k``."""
+    return _groups_too_small(models, int(release.params.get("l", 0)), 0)
+
+
+@algorithm(
+    "anatomy",
+    family="bucket",
+    summary="two linked tables: exact quasi-identifiers with a group id (qit) and each group's l-diverse "
+    "sensitive values with counts (st)",
+    enforces=("distinct-l-diversity",),
+    tables=("qit", "st"),
+    randomized=True,
+    precheck=_precheck,
+    explain=_explain,
+)
 def anatomy(
     table: Table,
     models: list[Criterion],
     *,
-    l: int | None = None,  # noqa: E741
+    l: Annotated[int, Field(ge=1)] | None = None,  # noqa: E741
     sensitive: str | None = None,
     seed: int | None = None,
-    max_suppression: float = 0.0,
+    max_suppression: MaxSuppression = DEFAULT_MAX_SUPPRESSION,
 ) -> Release:
     """Anatomy; see the module docstring.
 
@@ -356,14 +393,14 @@ def anatomy(
             _column_name(COUNT, [gid, sa]): hist[g_idx, v_idx].astype(np.int64),
         }
     )
-    rel.extra["tables"] = {"qit": qit, "st": st}
+    rel.tables = {"qit": qit, "st": st}
     members = released[np.argsort(rc[released], kind="stable")]
     ends = np.cumsum(np.bincount(rc[released], minlength=rel.n_classes)).tolist()
     starts = [0, *ends[:-1]] if ends else []
-    rel.extra["groups"] = [members[a:b] for a, b in zip(starts, ends, strict=True)]
+    rel.notes["groups"] = [members[a:b] for a, b in zip(starts, ends, strict=True)]
     sizes = hist.sum(axis=1)
-    rel.extra["distinct_l"] = int(np.count_nonzero(hist, axis=1).min()) if rel.n_classes else 0
-    rel.extra["max_confidence"] = float((hist.max(axis=1) / sizes).max()) if rel.n_classes else float("nan")
-    rel.extra["groups_formed"] = n_groups
+    rel.notes["distinct_l"] = int(np.count_nonzero(hist, axis=1).min()) if rel.n_classes else 0
+    rel.notes["max_confidence"] = float((hist.max(axis=1) / sizes).max()) if rel.n_classes else float("nan")
+    rel.notes["groups_formed"] = n_groups
     rel.seconds = time.perf_counter() - started
     return rel

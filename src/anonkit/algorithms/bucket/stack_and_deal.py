@@ -13,11 +13,11 @@ differ by at most one, so every value with ``f_v ≥ e`` appears in every class.
 The quasi-identifiers play no part in forming the classes (spec §8 row 20): each class is then
 generalized on its own by :func:`~anonkit.algorithms.local.partition_release` (numeric QIs to the
 class's ``[min, max]`` interval, categorical ones to the lowest common ancestor), which typically
-costs a great deal of utility — the release reports its NCP (``extra["ncp"]``, the GCP of
+costs a great deal of utility — the release reports its NCP (``notes["ncp"]``, the GCP of
 :func:`anonkit.metrics.gcp`) beside the diversity figures. Classes failing a model are suppressed
 whole, as for every local recoding.
 
-Diversity figures in ``Release.extra`` (over the released classes):
+Diversity figures in ``Release.notes`` (over the released classes):
 
 * ``distinct_l`` — the fewest distinct sensitive values in a class;
 * ``max_emd`` — the largest equal-distance EMD ``½ Σ_j |p_j − q_j|`` between a class's distribution
@@ -32,13 +32,17 @@ Records suppressed up front (``missing="suppress"``) are not dealt: ``r`` counts
 from __future__ import annotations
 
 import time
+from typing import Annotated
 
 import numpy as np
+from pydantic import Field
 
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression, largest_k
 from anonkit.algorithms.local import partition_release
+from anonkit.algorithms.spec import algorithm
 from anonkit.errors import InputError
 from anonkit.metrics import gcp
-from anonkit.models import Criterion, KAnonymity
+from anonkit.models import Criterion
 from anonkit.release import Release
 from anonkit.table import Table
 
@@ -116,10 +120,7 @@ def diversity(hist: np.ndarray, reference: np.ndarray) -> dict[str, float]:
 def resolve_k(models: list[Criterion], k: int | None) -> int:
     """``k`` as given, else the largest k of the k-anonymity models, else :data:`DEFAULT_K`."""
     if k is None:
-        ks = [int(m.k) for m in models if isinstance(m, KAnonymity)]
-        k = max(ks) if ks else DEFAULT_K
-    if isinstance(k, bool) or not float(k).is_integer() or k < 1:
-        raise InputError(f"k must be a positive whole number, got {k!r}", key="k")
+        k = largest_k(models) or DEFAULT_K
     return int(k)
 
 
@@ -172,18 +173,20 @@ def release_of(
         params=dict(params),
         seconds=time.perf_counter() - started,
     )
-    rel.extra["failed_records"] = 0
+    rel.failed_records = 0
     return rel
 
 
 # ---------------------------------------------------------------------------------------- algorithm
+@algorithm("stack-and-deal", family="bucket", summary="equal-size, maximally diverse classes: records stacked by "
+           "sensitive value and dealt round-robin (paper E)", enforces=("k-anonymity",))
 def stack_and_deal(
     table: Table,
     models: list[Criterion],
     *,
     sensitive: str | None = None,
-    k: int | None = None,
-    max_suppression: float = 0.0,
+    k: Annotated[int, Field(ge=1)] | None = None,
+    max_suppression: MaxSuppression = DEFAULT_MAX_SUPPRESSION,
 ) -> Release:
     """Stack and Deal; see the module docstring.
 
@@ -224,8 +227,8 @@ def stack_and_deal(
     f = np.bincount(codes[active], minlength=m).astype(np.float64)
     reference = f / r if r else f
     hist = class_histogram(codes, rel.record_class, rel.n_classes, m)
-    rel.extra.update(diversity(hist, reference))
-    rel.extra["classes_dealt"] = e
-    rel.extra["ncp"] = float(gcp(table, rel))
+    rel.notes.update(diversity(hist, reference))
+    rel.notes["classes_dealt"] = e
+    rel.notes["ncp"] = float(gcp(table, rel))
     rel.seconds = time.perf_counter() - started
     return rel

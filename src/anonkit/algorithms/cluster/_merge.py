@@ -21,7 +21,7 @@ not in the papers):
    its classes passed while their union fails, e.g. entropy l-diversity on a skewed table, or
    t-closeness when records suppressed up front shift the distribution), that release is
    published instead, so merging never suppresses more than suppressing the failing classes
-   (``extra['merge_fallback']`` is then true).
+   (``notes['merge_fallback']`` is then true).
 
 Only models on all quasi-identifiers are judged here; k-anonymity on a subset of them is left to
 :func:`~anonkit.algorithms.local.partition_release` (its failures are suppressed, as before).
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
-from typing import Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -43,6 +43,10 @@ from anonkit.table import Table
 
 #: builds the release of a record partition judged by the given models
 Build = Callable[[np.ndarray, list[Criterion]], Release]
+#: an algorithm option: what happens to a class failing a model other than k-anonymity
+Failing = Literal["merge", "suppress"]
+#: merging is anonkit's default (the papers' behaviour is ``suppress``)
+DEFAULT_FAILING: Failing = "merge"
 
 
 class ClusterSpace(Protocol):
@@ -160,8 +164,8 @@ def merge_until_pass(
 
     ``record_class`` holds the class id of every record in ``space`` (−1: none); ``capacity`` is
     above every id a merge can create; ``build(record_class, models)`` is the algorithm's
-    :func:`~anonkit.algorithms.local.partition_release` call. Sets ``extra['model_merges']`` (the
-    merges done here), ``extra['merge_rounds']`` (release rounds) and ``extra['merge_fallback']``.
+    :func:`~anonkit.algorithms.local.partition_release` call. Sets ``notes['model_merges']`` (the
+    merges done here), ``notes['merge_rounds']`` (release rounds) and ``notes['merge_fallback']``.
     """
     judged = class_models(models)
     merger = _Merger(table, judged, record_class, capacity)
@@ -170,7 +174,7 @@ def merge_until_pass(
     while True:
         rc = merger.record_classes()
         rel = build(rc, models)
-        if rel.extra["failed_records"] == 0 or space.alive <= 1:
+        if rel.failed_records == 0 or space.alive <= 1:
             break
         # which published classes fail (classes publishing the same labels are one class)
         plain = build(rc, [])
@@ -185,7 +189,7 @@ def merge_until_pass(
         before = build(merger.record_class0, models)
         if before.n_suppressed < rel.n_suppressed:
             rel, fallback = before, True
-    rel.extra["model_merges"] = 0 if fallback else merger.merges
-    rel.extra["merge_rounds"] = rounds
-    rel.extra["merge_fallback"] = fallback
+    rel.notes["model_merges"] = 0 if fallback else merger.merges
+    rel.notes["merge_rounds"] = rounds
+    rel.notes["merge_fallback"] = fallback
     return rel

@@ -36,7 +36,7 @@ Decisions (spec §4.9, §8 row 23):
   single remaining EC when it still fails — unless suppressing the failing ECs of the clustering
   without these merges loses fewer records, which is then what is published (``merge_fallback``).
   The pick order of these merges is always the deterministic one (``seed`` only drives step 2).
-  ``failing="suppress"`` suppresses failing ECs whole instead (no merges). ``extra``:
+  ``failing="suppress"`` suppresses failing ECs whole instead (no merges). ``notes``:
   ``model_merges`` (merges done for the models), ``merge_rounds``, ``merge_fallback``;
   ``merges`` counts all merges;
 * **numeric QIs** are generalized in their hierarchy (KACA is hierarchy-based), like categorical
@@ -64,24 +64,28 @@ k = 5: about 2 s). A merge for the models costs the same pass plus judging the m
 histogram (O(sensitive values)); each round of the release costs one
 :func:`~anonkit.algorithms.local.partition_release` (two when something fails).
 
-``extra['whd']`` is the total WHD distortion of the release (suppressed records count 1 each),
-``extra['modification_rate']`` the share of modified QI cells (spec §2.4).
+``notes['whd']`` is the total WHD distortion of the release (suppressed records count 1 each),
+``notes['modification_rate']`` the share of modified QI cells (spec §2.4).
 """
 
 from __future__ import annotations
 
 import heapq
 import time
-from typing import Literal
+from typing import Annotated
 
 import numpy as np
+from pydantic import Field
 
-from anonkit.algorithms.cluster._merge import merge_until_pass, needs_merging
+from anonkit.algorithms.cluster._merge import DEFAULT_FAILING, Failing, merge_until_pass, needs_merging
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression, check_references, required_size
 from anonkit.algorithms.local import partition_release
-from anonkit.algorithms.transform import suppression_limit
+from anonkit.algorithms.spec import algorithm
 from anonkit.errors import InputError
-from anonkit.metrics.utility import modification_rate, whd, whd_step_weights
-from anonkit.models import Criterion, KAnonymity
+from anonkit.hierarchy import PairwiseLCA
+from anonkit.metrics import modification_rate, whd, whd_step_weights
+from anonkit.metrics.distortion import DEFAULT_WHD_BETA, DEFAULT_WHD_WEIGHTS, WHDWeights
+from anonkit.models import Criterion
 from anonkit.release import Release
 from anonkit.table import Table
 
@@ -92,28 +96,6 @@ _MATRIX_LIMIT = 1024
 _TIE = 1e-9
 #: largest joint node space of a block of attributes (see :func:`_blocks`)
 _BLOCK = 4096
-
-
-def required_size(models: list[Criterion]) -> int:
-    """The class size clustering aims for: the largest minimum class size of the models on all QIs
-    (``k`` of k-anonymity, ``l`` of l-diversity…), 2 if that is 1 and no k-anonymity model is given."""
-    sizes = [int(m.minimum_class_size()) for m in models if m.qis is None]
-    k = max(sizes, default=1)
-    if k <= 1 and not any(isinstance(m, KAnonymity) for m in models):
-        k = 2
-    return max(k, 1)
-
-
-def check_references(table: Table, models: list[Criterion]) -> None:
-    """Raise an :class:`InputError` when a model names an attribute of the wrong role (unlike the
-    lattice algorithms, a model needing more records than the table has is no error here: the
-    release then suppresses everything and reports ``satisfied`` false)."""
-    for m in models:
-        if m.attribute is not None and m.attribute not in table.sensitive:
-            raise InputError(f"{m.name} refers to an attribute that is not sensitive", column=m.attribute)
-        for q in m.qis or ():
-            if q not in table.qi:
-                raise InputError(f"{m.name} refers to an attribute that is not a quasi-identifier", column=q)
 
 
 def check_single_root(table: Table, columns: list[int]) -> None:
@@ -152,7 +134,8 @@ class _Attribute:
         self.height = height
         self.cost = cost  # WHD of generalizing a leaf to each level, cost[0] = 0
         u = len(leaves)
-        self.groups = [maps[lv][leaves] for lv in range(height + 1)]  # ancestor code per used leaf and level
+        self.lca = PairwiseLCA(maps, leaves, limit=_MATRIX_LIMIT)  # LCA level of two used leaves
+        self.groups = self.lca.groups  # ancestor code per used leaf and level
         # node ids: level by level, the used ancestors in code order
         self.leaf_node = np.empty((height + 1, u), dtype=np.intp)  # node of every used leaf at each level
         levels, reps, base = [], [], 0
@@ -166,33 +149,16 @@ class _Attribute:
         self.node_level = np.concatenate(levels)
         self.node_rep = np.concatenate(reps)  # a used leaf below every node
         self.node_cost = cost[self.node_level]
-        self.leaf_lca: np.ndarray | None = None  # (u × u) LCA level of two used leaves
         self.cost_matrix: np.ndarray | None = None  # (nodes × nodes) cost of the CCG of two nodes
-        if u <= _MATRIX_LIMIT:
-            m = np.full((u, u), height, dtype=np.int16)
-            for lv in range(height - 1, -1, -1):
-                g = self.groups[lv]
-                m[g[:, None] == g[None, :]] = lv
-            self.leaf_lca = m
-            if self.n_nodes <= _MATRIX_LIMIT:
-                lca = np.maximum(m[np.ix_(self.node_rep, self.node_rep)], self.node_level[:, None])
-                self.cost_matrix = cost[np.maximum(lca, self.node_level[None, :])]
-
-    def _leaf_row(self, a: int) -> np.ndarray:
-        """LCA level of used leaf ``a`` with every used leaf."""
-        if self.leaf_lca is not None:
-            return self.leaf_lca[a]
-        row = np.full(len(self.groups[0]), self.height, dtype=np.int16)
-        for lv in range(self.height - 1, -1, -1):
-            g = self.groups[lv]
-            row[g == g[a]] = lv
-        return row
+        if self.lca.matrix is not None and self.n_nodes <= _MATRIX_LIMIT:
+            lca = np.maximum(self.lca.matrix[np.ix_(self.node_rep, self.node_rep)], self.node_level[:, None])
+            self.cost_matrix = cost[np.maximum(lca, self.node_level[None, :])]
 
     def cost_row(self, node: int) -> np.ndarray:
         """WHD cost of the CCG of ``node`` with every node."""
         if self.cost_matrix is not None:
             return self.cost_matrix[node]
-        lca = np.maximum(self._leaf_row(int(self.node_rep[node]))[self.node_rep], self.node_level)
+        lca = np.maximum(self.lca.row(int(self.node_rep[node]))[self.node_rep], self.node_level)
         return self.cost[np.maximum(lca, self.node_level[node])]
 
     def ccg(self, x: int, y: int) -> int:
@@ -234,15 +200,22 @@ def _cost_table(height: int, weights: str, beta: float) -> np.ndarray:
     return np.concatenate([[0.0], np.cumsum(w)]) / w.sum()
 
 
+@algorithm(
+    "kaca",
+    family="cluster",
+    summary="k-anonymization by clustering in attribute hierarchies: merge each class smaller than k with "
+    "its nearest by weighted hierarchical distance; classes failing l/t/β/δ are merged too",
+    randomized=True,
+)
 def kaca(
     table: Table,
     models: list[Criterion],
     *,
-    weights: Literal["uniform", "height"] = "uniform",
-    beta: float = 1.0,
+    weights: WHDWeights = DEFAULT_WHD_WEIGHTS,
+    beta: Annotated[float, Field(gt=0)] = DEFAULT_WHD_BETA,
     seed: int | None = None,
-    max_suppression: float = 0.0,
-    failing: Literal["merge", "suppress"] = "merge",
+    max_suppression: MaxSuppression = DEFAULT_MAX_SUPPRESSION,
+    failing: Failing = DEFAULT_FAILING,
 ) -> Release:
     """KACA clustering of the distinct QI tuples, see the module docstring.
 
@@ -263,13 +236,8 @@ def kaca(
     started = time.perf_counter()
     models = list(models)
     check_references(table, models)
-    suppression_limit(max_suppression, table.n)  # validates
-    if weights not in ("uniform", "height"):
-        raise InputError(f"unknown WHD weights {weights!r}; allowed: uniform, height", key="weights")
     if weights == "height" and not beta >= 1:
-        raise InputError(f"beta must be at least 1, got {beta!r}", key="beta")
-    if failing not in ("merge", "suppress"):
-        raise InputError(f"failing must be 'merge' or 'suppress', got {failing!r}", key="failing")
+        raise InputError(f"beta must be at least 1 with height weights, got {beta!r}", key="beta")
     k = required_size(models)
     check_single_root(table, list(range(len(table.qi))))
     live, first = live_tuples(table)
@@ -302,18 +270,18 @@ def kaca(
         record_class[table.presuppressed] = -1
         if failing == "merge" and needs_merging(models):
             rel = merge_until_pass(table, models, ecs, record_class, ecs.capacity, build)
-            merges = ecs.merges if not rel.extra["merge_fallback"] else merges
+            merges = ecs.merges if not rel.notes["merge_fallback"] else merges
         else:
             rel = build(record_class, models)
     else:  # nothing to cluster, or no QI: one class (or none)
         tuple_class[live] = 0
         rel = build(tuple_class[table.distinct.inverse], models)
-    rel.extra["k"] = k
-    rel.extra["merges"] = merges
+    rel.notes["k"] = k
+    rel.notes["merges"] = merges
     for key, value in (("model_merges", 0), ("merge_rounds", 0), ("merge_fallback", False)):
-        rel.extra.setdefault(key, value)
-    rel.extra["whd"] = whd(table, rel, weights=weights, beta=beta).total
-    rel.extra["modification_rate"] = modification_rate(table, rel)
+        rel.notes.setdefault(key, value)
+    rel.notes["whd"] = whd(table, rel, weights=weights, beta=beta).total
+    rel.notes["modification_rate"] = modification_rate(table, rel)
     rel.seconds = time.perf_counter() - started
     return rel
 

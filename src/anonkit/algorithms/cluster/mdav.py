@@ -37,9 +37,9 @@ identical values are one class of the release: when such a class fails, its smal
 merged with its nearest group and the release is judged again, until nothing fails or one group
 remains. Only then is anything suppressed: the single remaining group when it still fails —
 unless suppressing the failing groups of MDAV without these merges loses fewer records, which is
-then what is published (``extra['merge_fallback']``). ``failing="suppress"`` suppresses failing
-groups whole instead. Merged groups may exceed ``2k − 1`` records. ``extra['model_merges']`` counts
-the merges done for the models, ``extra['merge_rounds']`` the release rounds.
+then what is published (``notes['merge_fallback']``). ``failing="suppress"`` suppresses failing
+groups whole instead. Merged groups may exceed ``2k − 1`` records. ``notes['model_merges']`` counts
+the merges done for the models, ``notes['merge_rounds']`` the release rounds.
 
 Records suppressed up front (``missing="suppress"``) take no part. Otherwise a missing numeric
 value has ``δ = 1`` to anything (§0.3: worst case; means and standardization ignore it), and a
@@ -51,7 +51,7 @@ Output (``output``):
 * ``"centroids"`` (default): every numeric QI of a group is released as the group mean. The release
   is built by :func:`~anonkit.algorithms.local.partition_release` and then ``class_bounds[name]`` is
   set to ``[mean, mean]`` for every class, so ``class_bounds`` then holds the **centroid**, not an
-  interval; the real ``[min, max]`` intervals are kept in ``extra['intervals']`` (name → ``C × 2``).
+  interval; the real ``[min, max]`` intervals are kept in ``notes['intervals']`` (name → ``C × 2``).
   Interval-based measures (NCP/GCP) must be computed on an ``"intervals"`` release;
 * ``"intervals"``: numeric QIs become the group's ``[min, max]`` interval.
 
@@ -61,10 +61,10 @@ Non-numeric QIs are released as the lowest common ancestor of the group's values
 Groups published with identical labels (frequent on categorical QIs, possible for equal means or
 intervals) are one equivalence class of the release (spec §0.2) and are merged into one class
 (by :func:`~anonkit.algorithms.local.partition_release`), so a class may exceed ``2k − 1``
-records; ``extra['group']`` keeps MDAV's group of every record as MDAV formed it, before any merge
-for the models (−1 for records suppressed up front), and ``extra['groups']`` their number.
+records; ``record_group`` keeps MDAV's group of every record as MDAV formed it, before any merge
+for the models (−1 for records suppressed up front), and ``notes['groups']`` their number.
 
-``extra['information_loss']`` is ``SSE/SST`` in the standardized space: the sum over records of the
+``notes['information_loss']`` is ``SSE/SST`` in the standardized space: the sum over records of the
 squared distance to their class's centroid over the sum of the squared distances to the centroid of
 all records (for a non-numeric QI the centroid term is the share of the class, or of all records,
 holding another value). A record suppressed by a model counts with its full SST term; 0 when SST
@@ -81,11 +81,13 @@ from typing import Literal
 
 import numpy as np
 
-from anonkit.algorithms.cluster._merge import merge_until_pass, needs_merging
-from anonkit.algorithms.cluster.kaca import check_references, check_single_root, required_size
+from anonkit.algorithms.cluster._merge import DEFAULT_FAILING, Failing, merge_until_pass, needs_merging
+from anonkit.algorithms.cluster.kaca import check_single_root
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression, check_references, required_size
 from anonkit.algorithms.local import partition_release
-from anonkit.algorithms.transform import suppression_limit
-from anonkit.errors import InputError
+from anonkit.algorithms.spec import algorithm
+from anonkit.distance import to_unit
+from anonkit.hierarchy import PairwiseLCA
 from anonkit.models import Criterion
 from anonkit.release import Release
 from anonkit.table import Table
@@ -117,76 +119,72 @@ class _Space:
             if standardize == "zscore":
                 sd = float(np.nanstd(x))
                 self.Z[i] = (x - np.nanmean(x)) / sd if sd > 0 else 0.0
-            else:
-                lo, hi = float(np.nanmin(x)), float(np.nanmax(x))
-                self.Z[i] = (x - lo) / (hi - lo) if hi > lo else 0.0
+            else:  # minmax: the §0.3 unit scale
+                self.Z[i] = to_unit(x)
             self.Z[i, nan] = np.nan
         self.C = np.zeros((len(cat), len(rows)), dtype=np.intp)
         self.sizes: list[int] = []
-        self.delta2: list[np.ndarray | None] = []  # (u × u) δ² of two used leaves, or None
-        self.groups: list[list[np.ndarray]] = []  # ancestor of every used leaf per level
         self.heights: list[int] = []
+        self.lca: list[PairwiseLCA] = []  # LCA levels of the used leaves (§0.3: δ = level / height)
         for i, j in enumerate(cat):
             h = table.hierarchies[j]
             leaves, local = np.unique(table.codes[rows, j], return_inverse=True)
             self.C[i] = local.reshape(-1)
             self.sizes.append(len(leaves))
             self.heights.append(h.height)
-            self.groups.append([h.maps[lv][leaves] for lv in range(h.height + 1)])
-            self.delta2.append(self._delta2_matrix(i) if len(leaves) <= _MATRIX_LIMIT else None)
+            self.lca.append(PairwiseLCA(h.maps, leaves, limit=_MATRIX_LIMIT))
+        self.delta2 = [None if lca.matrix is None else self._delta2(i, lca.matrix) for i, lca in enumerate(self.lca)]
 
-    def _delta2_matrix(self, i: int) -> np.ndarray:
-        u, height = self.sizes[i], self.heights[i]
+    def _delta2(self, i: int, levels: np.ndarray) -> np.ndarray:
+        """δ² (spec §0.3) from LCA levels of categorical attribute ``i``; height 0: 0 on equal leaves,
+        1 elsewhere."""
+        height = self.heights[i]
         if height == 0:
-            return 1.0 - np.eye(u)
-        lca = np.full((u, u), height, dtype=np.float64)
-        for lv in range(height - 1, -1, -1):
-            g = self.groups[i][lv]
-            lca[g[:, None] == g[None, :]] = lv
-        return (lca / height) ** 2
+            return 1.0 - np.eye(self.sizes[i]) if levels.ndim == 2 else levels.astype(np.float64)
+        return (levels / height) ** 2
 
     def delta2_row(self, i: int, a: int) -> np.ndarray:
         """δ² of used leaf ``a`` of categorical attribute ``i`` with every used leaf."""
         m = self.delta2[i]
         if m is not None:
             return m[a]
-        height = self.heights[i]
-        if height == 0:
+        if self.heights[i] == 0:
             row = np.ones(self.sizes[i])
             row[a] = 0.0
             return row
-        lca = np.full(self.sizes[i], float(height))
-        for lv in range(height - 1, -1, -1):
-            g = self.groups[i][lv]
-            lca[g == g[a]] = lv
-        return (lca / height) ** 2
+        return self._delta2(i, self.lca[i].row(a).astype(np.float64))
 
 
+@algorithm("mdav", family="cluster", summary="microaggregation (MDAV, MDAV-generic for categorical "
+           "quasi-identifiers): groups of k to 2k−1 records around the farthest records; classes failing "
+           "l/t/β/δ are merged with their nearest")
 def mdav(
     table: Table,
     models: list[Criterion],
     *,
     output: Literal["centroids", "intervals"] = "centroids",
     standardize: Literal["zscore", "minmax"] = "zscore",
-    max_suppression: float = 0.0,
-    failing: Literal["merge", "suppress"] = "merge",
+    max_suppression: MaxSuppression = DEFAULT_MAX_SUPPRESSION,
+    failing: Failing = DEFAULT_FAILING,
 ) -> Release:
     """MDAV microaggregation, see the module docstring.
 
-    ``failing``: what happens to a group that fails a model other than k-anonymity (l-diversity,
-    t-closeness…): ``"merge"`` (default) merges it with its nearest group until it holds (module
-    docstring); ``"suppress"`` suppresses it (the behaviour without anonkit's extension).
+    Parameters
+    ----------
+    output:
+        Numeric quasi-identifiers published as the group's mean (``centroids``) or its ``[min, max]``
+        interval (``intervals``).
+    standardize:
+        Scaling of numeric quasi-identifiers: ``zscore`` or ``minmax``.
+    max_suppression:
+        Share of the records the models may suppress.
+    failing:
+        A group failing a model other than k-anonymity is merged with its nearest group (``merge``)
+        or suppressed (``suppress``, the behaviour without anonkit's extension).
     """
     started = time.perf_counter()
     models = list(models)
     check_references(table, models)
-    suppression_limit(max_suppression, table.n)  # validates
-    if output not in ("centroids", "intervals"):
-        raise InputError(f"unknown MDAV output {output!r}; allowed: centroids, intervals", key="output")
-    if standardize not in ("zscore", "minmax"):
-        raise InputError(f"unknown standardization {standardize!r}; allowed: zscore, minmax", key="standardize")
-    if failing not in ("merge", "suppress"):
-        raise InputError(f"failing must be 'merge' or 'suppress', got {failing!r}", key="failing")
     k = required_size(models)
     check_single_root(table, [j for j, q in enumerate(table.qi) if q not in table.numeric])
     rows = np.flatnonzero(~table.presuppressed)
@@ -222,14 +220,14 @@ def mdav(
         rel = merge_until_pass(table, models, groups, record_class, 2 * n_groups, build)
     else:
         rel = build(record_class, models)
-    rel.extra["k"] = k
-    rel.extra["groups"] = n_groups
-    rel.extra["group"] = record_class  # MDAV's group of every record (−1: suppressed up front)
+    rel.notes["k"] = k
+    rel.notes["groups"] = n_groups
+    rel.record_group = record_class  # MDAV's group of every record (−1: suppressed up front)
     for key, value in (("model_merges", 0), ("merge_rounds", 0), ("merge_fallback", False)):
-        rel.extra.setdefault(key, value)
+        rel.notes.setdefault(key, value)
     released = rel.record_class[rows]
     final = np.where(released >= 0, released, rel.n_classes)  # records a model suppressed: SST term
-    rel.extra["information_loss"] = information_loss(space, final, released >= 0)
+    rel.notes["information_loss"] = information_loss(space, final, released >= 0)
     rel.seconds = time.perf_counter() - started
     return rel
 
@@ -349,8 +347,8 @@ class _Groups:
 
 def _centroids(table: Table, rel: Release) -> None:
     """Publish every numeric QI as its class mean: ``class_bounds`` becomes ``[mean, mean]``; the
-    intervals move to ``extra['intervals']``."""
-    rel.extra["intervals"] = {name: b.copy() for name, b in rel.class_bounds.items()}
+    intervals move to ``notes['intervals']``."""
+    rel.notes["intervals"] = {name: b.copy() for name, b in rel.class_bounds.items()}
     kept = rel.record_class >= 0
     sizes = np.bincount(rel.record_class[kept], minlength=rel.n_classes).astype(np.float64)
     for name in rel.class_bounds:

@@ -12,7 +12,8 @@ import itertools
 import math
 from collections.abc import Iterable, Sequence
 
-from anonkit.algorithms.transform import check_models, evaluate_node, release_node
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, check_models
+from anonkit.algorithms.transform import evaluate_node, release_node
 from anonkit.metrics import SearchMetric, score
 from anonkit.models import Criterion
 from anonkit.table import Table
@@ -54,7 +55,7 @@ def brute_scores(
     table: Table,
     models: Sequence[Criterion],
     *,
-    max_suppression: float = 0.0,
+    max_suppression: float = DEFAULT_MAX_SUPPRESSION,
     metric: SearchMetric | None = None,
 ) -> dict[tuple[int, ...], Score]:
     """The exact score of every anonymous node (node → score; the other nodes are absent)."""
@@ -76,7 +77,7 @@ def brute_force(
     table: Table,
     models: Sequence[Criterion],
     *,
-    max_suppression: float = 0.0,
+    max_suppression: float = DEFAULT_MAX_SUPPRESSION,
     metric: SearchMetric | None = None,
 ) -> tuple[Score | None, set[tuple[int, ...]], set[tuple[int, ...]]]:
     """Evaluate every node of the lattice.

@@ -23,8 +23,8 @@ import math
 import numpy as np
 
 from anonkit.algorithms.transform import NodeEvaluation
-from anonkit.metrics import SearchMetric
-from anonkit.metrics.utility import aggregate_values, arx_round, attribute_weights, gs_factors
+from anonkit.metrics import SearchMetric, aggregate_values, arx_round, attribute_weights, gs_factors
+from anonkit.metrics.loss import normalized_loss
 from anonkit.table import Table
 
 NEG_INF = float("-inf")
@@ -49,14 +49,14 @@ class NodeScorer:
         name = metric.name
         # level-only tables, one array per QI indexed by level
         self._share: list[list[np.ndarray]] = []  # tuple shares per level
-        self._share_sum: list[np.ndarray] = []  # Σ_records share per level
+        self._loss_bound: list[np.ndarray] = []  # Loss without suppression per level
         self._ent_main: list[np.ndarray] = []  # −Σ_v a_v log2(a_v/b) per level (bits, ≥ 0)
         for j, h in enumerate(table.hierarchies):
             col = d.columns[j]
             if name == "loss":
                 shares = [h.domain_share(level)[h.maps[level][col]] for level in range(h.height + 1)]
                 self._share.append(shares)
-                self._share_sum.append(np.array([float((self.counts * s).sum()) for s in shares]))
+                self._loss_bound.append(np.array([self._loss(j, s, self.counts, None, 0.0) for s in shares]))
             if name == "entropy":
                 a = np.bincount(col, weights=self.counts, minlength=h.n_leaves)
                 present = a > 0
@@ -78,11 +78,17 @@ class NodeScorer:
     def _aggregate(self, values: list[float], how: str) -> float | tuple[float, ...]:
         return aggregate_values(values, self.weights, how)
 
-    def _loss_value(self, j: int, x: float) -> float:
-        h = self.table.hierarchies[j]
-        low = self.g * self.n / h.n_leaves
-        value = (x - low) / (self.n - low) if self.n != low else 0.0
-        return arx_round(max(value, 0.0))
+    def _loss(self, j: int, share: np.ndarray, kept: np.ndarray, sup: np.ndarray | None, n_sup: float) -> float:
+        """ARX's Loss of QI ``j`` (``MetricMDNMLoss``) from rows (distinct tuples or classes) with
+        domain shares ``share`` holding ``kept`` released and ``sup`` suppressed records (``n_sup``
+        in all): ``gFactor·Σ kept·share + Σ sup·(share + sFactor·(1 − share))``, normalized as
+        :func:`~anonkit.metrics.loss.normalized_loss`. Without suppression (``n_sup = 0``) the sum
+        is the level's lower bound. Numpy's pairwise sums, not ARX's order: see the module
+        docstring."""
+        x = self.g * float((kept * share).sum())
+        if n_sup:
+            x += float((sup * (share + self.s * (1.0 - share))).sum())
+        return normalized_loss(x, self.n, self.table.hierarchies[j].n_leaves, self.g)
 
     # ------------------------------------------------------------------ bounds
     def lower_bound(self, levels: tuple[int, ...] | np.ndarray) -> float | tuple[float, ...]:
@@ -91,7 +97,7 @@ class NodeScorer:
         if name == "height":
             return float(sum(int(x) for x in levels))
         if name == "loss":
-            vals = [self._loss_value(j, g * float(self._share_sum[j][lv])) for j, lv in enumerate(levels)]
+            vals = [float(self._loss_bound[j][lv]) for j, lv in enumerate(levels)]
             return self._aggregate(vals, self.metric.aggregate)
         if name == "entropy":
             vals = [arx_round(float(self._ent_main[j][lv]) * g) for j, lv in enumerate(levels)]
@@ -120,13 +126,7 @@ class NodeScorer:
         if name == "height":
             return float(sum(ev.levels))
         if name == "loss":
-            vals = []
-            for j, lv in enumerate(ev.levels):
-                share = self._share[j][lv]
-                x = g * float((kept_w * share).sum())
-                if n_sup:
-                    x += float((sup_w * (share + s * (1.0 - share))).sum())
-                vals.append(self._loss_value(j, x))
+            vals = [self._loss(j, self._share[j][lv], kept_w, sup_w, n_sup) for j, lv in enumerate(ev.levels)]
             return self._aggregate(vals, self.metric.aggregate)
         if name == "entropy":
             vals = []
@@ -175,10 +175,7 @@ class NodeScorer:
         if name == "loss":
             for j, lv in enumerate(ev.levels):
                 share = self.table.hierarchies[j].domain_share(lv)[codes[:, j]]
-                x = g * float((kept * share).sum())
-                if n_sup:
-                    x += float((sup * (share + s * (1.0 - share))).sum())
-                vals.append(self._loss_value(j, x))
+                vals.append(self._loss(j, share, kept, sup, n_sup))
             return self._aggregate(vals, self.metric.aggregate)
         if name == "entropy":
             for j, lv in enumerate(ev.levels):

@@ -21,12 +21,12 @@ Soundness (issue: "a non-monotonic model or metric must still give the true opti
 
 from __future__ import annotations
 
-import contextvars
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, check_models, report_progress, suppression_limit
 from anonkit.algorithms.lattice._score import NodeScorer
 from anonkit.algorithms.lattice._space import (
     ANONYMOUS,
@@ -38,23 +38,12 @@ from anonkit.algorithms.lattice._space import (
     SearchState,
 )
 from anonkit.algorithms.rollup import RollupCache
-from anonkit.algorithms.transform import (
-    NodeEvaluation,
-    check_models,
-    evaluate_node,
-    presuppressed_weight,
-    release_node,
-)
+from anonkit.algorithms.transform import NodeEvaluation, evaluate_node, presuppressed_weight, release_node
 from anonkit.errors import InputError
 from anonkit.metrics import SearchMetric, score
 from anonkit.models import Criterion
-from anonkit.release import Release
+from anonkit.release import Release, SearchStats
 from anonkit.table import Table
-
-#: A callback ``(checked, lattice size)`` the CLI sets to draw a progress bar during a search.
-PROGRESS: contextvars.ContextVar[Callable[[int, int], None] | None] = contextvars.ContextVar(
-    "anonkit_search_progress", default=None
-)
 
 
 def as_metric(metric: SearchMetric | dict | object | None) -> SearchMetric:
@@ -81,7 +70,8 @@ class Search:
         table: Table,
         models: Sequence[Criterion],
         *,
-        max_suppression: float = 0.0,
+        max_suppression: float = DEFAULT_MAX_SUPPRESSION,
+        limit: int | None = None,
         metric: SearchMetric | dict | object | None = None,
         min_levels: dict[str, int] | None = None,
         max_levels: dict[str, int] | None = None,
@@ -90,7 +80,10 @@ class Search:
         self.table = table
         self.models = list(models)
         check_models(table, self.models)
-        self.max_suppression = float(max_suppression)
+        #: the records the models may suppress (``limit``, or ``⌊max_suppression · n⌋``) and that limit
+        #: as a share of the records
+        self.limit = suppression_limit(float(max_suppression), table.n) if limit is None else int(limit)
+        self.max_suppression = float(max_suppression) if limit is None else self.limit / table.n
         self.metric = as_metric(metric)
         mins, maxs = [], []
         for j, q in enumerate(table.qi):
@@ -123,9 +116,7 @@ class Search:
 
     # ------------------------------------------------------------------ checks
     def evaluate(self, node: tuple[int, ...]) -> NodeEvaluation:
-        return evaluate_node(
-            self.table, node, self.models, self.max_suppression, monotone=self.monotone, cache=self.cache
-        )
+        return evaluate_node(self.table, node, self.models, limit=self.limit, monotone=self.monotone, cache=self.cache)
 
     def check(self, node: tuple[int, ...]) -> bool:
         """Is ``node`` anonymous? Checks it unless its status is known; tags; scores it if anonymous."""
@@ -141,9 +132,8 @@ class Search:
         state = self.start()
         ev = self.evaluate(node)
         state.stats.checked += 1
-        report = PROGRESS.get()
-        if report is not None and state.stats.checked % 16 == 0:
-            report(state.stats.checked, self.lattice.size)
+        if state.stats.checked % 16 == 0:
+            report_progress(state.stats.checked, self.lattice.size)
         state.tag(node, ev.anonymous, infer=self.fully_monotone)
         if not self.fully_monotone:
             mono_ok = ev.monotone_suppressed <= ev.limit
@@ -289,14 +279,14 @@ class Search:
             rel.satisfied = False
             rel.message = "no transformation satisfies the models within the suppression limit"
         value = score(self.table, rel, self.metric)
-        rel.extra.update(
-            {
-                "score": list(value) if isinstance(value, tuple) else float(value),
-                "lattice": state.counts(),
-                "search": self,
-                **extra,
-            }
+        rel.search = SearchStats(
+            score=list(value) if isinstance(value, tuple) else float(value),
+            counts=state.counts(),
+            lattice=self.lattice,
+            status=state.status.copy(),
+            traversal_status=self.traversal_state.status.copy(),
         )
+        rel.notes.update(extra)
         return rel
 
 

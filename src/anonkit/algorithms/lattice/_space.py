@@ -32,6 +32,8 @@ STATUS_NAMES = {
 
 #: ARX refuses optimal search above 100,000 transformations by default; so do we (configurable).
 DEFAULT_HEURISTIC_THRESHOLD = 100_000
+#: wall-clock seconds after which the best-effort Lightning search stops, unless told otherwise
+DEFAULT_TIME_LIMIT = 30.0
 #: A lattice is never materialized above this many nodes (spec §7.1: "refuse above 10⁶").
 MAX_NODES = 1_000_000
 

@@ -17,13 +17,16 @@ optimal and can over-generalize; tie-breaking changes its result (spec §5.1 exa
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Annotated
 
 import numpy as np
+from pydantic import Field
 
+from anonkit.algorithms.common import MaxSuppression, check_models, largest_k, suppression_limit
 from anonkit.algorithms.lattice._search import Search
-from anonkit.algorithms.transform import check_models, presuppressed_weight, suppression_limit
-from anonkit.errors import InputError
-from anonkit.models import Criterion, KAnonymity
+from anonkit.algorithms.spec import algorithm
+from anonkit.algorithms.transform import presuppressed_weight
+from anonkit.models import Criterion
 from anonkit.release import Release
 from anonkit.table import Table
 
@@ -35,17 +38,10 @@ def allowance(
 ) -> int:
     """The number of records Datafly may leave in failing classes (module docstring)."""
     if suppression_allowance is not None:
-        if isinstance(suppression_allowance, bool) or int(suppression_allowance) != suppression_allowance \
-                or suppression_allowance < 0:
-            raise InputError(
-                f"suppression_allowance must be a whole number of records ≥ 0, got {suppression_allowance!r}",
-                key="suppression_allowance",
-            )
         return min(int(suppression_allowance), table.n)
     if max_suppression is not None:
         return suppression_limit(float(max_suppression), table.n)
-    ks = [int(m.k) for m in models if isinstance(m, KAnonymity)]
-    return min(max(ks, default=0), table.n)
+    return min(largest_k(models) or 0, table.n)
 
 
 def distinct_values(table: Table, node: Node) -> list[int]:
@@ -59,21 +55,30 @@ def distinct_values(table: Table, node: Node) -> list[int]:
     return out
 
 
+@algorithm("datafly", family="lattice", summary="Sweeney's greedy heuristic: generalize the attribute with the most "
+           "distinct values until the failing records fit the allowance (k records by default)")
 def datafly(
     table: Table,
     models: list[Criterion],
     *,
-    max_suppression: float | None = None,
+    max_suppression: MaxSuppression | None = None,
     metric: object = None,
-    suppression_allowance: int | None = None,
+    suppression_allowance: Annotated[int, Field(ge=0)] | None = None,
 ) -> Release:
-    """Datafly's greedy generalization, see the module docstring. ``extra['path']`` lists the nodes
-    visited and ``extra['suppression_allowance']`` the allowance in records."""
+    """Datafly's greedy generalization, see the module docstring. ``notes['path']`` lists the nodes
+    visited and ``notes['suppression_allowance']`` the allowance in records.
+
+    Parameters
+    ----------
+    max_suppression:
+        Share of the records the models may suppress (default: Sweeney's allowance of k records).
+    suppression_allowance:
+        The allowance in records, instead of a share.
+    """
     models = list(models)
     check_models(table, models)
     budget = allowance(table, models, max_suppression, suppression_allowance)
-    # the allowance as a fraction whose ARX limit ⌊fraction · n⌋ is exactly ``budget`` records
-    search = Search(table, models, max_suppression=budget / table.n, metric=metric)
+    search = Search(table, models, limit=budget, metric=metric)
     lat = search.lattice
     state = search.start()
     tag = state.status.size > 0  # the lattice may be too large to hold a status per node

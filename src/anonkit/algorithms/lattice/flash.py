@@ -17,11 +17,15 @@ then falls back to the best-effort ``lightning`` heuristic and says so in the re
 from __future__ import annotations
 
 import heapq
+from typing import Annotated
 
 import numpy as np
+from pydantic import Field
 
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression
 from anonkit.algorithms.lattice._search import Search
-from anonkit.algorithms.lattice._space import DEFAULT_HEURISTIC_THRESHOLD, UNKNOWN
+from anonkit.algorithms.lattice._space import DEFAULT_HEURISTIC_THRESHOLD, DEFAULT_TIME_LIMIT, UNKNOWN
+from anonkit.algorithms.spec import algorithm
 from anonkit.models import Criterion
 from anonkit.release import Release
 from anonkit.table import Table
@@ -92,17 +96,37 @@ def classify(search: Search) -> None:
                     lo = mid + 1
 
 
+@algorithm(
+    "flash",
+    family="lattice",
+    summary="globally optimal full-domain generalization, ARX's default (falls back to lightning above "
+    "heuristic_threshold transformations)",
+    default=True,
+    label="Flash",
+)
 def flash(
     table: Table,
     models: list[Criterion],
     *,
-    max_suppression: float = 0.0,
+    max_suppression: MaxSuppression = DEFAULT_MAX_SUPPRESSION,
     metric: object = None,
-    heuristic_threshold: int = DEFAULT_HEURISTIC_THRESHOLD,
-    time_limit: float = 30.0,
-    step_limit: int | None = None,
+    heuristic_threshold: Annotated[int, Field(ge=1)] = DEFAULT_HEURISTIC_THRESHOLD,
+    time_limit: Annotated[float, Field(gt=0)] = DEFAULT_TIME_LIMIT,
+    step_limit: Annotated[int, Field(ge=1)] | None = None,
 ) -> Release:
-    """Globally optimal full-domain generalization (ARX's default), see the module docstring."""
+    """Globally optimal full-domain generalization (ARX's default), see the module docstring.
+
+    Parameters
+    ----------
+    max_suppression:
+        Share of the records the models may suppress.
+    heuristic_threshold:
+        Above this many transformations the lattice is searched by lightning instead.
+    time_limit:
+        Seconds the lightning fallback may run.
+    step_limit:
+        Checks the lightning fallback may make (none: no limit).
+    """
     search = Search(table, models, max_suppression=max_suppression, metric=metric)
     if search.lattice.size > heuristic_threshold:
         from anonkit.algorithms.lattice.lightning import lightning
@@ -110,11 +134,11 @@ def flash(
         rel = lightning(table, models, max_suppression=max_suppression, metric=metric, time_limit=time_limit,
                         step_limit=step_limit)
         rel.algorithm = "flash"
-        rel.extra["fallback"] = (
+        rel.search.fallback = (
             f"the lattice has {search.lattice.size:,} transformations, more than heuristic_threshold "
             f"({heuristic_threshold:,}): best-effort lightning search, not guaranteed optimal"
         )
-        rel.message += "; " + rel.extra["fallback"]
+        rel.message += "; " + rel.search.fallback
         return rel
     if search.has_traversal:
         classify(search)

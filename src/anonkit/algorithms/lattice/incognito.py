@@ -48,6 +48,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression
 from anonkit.algorithms.lattice._search import Search
 from anonkit.algorithms.lattice._space import (
     ANONYMOUS,
@@ -58,7 +59,8 @@ from anonkit.algorithms.lattice._space import (
     SearchState,
 )
 from anonkit.algorithms.lattice.ola import k_minimal_nodes, minimal_mask
-from anonkit.algorithms.transform import presuppressed_weight, suppression_limit
+from anonkit.algorithms.spec import algorithm
+from anonkit.algorithms.transform import presuppressed_weight
 from anonkit.models import Criterion, DistinctLDiversity, KAnonymity
 from anonkit.release import Release
 from anonkit.table import Table
@@ -82,7 +84,7 @@ def subset_property_sound(search: Search) -> bool:
     if not search.has_traversal:
         return False
     models = projection_models(search)
-    if suppression_limit(search.max_suppression, search.table.n) == 0:
+    if search.limit == 0:
         return all(m.monotonic_generalization for m in models)
     return all(isinstance(m, SUPERSET_CLOSED) for m in models)
 
@@ -94,7 +96,7 @@ class Projections:
         self.table = search.table
         #: by default :func:`projection_models`; models on attribute subsets are always left out
         self.models = projection_models(search) if models is None else [m for m in models if m.qis is None]
-        self.limit = suppression_limit(search.max_suppression, search.table.n)
+        self.limit = search.limit
         self.weight = presuppressed_weight(search.table) if search.table.presuppressed.any() else None
         self.checked = 0
 
@@ -196,11 +198,13 @@ def classify(search: Search, *, prune_subsets: bool = True) -> dict[str, int]:
     return {"subset_checks": proj.checked, "pruned_by_subsets": pruned}
 
 
+@algorithm("incognito", family="lattice", summary="globally optimal full-domain generalization by Incognito's "
+           "bottom-up search over attribute subsets")
 def incognito(
     table: Table,
     models: Sequence[Criterion],
     *,
-    max_suppression: float = 0.0,
+    max_suppression: MaxSuppression = DEFAULT_MAX_SUPPRESSION,
     metric: object = None,
 ) -> Release:
     """Globally optimal full-domain generalization by Incognito, see the module docstring. The

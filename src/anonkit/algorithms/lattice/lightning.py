@@ -38,13 +38,15 @@ import heapq
 import math
 import time
 from collections.abc import Sequence
-from numbers import Integral, Real
+from typing import Annotated
 
 import numpy as np
+from pydantic import Field
 
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression
 from anonkit.algorithms.lattice._search import Search
-from anonkit.algorithms.lattice._space import ANONYMOUS, MAX_NODES
-from anonkit.errors import InputError
+from anonkit.algorithms.lattice._space import ANONYMOUS, DEFAULT_TIME_LIMIT, MAX_NODES
+from anonkit.algorithms.spec import algorithm
 from anonkit.models import Criterion
 from anonkit.release import Release
 from anonkit.table import Table
@@ -206,14 +208,16 @@ def _exceeds(bound: object, best: object) -> bool:
     return bool(bound > best)  # type: ignore[operator]
 
 
+@algorithm("lightning", family="lattice", summary="best-effort greedy full-domain search (ARX's Lightning) "
+           "within a time and step limit")
 def lightning(
     table: Table,
     models: Sequence[Criterion],
     *,
-    max_suppression: float = 0.0,
+    max_suppression: MaxSuppression = DEFAULT_MAX_SUPPRESSION,
     metric: object = None,
-    time_limit: float | None = 30.0,
-    step_limit: int | None = None,
+    time_limit: Annotated[float, Field(ge=0)] | None = DEFAULT_TIME_LIMIT,
+    step_limit: Annotated[int, Field(ge=0)] | None = None,
 ) -> Release:
     """Best-effort bottom-up greedy search (ARX's Lightning), see the module docstring.
 
@@ -234,14 +238,6 @@ def lightning(
         ``stopped`` (``"time"``, ``"steps"`` or ``"exhausted"``).
     """
     started = time.perf_counter()
-    if time_limit is not None and (
-        isinstance(time_limit, bool) or not isinstance(time_limit, Real) or not time_limit >= 0
-    ):
-        raise InputError(f"time_limit must be a number of seconds ≥ 0, got {time_limit!r}", key="time_limit")
-    if step_limit is not None and (
-        isinstance(step_limit, bool) or not isinstance(step_limit, Integral) or step_limit < 0
-    ):
-        raise InputError(f"step_limit must be an integer ≥ 0, got {step_limit!r}", key="step_limit")
     search = Search(table, models, max_suppression=max_suppression, metric=metric)
     deadline = math.inf if time_limit is None else started + float(time_limit)
     run = _Lightning(search, deadline, None if step_limit is None else int(step_limit))

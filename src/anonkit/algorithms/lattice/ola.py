@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression
 from anonkit.algorithms.lattice._search import Search
 from anonkit.algorithms.lattice._space import (
     ANONYMOUS,
@@ -37,6 +38,7 @@ from anonkit.algorithms.lattice._space import (
     UNKNOWN,
     Lattice,
 )
+from anonkit.algorithms.spec import algorithm
 from anonkit.models import Criterion
 from anonkit.release import Release
 from anonkit.table import Table
@@ -62,8 +64,13 @@ def minimal_mask(lattice: Lattice, member: np.ndarray) -> np.ndarray:
 def k_minimal_nodes(search: Search) -> list[Node]:
     """The anonymous nodes none of whose direct predecessors is anonymous, read off the search's
     tags (every node must be tagged), in id order."""
-    lat = search.lattice
-    anon = np.isin(search.start().status, ANON)
+    return k_minimal(search.lattice, search.start().status)
+
+
+def k_minimal(lat: Lattice, status: np.ndarray) -> list[Node]:
+    """The k-minimal nodes of a classified lattice (``status`` per node id, e.g. a release's
+    :attr:`~anonkit.release.SearchStats.status`), in id order."""
+    anon = np.isin(status, ANON)
     return [lat.node(int(i)) for i in np.flatnonzero(minimal_mask(lat, anon))]
 
 
@@ -114,15 +121,17 @@ def classify(search: Search) -> None:
     kmin(lat.id(lat.bottom), lat.id(lat.top))
 
 
+@algorithm("ola", family="lattice", summary="globally optimal full-domain generalization by OLA's binary search "
+           "on sub-lattices (k-minimal transformations)")
 def ola(
     table: Table,
     models: list[Criterion],
     *,
-    max_suppression: float = 0.0,
+    max_suppression: MaxSuppression = DEFAULT_MAX_SUPPRESSION,
     metric: object = None,
 ) -> Release:
     """Globally optimal full-domain generalization by OLA's sub-lattice binary search, see the
-    module docstring. With monotonic models the release's ``extra['k_minimal']`` lists the
+    module docstring. With monotonic models the release's ``notes['k_minimal']`` lists the
     k-minimal transformations (level tuples in input column order)."""
     search = Search(table, models, max_suppression=max_suppression, metric=metric)
     if search.has_traversal:

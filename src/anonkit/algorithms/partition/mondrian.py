@@ -38,8 +38,9 @@ from typing import Literal
 
 import numpy as np
 
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression
 from anonkit.algorithms.local import partition_release
-from anonkit.errors import InputError
+from anonkit.algorithms.spec import algorithm
 from anonkit.models import Criterion
 from anonkit.release import Release
 from anonkit.stats import ClassStats
@@ -353,25 +354,30 @@ class _Encoded:
 
 
 # ---------------------------------------------------------------------------------------- algorithm
+@algorithm("mondrian", family="partition", summary="top-down multidimensional partitioning (strict or relaxed) "
+           "with every model as the split condition; numeric quasi-identifiers become intervals", label="Mondrian")
 def mondrian(
     table: Table,
     models: list[Criterion],
     *,
     mode: Mode = "strict",
-    max_suppression: float = 0.0,
-    seed: int = 0,
+    max_suppression: MaxSuppression = DEFAULT_MAX_SUPPRESSION,
 ) -> Release:
     """Mondrian multidimensional k-anonymity, extended to every model (see the module docstring).
 
-    ``mode`` is ``"strict"`` (default) or ``"relaxed"``. ``seed`` is accepted for a uniform
-    signature; the algorithm is deterministic and does not use it. ``extra["partitions"]`` is the
-    number of final partitions. In relaxed mode, partitions that would be published alike (the same
-    intervals and nodes: overlapping halves can produce them) are one class of the release, so it
-    may have fewer classes than partitions.
+    Parameters
+    ----------
+    mode:
+        ``strict`` partitions (no value on both sides of a cut) or ``relaxed`` ones (a cut value's
+        records may be split to balance the halves).
+    max_suppression:
+        Share of the records the models may suppress.
+
+    ``notes["partitions"]`` is the number of final partitions. In relaxed mode, partitions that would
+    be published alike (the same intervals and nodes: overlapping halves can produce them) are one
+    class of the release, so it may have fewer classes than partitions.
     """
     started = time.perf_counter()
-    if mode not in ("strict", "relaxed"):
-        raise InputError(f"mode must be 'strict' or 'relaxed', got {mode!r}", key="mode")
     models = list(models)
     params = {"mode": mode}
     record_class = np.zeros(table.n, dtype=np.int64)
@@ -385,7 +391,7 @@ def mondrian(
         started=started,
         params=params,
     )
-    rel.extra["partitions"] = partitions
+    rel.notes["partitions"] = partitions
     if rel.n_classes == 0 and partitions == 1:
         rel.message = "the models cannot be met: the whole table fails them, so nothing can be released"
     return rel

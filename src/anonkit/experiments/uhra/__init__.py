@@ -32,7 +32,7 @@ P(>50K) ≈ 0.25, t = 0.5 only binds classes with more than 75 % of high earners
 range barely constrains anything). ``--quick``: k ∈ {5, 10}, J ∈ {0.3, 0.8}, t ∈ {0.2, 0.5}.
 
 Every run reports GCP (suppressed records charged in full), record linkage RL (%, spec §2.5), the
-size of the algorithm's own **groups** (``release.extra["group"]``, what the paper's Tables 3–5
+size of the algorithm's own **groups** (``release.record_group``, what the paper's Tables 3–5
 call "QI groups") and of the published **classes** (groups publishing identical values merged, spec
 §0.2), suppressed records, BK clusters, seconds, and the background-knowledge and homogeneity
 attacks (:mod:`anonkit.analytics`). The attack table adds Mondrian and Flash (k-anonymity +
@@ -87,7 +87,6 @@ from anonkit.experiments.uhra.paper import PAPER_FILE, load_paper
 from anonkit.experiments.uhra.plots import MARKERS, plot_ru, plot_runtime
 from anonkit.experiments.uhra.report import NOTES, report
 from anonkit.experiments.uhra.runs import (
-    ALGORITHMS,
     ATTACK_COLUMNS,
     RUN_COLUMNS,
     _warm_up,
@@ -102,7 +101,6 @@ from anonkit.experiments.uhra.tables import TABLE_COLUMNS, attack_text, fixed_ta
 __all__ = [
     "ADULT_QIS",
     "ADULT_SENSITIVE",
-    "ALGORITHMS",
     "ATTACK_COLUMNS",
     "BASELINES",
     "BKSEQ_QIS",

@@ -7,9 +7,19 @@ from collections.abc import Callable
 
 #: line width of the printed report (a terminal's, so the CLI does not re-wrap it)
 WIDTH = 78
-#: the three methods of the paper, in its order
-METHODS = ("UHRA", "BKA-JS", "k-primacy")
-#: the attack table's extra baselines (no background-knowledge model)
+def _paper_methods() -> tuple[str, ...]:
+    """Paper A's three methods as the registry declares them: the algorithms that enforce the
+    background-knowledge model, the proposed one (UHRA) first, then the reconstructed baselines."""
+    from anonkit.algorithms.registry import algorithms
+
+    bk = [a for a in algorithms().values() if not isinstance(a.enforces, str) and "background-knowledge" in a.enforces]
+    return tuple(a.display for a in sorted(bk, key=lambda a: a.reconstructed))
+
+
+#: the three methods of the paper, in its order: UHRA, BKA-JS, k-primacy (their display names)
+METHODS = _paper_methods()
+PROPOSED, BKA_JS, K_PRIMACY = METHODS
+#: the attack table's extra baselines (no background-knowledge model), by display name
 BASELINES = ("Mondrian", "Flash")
 DATASETS = ("adult", "bkseq")
 ADULT_QIS = ("age", "sex", "education")

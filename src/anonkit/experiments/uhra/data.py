@@ -93,7 +93,7 @@ def _codes_in(table: Table, values: pd.Series) -> np.ndarray:
 
 def _incremental_priors(frame: pd.DataFrame, release: int, table: Table, kernel: Any, hierarchies: dict) -> Any:
     """The §3.3 reconstruction for release ``release`` (see the package docstring)."""
-    from anonkit.algorithms.knowledge.uhra import uhra
+    from anonkit.algorithms.cluster.uhra import uhra
     from anonkit.analytics import background_knowledge_attack
     from anonkit.knowledge import incremental_priors, kernel_priors, transition_matrix
     from anonkit.models import BackgroundKnowledge, KAnonymity, TCloseness

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from anonkit.experiments.uhra.constants import METHODS
+from anonkit.experiments.uhra.constants import K_PRIMACY, METHODS
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ QUICK_GRID = Grid(ks=(5, 10), Js=(0.3, 0.8), ts=(0.2, 0.5))
 
 def _key(method: str, k: int, t: float, J: float) -> tuple:
     """What makes two runs identical (k-primacy has no t)."""
-    return (method, int(k), None if method == "k-primacy" else round(float(t), 9), round(float(J), 9))
+    return (method, int(k), None if method == K_PRIMACY else round(float(t), 9), round(float(J), 9))
 
 
 def unique_runs(grid: Grid) -> int:

@@ -28,7 +28,7 @@ def _log_if_spread(ax, values: np.ndarray, axis: str) -> None:
         (ax.xaxis if axis == "x" else ax.yaxis).set_minor_formatter(NullFormatter())
 
 
-MARKERS = {"UHRA": ("o", "C0"), "BKA-JS": ("s", "C3"), "k-primacy": ("^", "C2")}
+MARKERS = dict(zip(METHODS, [("o", "C0"), ("s", "C3"), ("^", "C2")], strict=True))
 
 
 def plot_ru(runs: pd.DataFrame, sweep: str, path: str | Path) -> None:

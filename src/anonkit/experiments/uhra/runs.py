@@ -5,24 +5,23 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from anonkit.experiments.uhra.constants import BASELINES, BREACH_THRESHOLD, FLASH_SUPPRESSION, METHODS, Progress
+from anonkit.algorithms.spec import Algorithm
+from anonkit.experiments.uhra.constants import (
+    BASELINES,
+    BREACH_THRESHOLD,
+    FLASH_SUPPRESSION,
+    K_PRIMACY,
+    METHODS,
+    Progress,
+)
 from anonkit.experiments.uhra.data import Dataset
 from anonkit.experiments.uhra.grid import FULL_GRID, Grid, _key
 from anonkit.table import Table
-
-ALGORITHMS = {
-    "UHRA": ("anonkit.algorithms.knowledge.uhra", "uhra"),
-    "BKA-JS": ("anonkit.algorithms.knowledge.bka_js", "bka_js"),
-    "k-primacy": ("anonkit.algorithms.knowledge.k_primacy", "k_primacy"),
-    "Mondrian": ("anonkit.algorithms.partition.mondrian", "mondrian"),
-    "Flash": ("anonkit.algorithms.lattice.flash", "flash"),
-}
 
 RUN_COLUMNS = [
     "dataset",
@@ -76,31 +75,31 @@ def models_for(method: str, ds: Dataset, k: int, t: float, J: float) -> list:
     from anonkit.models import BackgroundKnowledge, KAnonymity, TCloseness
 
     s = ds.sensitive
-    if method == "k-primacy":
+    if method == K_PRIMACY:
         return [KAnonymity(int(k)), BackgroundKnowledge(s, float(J))]
     if method in BASELINES:
         return [KAnonymity(int(k)), TCloseness(s, float(t), ds.distance)]
     return [KAnonymity(int(k)), TCloseness(s, float(t), ds.distance), BackgroundKnowledge(s, float(J))]
 
 
-def _algorithm(method: str) -> Callable:
-    import importlib
+def _algorithm(method: str) -> Algorithm:
+    """The registered algorithm a method label (its display name) stands for."""
+    from anonkit.algorithms.registry import algorithms
 
-    module, name = ALGORITHMS[method]
-    return getattr(importlib.import_module(module), name)
+    return next(a for a in algorithms().values() if a.display == method)
 
 
 def anonymize(ds: Dataset, method: str, k: int, t: float, J: float) -> tuple[Any, float]:
     """Run ``method`` on ``ds`` with its models; the release and the wall-clock seconds."""
-    fn = _algorithm(method)
+    spec = _algorithm(method)
     models = models_for(method, ds, k, t, J)
     start = time.perf_counter()
     if method in METHODS:
-        rel = fn(ds.table, models, priors=ds.priors, max_suppression=1.0)
-    elif method == "Flash":
-        rel = fn(ds.table, models, max_suppression=FLASH_SUPPRESSION)
+        rel = spec(ds.table, models, priors=ds.priors, max_suppression=1.0)
+    elif spec.default:  # Flash, in the attack table
+        rel = spec(ds.table, models, max_suppression=FLASH_SUPPRESSION)
     else:
-        rel = fn(ds.table, models)
+        rel = spec(ds.table, models)
     return rel, time.perf_counter() - start
 
 
@@ -117,7 +116,7 @@ def measure(ds: Dataset, release: Any, seconds: float) -> dict[str, Any]:
     m = compute_metrics(ds.table, release, ["gcp", "record_linkage"])
     released = np.asarray(release.record_class) >= 0
     class_min, class_avg = _sizes(release.class_sizes())
-    group = release.extra.get("group")
+    group = release.record_group
     if group is None:  # no groups of its own: the classes are the groups
         group_min, group_avg, groups = class_min, class_avg, release.n_classes
     else:
@@ -137,7 +136,7 @@ def measure(ds: Dataset, release: Any, seconds: float) -> dict[str, Any]:
         "suppressed": int(release.n_suppressed),
         "classes": int(release.n_classes),
         "groups": int(groups),
-        "bk_clusters": release.extra.get("bk_clusters", np.nan),
+        "bk_clusters": np.nan if release.bk.clusters is None else release.bk.clusters,
         "seconds": float(seconds),
         "bk_mean_jsd": attack.mean_jsd,
         "bk_max_jsd": attack.max_jsd,
@@ -191,7 +190,7 @@ def run_grid(
                     "k": int(k),
                     "t": float(t),
                     "J": float(J),
-                    "uses_t": method != "k-primacy",
+                    "uses_t": method != K_PRIMACY,
                     **cache[key],
                     "reused": reused,
                 }

@@ -3,9 +3,9 @@ paper A uses it; spec §4.2, register #8).
 
 Paper A compares UHRA against BKA-JS but only says it forms "groups satisfying JSD ≤ J and
 t-closeness"; the grouping rule below is the spec's reconstruction, so releases say ``algorithm:
-"bka-js (reconstructed)"`` and ``extra['reconstructed'] = True``.
+"bka-js (reconstructed)"`` and ``notes['reconstructed'] = True``.
 
-1. **Hilbert order** (:mod:`anonkit.algorithms.knowledge.hilbert`, spec §5.7): every QI is put in
+1. **Hilbert order** (:mod:`anonkit.algorithms.cluster.hilbert`, spec §5.7): every QI is put in
    ``[0, 1]`` — numeric ``(v − min)/(max − min)``, a missing value at 0; categorical the rank of the
    leaf (among the leaves in use) in the hierarchy's depth-first leaf order — and quantized to
    ``2^p`` cells, ``p = bits`` (default 10) raised to ``⌈log2 distinct values⌉`` of the attribute
@@ -21,7 +21,7 @@ t-closeness"; the grouping rule below is the spec's reconstruction, so releases 
    closed group if the merged group still passes the closing test and is BK-safe, else suppresses
    them; ``"suppress"`` suppresses them. If no group ever closes, every record is suppressed.
 4. The groups are generalized (numeric ``[min, max]``, categorical lowest common ancestor) and
-   judged by every model by :func:`~anonkit.algorithms.knowledge._engine.finish`; classes failing one
+   judged by every model by :func:`~anonkit.algorithms.cluster._bk_engine.finish`; classes failing one
    (e.g. two groups publishing identical values merged into a class that is not BK-safe) are
    suppressed whole.
 
@@ -41,12 +41,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
+from pydantic import Field
 
-from anonkit.algorithms.knowledge._engine import ClosingTest, QISpace, Setup, finish, setup
-from anonkit.algorithms.knowledge.hilbert import DEFAULT_BITS, hilbert_order
+from anonkit.algorithms.cluster._bk_engine import ClosingTest, QISpace, Setup, finish, setup
+from anonkit.algorithms.cluster.hilbert import DEFAULT_BITS, hilbert_order
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression
+from anonkit.algorithms.spec import algorithm
 from anonkit.errors import InputError
 from anonkit.knowledge import EXACT_MAX, group_is_bk_safe
 from anonkit.models import Criterion
@@ -275,13 +278,25 @@ def scan(
     return group, n_groups, last_start, start, counters
 
 
+@algorithm(
+    "bka-js",
+    family="cluster",
+    summary="reconstructed baseline of paper A: records in Hilbert-curve order, a group closed when it has "
+    "k records, is t-close and keeps every member's JSD(prior, posterior) within J",
+    enforces=("k-anonymity", "t-closeness", "background-knowledge"),
+    needs=("priors",),
+    progress="scanning records in Hilbert order",
+    bk_test="posterior",
+    reconstructed=True,
+    label="BKA-JS",
+)
 def bka_js(
     table: Table,
     models: list[Criterion],
     *,
     priors: Any = None,
-    max_suppression: float = 0.0,
-    bits: int = DEFAULT_BITS,
+    max_suppression: MaxSuppression = DEFAULT_MAX_SUPPRESSION,
+    bits: Annotated[int, Field(ge=1, le=64)] = DEFAULT_BITS,
     leftover: Literal["merge", "suppress"] = "merge",
     enforce_k: bool = True,
 ) -> Release:
@@ -292,19 +307,28 @@ def bka_js(
     −1 suppressed, before the final judging), ``leftover_records``, ``leftover_suppressed``,
     ``hilbert_bits`` (bits per attribute used), ``reconstructed`` and the judging's counters
     (``bk_failed_records``, ``bk_divergence``).
+
+    Parameters
+    ----------
+    max_suppression:
+        Share of the records the models may suppress.
+    bits:
+        Bits per attribute of the Hilbert curve's grid (at least enough for the distinct values).
+    leftover:
+        Records after the last closed group join it (``merge``, then re-checked) or are suppressed.
+    enforce_k:
+        Close groups on k (true) or on t and the JSD bound alone (false).
     """
-    from anonkit.algorithms.lattice._search import PROGRESS
+    from anonkit.algorithms.common import PROGRESS
+    from anonkit.algorithms.registry import algorithms
 
     started = time.perf_counter()
-    if leftover not in ("merge", "suppress"):
-        raise InputError(f"leftover must be 'merge' or 'suppress', got {leftover!r}", key="leftover")
-    if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) or not 1 <= int(bits) <= 64:
-        raise InputError(f"bits must be an integer in [1, 64], got {bits!r}", key="bits")
-    s = setup(table, models, algorithm="bka-js", priors=priors, max_suppression=max_suppression)
+    guarantee = str(bka_js.spec.bk_test)  # type: ignore[attr-defined]
+    s = setup(table, models, algorithm="bka-js", guarantee=guarantee, priors=priors, max_suppression=max_suppression)
     if s.bk is not None and s.bk.effective_test != "posterior":
+        pairwise = ", ".join(a.name for a in algorithms().values() if a.bk_test == "pairwise")
         raise InputError(
-            "bka-js closes groups on the posterior test (spec §4.2); the pairwise test is enforced by uhra "
-            "and k-primacy",
+            f"bka-js closes groups on the posterior test (spec §4.2); the pairwise test is enforced by {pairwise}",
             key="test",
         )
     mode = _NONE if s.bk is None or s.J >= 1.0 else _EXACT if s.bk.posterior == "exact" else _OMEGA
@@ -337,12 +361,12 @@ def bka_js(
     }
     params.update({f"t_{i}": float(t) for i, t in enumerate(s.test.ts)})
     rel = finish(s, record_class, algorithm=LABEL, max_suppression=max_suppression, started=started, params=params)
-    rel.extra.update(counters)
-    rel.extra.update(
+    rel.record_group = record_class
+    rel.notes.update(counters)
+    rel.notes.update(
         {
             "reconstructed": True,
             "groups": int(n_groups),
-            "group": record_class,
             "leftover_records": len(left),
             "leftover_merged": int(merged),
             "leftover_suppressed": int(len(left) - merged),

@@ -9,7 +9,7 @@
   is the orientation of the PyPI package ``hilbertcurve`` (≥ 2), the tests' oracle; at order 2 in
   2-D it visits (0,0),(1,0),(1,1),(0,1),(0,2),… (spec §5.7).
 * :func:`hilbert_sort_key` / :func:`key_to_ints` — sorting and reading indices of more than 64 bits.
-* :func:`hilbert_order` — the records of a :class:`~anonkit.algorithms.knowledge._engine.QISpace`
+* :func:`hilbert_order` — the records of a :class:`~anonkit.algorithms.cluster._bk_engine.QISpace`
   along the curve (spec §4.2 step 1, §5.7), ties by record index.
 """
 
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from anonkit.algorithms.knowledge._engine import QISpace
+    from anonkit.algorithms.cluster._bk_engine import QISpace
 
 #: Default bits per attribute of the quantization (spec §4.2, §6: ``p = 10``).
 DEFAULT_BITS = 10

@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from anonkit.algorithms.cluster.kaca import check_references
-from anonkit.algorithms.knowledge import _kernels
+from anonkit._values import cell_text
+from anonkit.algorithms.cluster import _bk_kernels
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, check_references
 from anonkit.algorithms.local import partition_release
-from anonkit.algorithms.transform import suppression_limit
+from anonkit.distance import to_unit
 from anonkit.errors import InputError
-from anonkit.hierarchy._core import _text
 from anonkit.models import BackgroundKnowledge, BetaLikeness, Criterion, TCloseness
 from anonkit.release import Release
 from anonkit.table import Table
@@ -58,7 +58,7 @@ class ClosingTest:
         return replace(self, tref=np.ascontiguousarray(tref, dtype=np.float64))
 
     def passes(self, hist: np.ndarray, size: float) -> bool:
-        return _kernels.passes(np.asarray(hist, dtype=np.float64), float(size), *self.args())
+        return _bk_kernels.passes(np.asarray(hist, dtype=np.float64), float(size), *self.args())
 
 
 @dataclass
@@ -100,8 +100,9 @@ def setup(
     models: list[Criterion],
     *,
     algorithm: str,
+    guarantee: str,
     priors: Any = None,
-    max_suppression: float = 0.0,
+    max_suppression: float = DEFAULT_MAX_SUPPRESSION,
     default_beta: float | None = None,
 ) -> Setup:
     """Validate the models for a background-knowledge algorithm and gather its parameters.
@@ -111,10 +112,11 @@ def setup(
     sensitive attribute. Any other model (l-diversity, δ-disclosure, k-anonymity on a QI subset) is
     judged on the published classes afterwards, and classes failing it are suppressed
     (:func:`finish`). ``default_beta`` adds a basic β-likeness model when none is given (k-primacy).
+    ``guarantee`` (``pairwise`` or ``posterior``) is what a background-knowledge model with
+    ``test="auto"`` becomes (:meth:`~anonkit.models.BackgroundKnowledge.resolved`).
     """
     models = list(models)
     check_references(table, models)
-    suppression_limit(max_suppression, table.n)  # validates
     closing = (TCloseness, BetaLikeness, BackgroundKnowledge)
     for m in models:
         if getattr(m, "record_level", False) and not isinstance(m, BackgroundKnowledge):
@@ -138,7 +140,7 @@ def setup(
     bks = [m for m in models if isinstance(m, BackgroundKnowledge)]
     if len(bks) > 1:
         raise InputError(f"{algorithm} takes one background-knowledge model", key="privacy")
-    bk = bks[0].resolved(algorithm) if bks else None
+    bk = bks[0].resolved(guarantee) if bks else None
     if bk is not None:
         models = [bk if isinstance(m, BackgroundKnowledge) else m for m in models]
     # the largest minimum class size of the models on all QIs (1 without k-anonymity)
@@ -201,7 +203,8 @@ def _prior_matrix(table: Table, sensitive: str, priors: Any, bk: BackgroundKnowl
 
 
 class QISpace:
-    """The records' QIs in the §0.3 distance space.
+    """The records' QIs in the §0.3 distance space (:mod:`anonkit.distance`; the numba kernels
+    evaluate its categorical ``δ`` from the ancestor table ``anc``).
 
     Numeric (and date) QIs are divided by their range over the records taking part (``X``, NaN =
     missing); the others are local leaf codes (``C``) with their ancestors per level (``anc``), the
@@ -218,10 +221,7 @@ class QISpace:
         self.num, self.cat = num, cat
         x = np.zeros((len(rows), len(num)))
         for i, j in enumerate(num):
-            v = np.asarray(table.numeric[table.qi[j]], dtype=np.float64)[rows]
-            known = v[~np.isnan(v)]
-            lo, hi = (float(known.min()), float(known.max())) if known.size else (0.0, 0.0)
-            x[:, i] = (v - lo) / (hi - lo) if hi > lo else np.where(np.isnan(v), np.nan, 0.0)
+            x[:, i] = to_unit(np.asarray(table.numeric[table.qi[j]], dtype=np.float64)[rows])
         self.X = np.ascontiguousarray(x)
         heights = [table.hierarchies[j].height for j in cat]
         codes = np.zeros((len(rows), len(cat)), dtype=np.int64)
@@ -239,7 +239,7 @@ class QISpace:
             h = table.hierarchies[j]
             for level in range(h.height + 1):
                 anc[i, level, : len(used[i])] = h.maps[level][used[i]]
-            blank = np.flatnonzero([_text(v) == "" for v in h.leaves[used[i]]])
+            blank = np.flatnonzero([cell_text(v) == "" for v in h.leaves[used[i]]])
             if blank.size:
                 miss[i] = int(blank[0])
         self.anc = anc
@@ -286,7 +286,7 @@ def npn_order(space: QISpace, members: np.ndarray) -> tuple[np.ndarray, np.ndarr
     d2 = space.centroid_dist2(rep, counts)
     rank = first.astype(np.int64)  # members are ascending, so position = index order
     start = int(np.lexsort((rank, -d2))[0])
-    order_t = _kernels.npn_order(
+    order_t = _bk_kernels.npn_order(
         np.ascontiguousarray(space.X[rep]), np.ascontiguousarray(space.C[rep]), space.anc, space.heights, space.miss,
         start, rank,
     )
@@ -328,11 +328,11 @@ def finish(
         drop = np.isin(rel.record_class, bad)
         bk_suppressed += int((drop & (rc >= 0)).sum())
         rc[drop] = -1
-    rel.extra["bk_failed_records"] = bk_suppressed
+    rel.bk.failed_records = bk_suppressed
     if s.bk is not None and rel.n_classes:
         div = s.bk.class_divergence(s.priors, rel.record_class, rel.n_classes, s.sa)
-        rel.extra["bk_divergence"] = float(div.max())
-    rel.extra["bk_test"] = s.bk.effective_test if s.bk is not None else None
+        rel.bk.divergence = float(div.max())
+    rel.bk.test = s.bk.effective_test if s.bk is not None else None
     rel.seconds = time.perf_counter() - started
     return rel
 

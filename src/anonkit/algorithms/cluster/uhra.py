@@ -10,7 +10,7 @@ group never mixes people about whom the adversary believes very different things
    Any two records of a cluster have prior JSD ≤ ``J``. Clusters with fewer than ``k`` records are
    suppressed (``small_cluster="suppress"``, the default) or joined to the cluster at the smallest
    complete-link distance (``"merge"``; spec register #4).
-2. **t-k-Utility** per cluster (:mod:`anonkit.algorithms.knowledge._kernels`): nearest-point-next
+2. **t-k-Utility** per cluster (:mod:`anonkit.algorithms.cluster._bk_kernels`): nearest-point-next
    order from the record farthest from the cluster's centroid (ties: lowest record index); greedy
    groups closed as soon as they have ≥ ``k`` records and are t-close; leftovers to the nearest group
    (by centroid distance) that stays t-close, else suppressed; refinement passes moving a record to
@@ -29,7 +29,7 @@ group never mixes people about whom the adversary believes very different things
 Guarantees: every published class has ≥ ``k`` records and EMD ≤ ``t`` to the whole table, and any two
 of its records have prior JSD ≤ ``J``. Groups that publish identical values are merged into one
 class (spec §0.2); should that put two clusters' records together beyond ``J``, the class is
-suppressed (``extra['bk_failed_records']``).
+suppressed (``Release.bk.failed_records``).
 
 Parameters come from the models: ``KAnonymity(k)``, ``TCloseness(S, t, distance)`` and
 ``BackgroundKnowledge(S, J, prior=…)``. Without a background-knowledge model ``J = 1`` (one cluster):
@@ -46,13 +46,15 @@ O(c·g) for ``c`` records and ``g`` groups. No record × record matrix is built.
 from __future__ import annotations
 
 import time
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
+from pydantic import Field
 
-from anonkit.algorithms.knowledge import _kernels
-from anonkit.algorithms.knowledge._engine import QISpace, Setup, finish, npn_order, records_by_cluster, setup
-from anonkit.errors import InputError
+from anonkit.algorithms.cluster import _bk_kernels
+from anonkit.algorithms.cluster._bk_engine import QISpace, Setup, finish, npn_order, records_by_cluster, setup
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression, report_progress
+from anonkit.algorithms.spec import algorithm
 from anonkit.knowledge import bk_clusters, jsd
 from anonkit.models import Criterion
 from anonkit.release import Release
@@ -87,19 +89,15 @@ def run_tk_utility(
     max_passes: int,
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """Phase 2 on every cluster: the group of every record (−1: suppressed) and counters."""
-    from anonkit.algorithms.lattice._search import PROGRESS
-
     n = s.table.n
     record_class = np.full(n, -1, dtype=np.int64)
     sizes = np.bincount(cluster_of_row, minlength=n_clusters)
     counters = {"small_cluster_records": 0, "leftover_suppressed": 0, "unclosable_clusters": 0,
                 "refinement_passes": 0, "refinement_moves": 0}
     next_group = 0
-    report = PROGRESS.get()
     n_values = s.table.domains[s.sensitive].size
     for c, members in enumerate(records_by_cluster(cluster_of_row, n_clusters)):
-        if report is not None:
-            report(c, n_clusters)
+        report_progress(c, n_clusters)
         if sizes[c] < s.k:
             counters["small_cluster_records"] += len(members)
             continue
@@ -108,7 +106,7 @@ def run_tk_utility(
         if reference == "cluster":
             test = test.with_reference(np.bincount(sa, minlength=n_values) / len(sa))
         order, tup, rep = npn_order(space, members)
-        group, n_groups, passes, moves = _kernels.tk_utility(
+        group, n_groups, passes, moves = _bk_kernels.tk_utility(
             order, tup, rep, np.ascontiguousarray(space.X[members]), np.ascontiguousarray(space.C[members]), space.miss,
             space.coff, space.n_codes, np.ascontiguousarray(sa), n_values, *test.args(), int(max_passes),
         )
@@ -120,8 +118,7 @@ def run_tk_utility(
         keep = group >= 0
         record_class[s.rows[members[keep]]] = group[keep] + next_group
         next_group += int(n_groups)
-    if report is not None:
-        report(n_clusters, n_clusters)
+    report_progress(n_clusters, n_clusters)
     counters["groups"] = next_group
     return record_class, counters
 
@@ -130,8 +127,6 @@ def bk_partition(
     s: Setup, *, small_cluster: str
 ) -> tuple[np.ndarray, int, dict[str, Any]]:
     """Phase 1: the BK cluster of every taking-part record (positions in ``s.rows``) and diagnostics."""
-    if small_cluster not in ("suppress", "merge"):
-        raise InputError(f"small_cluster must be 'suppress' or 'merge', got {small_cluster!r}", key="small_cluster")
     bk = bk_clusters(s.priors[s.rows], s.J)
     cluster_of_vector = bk.cluster_of_vector
     if small_cluster == "merge":
@@ -152,27 +147,72 @@ def bk_partition(
     return cluster_of_row, n_clusters, info
 
 
+#: an option: what happens to a background-knowledge cluster of fewer than k records
+SmallCluster = Literal["suppress", "merge"]
+DEFAULT_SMALL_CLUSTER: SmallCluster = "suppress"
+#: an option: the refinement cap
+MaxPasses = Annotated[int, Field(ge=0)]
+
+
+@algorithm(
+    "uhra",
+    family="cluster",
+    summary="paper A: clusters people whose priors are within J, then k-anonymous, t-close groups inside "
+    "each cluster (t-k-Utility); bounds what a background-knowledge adversary learns",
+    enforces=("k-anonymity", "t-closeness", "background-knowledge"),
+    needs=("priors",),
+    progress="grouping background-knowledge clusters",
+    bk_test="pairwise",
+    label="UHRA",
+)
 def uhra(
     table: Table,
     models: list[Criterion],
     *,
     priors: Any = None,
-    max_suppression: float = 0.0,
-    small_cluster: Literal["suppress", "merge"] = "suppress",
+    max_suppression: MaxSuppression = DEFAULT_MAX_SUPPRESSION,
+    small_cluster: SmallCluster = DEFAULT_SMALL_CLUSTER,
     reference: Literal["table", "cluster"] = "table",
-    max_passes: int = MAX_PASSES,
-    algorithm: str = "uhra",
-    default_beta: float | None = None,
+    max_passes: MaxPasses = MAX_PASSES,
 ) -> Release:
     """UHRA, see the module docstring. ``extra`` holds the BK clustering (``bk_clusters``,
     ``bk_cluster`` per record), the groups (``groups``, ``group`` per record) and the counters of
-    suppressed records (``small_cluster_records``, ``leftover_suppressed``, ``bk_failed_records``)."""
+    suppressed records (``small_cluster_records``, ``leftover_suppressed``, ``bk_failed_records``).
+
+    Parameters
+    ----------
+    max_suppression:
+        Share of the records the models may suppress.
+    small_cluster:
+        A background-knowledge cluster of fewer than k records is suppressed, or merged with the
+        nearest cluster (classes then beyond J are suppressed).
+    reference:
+        t-closeness is measured against the table's distribution (``table``) or the cluster's
+        (``cluster``) while grouping; the release is judged against the table.
+    max_passes:
+        The refinement's cap on passes.
+    """
+    return run_uhra(table, models, priors=priors, max_suppression=max_suppression, small_cluster=small_cluster,
+                    reference=reference, max_passes=max_passes, algorithm="uhra", default_beta=None)
+
+
+def run_uhra(
+    table: Table,
+    models: list[Criterion],
+    *,
+    priors: Any,
+    max_suppression: float,
+    small_cluster: str,
+    reference: str,
+    max_passes: int,
+    algorithm: str,
+    default_beta: float | None,
+) -> Release:
+    """UHRA's pipeline, for :func:`uhra` and the k-primacy baseline (which names the release
+    ``algorithm`` and closes groups on β-likeness with ``default_beta``)."""
     started = time.perf_counter()
-    if reference not in ("table", "cluster"):
-        raise InputError(f"reference must be 'table' or 'cluster', got {reference!r}", key="reference")
-    if int(max_passes) < 0:
-        raise InputError(f"max_passes must be ≥ 0, got {max_passes}", key="max_passes")
-    s = setup(table, models, algorithm=algorithm, priors=priors, max_suppression=max_suppression,
+    guarantee = str(uhra.spec.bk_test)  # type: ignore[attr-defined]
+    s = setup(table, models, algorithm=algorithm, guarantee=guarantee, priors=priors, max_suppression=max_suppression,
               default_beta=default_beta)
     space = QISpace(table, s.rows)
     cluster_of_row, n_clusters, info = bk_partition(s, small_cluster=small_cluster)
@@ -186,11 +226,12 @@ def uhra(
                  params=params)
     bk_cluster = np.full(table.n, -1, dtype=np.int64)
     bk_cluster[s.rows] = cluster_of_row
-    rel.extra.update(info)
-    rel.extra.update(counters)
-    rel.extra["bk_cluster"] = bk_cluster
-    rel.extra["group"] = record_class
-    rel.extra["k"] = s.k
-    rel.extra["J"] = s.J
-    rel.extra["sensitive"] = s.sensitive
+    rel.bk.clusters = info.pop("bk_clusters")
+    rel.notes.update(info)
+    rel.notes.update(counters)
+    rel.bk.cluster_of = bk_cluster
+    rel.record_group = record_class
+    rel.notes["k"] = s.k
+    rel.notes["J"] = s.J
+    rel.notes["sensitive"] = s.sensitive
     return rel

@@ -1,0 +1,311 @@
+"""The declaration of an algorithm: one :func:`algorithm` decorator beside its code.
+
+Every algorithm is a function ``run(table, models, *, option=default, …) -> Release``. The decorator
+declares, once, what the config, the pipeline, the CLI, the experiments and the common test suite
+need to know about it:
+
+* its config **name**, its **family** (``lattice``: full-domain generalization; ``search``:
+  best-first search; ``partition``; ``cluster``; ``bucket``) and a one-line **summary**;
+* its **options**: the keyword-only parameters of the function, with their types, ranges
+  (``Annotated[int, Field(ge=1)]``) and defaults — written once, in the signature; the decorator
+  turns them into a pydantic model (:attr:`Algorithm.options`) that validates the config and every
+  Python call, with errors naming the key;
+* which privacy models it **enforces** while it anonymizes (the others it only judges afterwards:
+  their failing classes are suppressed), what it **needs** (``priors``: the adversary's background
+  knowledge; ``numeric-qi``: numeric quasi-identifiers; ``person``: a person column), whether it
+  handles **persons** (several records per person, counted as people: without it a person column
+  is refused), and what it **publishes** (one table, or several linked ``tables`` by name, or a
+  ``stream``);
+* whether it is **randomized** (the pipeline then passes its ``seed``), and how to explain its
+  failures (``precheck``, ``explain``: algorithm-specific reasons in one line).
+
+Parameters the pipeline provides rather than the user (:data:`RUNTIME`: ``seed``, ``priors``,
+``metric``) are not options. The registry (:mod:`anonkit.algorithms.registry`) collects the
+declarations; adding an algorithm is one module with one decorated function.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Annotated, Any, Literal  # noqa: F401  (evaluated annotations)
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model, model_validator
+
+from anonkit.errors import InputError
+
+if TYPE_CHECKING:
+    from anonkit.models import Criterion
+    from anonkit.release import Release
+    from anonkit.table import Table
+
+Family = Literal["lattice", "search", "partition", "cluster", "bucket"]
+#: the order families are listed in
+FAMILIES: tuple[str, ...] = ("lattice", "search", "partition", "cluster", "bucket")
+#: parameters the pipeline provides (never options): the run's seed, the adversary's priors and the
+#: quality metric a search optimizes
+RUNTIME = frozenset({"seed", "priors", "metric"})
+#: ``enforces`` value: every model judged on class statistics (all but record-level models)
+CLASS_MODELS = "class models"
+#: what a family's progress bar counts, unless the declaration says otherwise
+FAMILY_PROGRESS = {"lattice": "searching the lattice (checked transformations)"}
+
+class Options(BaseModel):
+    """The base of every options model: unknown keys are refused and values are taken strictly (a
+    whole number for a number is fine, ``"10"`` or ``True`` for a number is not); numpy scalars
+    count as the Python numbers they hold."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_numbers(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            return {k: v.item() if isinstance(v, np.generic) else v for k, v in data.items()}
+        return data
+
+
+Precheck = Callable[["Table", list["Criterion"], Mapping[str, object]], "str | None"]
+Explain = Callable[["Table", list["Criterion"], "Release", Mapping[str, object]], "str | None"]
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """An algorithm's declaration (see the module docstring)."""
+
+    name: str
+    family: Family
+    summary: str
+    run: Callable[..., Release]
+    enforces: frozenset[str] | str = CLASS_MODELS
+    needs: frozenset[str] = frozenset()
+    tables: tuple[str, ...] = ()
+    stream: bool = False
+    persons: bool = False
+    randomized: bool = False
+    default: bool = False
+    reconstructed: bool = False
+    progress: str | None = None
+    bk_test: str | None = None
+    precheck: Precheck | None = None
+    explain: Explain | None = None
+    on_failure: str = "raise algorithm.max_suppression or relax the models"
+    label: str | None = None
+    docs: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    #: the decorated function (validating its options), set by :func:`algorithm`
+    entry: Callable[..., Release] | None = field(default=None, compare=False, repr=False)
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def publishes(self) -> str:
+        """``table``, ``tables`` (linked, named :attr:`tables`) or ``stream``."""
+        return "stream" if self.stream else ("tables" if self.tables else "table")
+
+    @property
+    def display(self) -> str:
+        """The name papers and reports use (the config name unless a label is declared)."""
+        return self.label or self.name
+
+    def enforces_model(self, model: Criterion) -> bool:
+        """Whether this algorithm enforces ``model`` (rather than only judging it afterwards)."""
+        if getattr(model, "record_level", False):
+            return model.name in self.enforces if not isinstance(self.enforces, str) else False
+        return self.enforces == CLASS_MODELS or model.name in self.enforces
+
+    @cached_property
+    def parameters(self) -> dict[str, inspect.Parameter]:
+        """The function's keyword-only parameters (options and runtime inputs)."""
+        return {p.name: p for p in inspect.signature(self.run).parameters.values() if p.kind == p.KEYWORD_ONLY}
+
+    @cached_property
+    def runtime(self) -> frozenset[str]:
+        """The runtime inputs (:data:`RUNTIME`) this algorithm takes."""
+        return frozenset(RUNTIME & set(self.parameters))
+
+    @cached_property
+    def options(self) -> type[BaseModel]:
+        """A pydantic model of the options: names, types, ranges and defaults from the signature."""
+        fields: dict[str, Any] = {}
+        for name, p in self.parameters.items():
+            if name in RUNTIME:
+                continue
+            annotation = p.annotation
+            if isinstance(annotation, str):
+                annotation = eval(annotation, inspect.unwrap(self.run).__globals__)
+            fields[name] = (annotation, ... if p.default is inspect.Parameter.empty else p.default)
+        model = create_model(f"{self.run.__name__}_options", __base__=Options, **fields)  # type: ignore[call-overload]
+        return model  # type: ignore[no-any-return]
+
+    def option_docs(self) -> list[dict[str, object]]:
+        """Every option: name, type (as text), default (``None`` when required) and description."""
+        schema = self.options.model_json_schema()
+        props = schema.get("properties", {})
+        required = set(schema.get("required", []))
+        out = []
+        for name in self.options.model_fields:
+            prop = props.get(name, {})
+            out.append({
+                "name": name,
+                "type": _type_text(prop, schema.get("$defs", {})),
+                "default": None if name in required else self.options.model_fields[name].default,
+                "required": name in required,
+                "description": prop.get("description") or self.docs.get(name, ""),
+            })
+        return out
+
+    # ------------------------------------------------------------------ validation
+    def validate(self, given: Mapping[str, object], *, where: str = "") -> dict[str, object]:
+        """The options ``given`` (no runtime inputs), validated: converted values, only those given.
+
+        Raises
+        ------
+        InputError
+            An unknown option (the message lists this algorithm's options) or a bad value (naming
+            the key, prefixed by ``where``, e.g. ``algorithm.``).
+        """
+        unknown = [k for k in given if k not in self.options.model_fields]
+        if unknown:
+            from anonkit.algorithms.registry import algorithms
+
+            allowed = ", ".join(self.options.model_fields) or "none"
+            owners = [a.name for a in algorithms().values() if unknown[0] in a.options.model_fields]
+            elsewhere = f"; it is an option of {', '.join(owners)}" if owners else ""
+            raise InputError(f"{unknown[0]!r} is not an option of {self.name} (its options: {allowed}){elsewhere}",
+                             key=f"{where}{unknown[0]}")
+        try:
+            parsed = self.options.model_validate(dict(given))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = str(err["loc"][0]) if err["loc"] else ""
+            msg = err["msg"]
+            if err["type"] == "literal_error":
+                msg = f"got {err.get('input')!r}; " + msg.replace("Input should be", "allowed:")
+            elif err["type"] == "missing":
+                msg = f"{self.name} needs this option"
+            else:
+                msg = f"got {err.get('input')!r}; {msg[0].lower()}{msg[1:]}"
+            raise InputError(f"{self.name} option {loc!r}: {msg}", key=f"{where}{loc}") from None
+        return {k: getattr(parsed, k) for k in parsed.model_fields_set}
+
+    def __call__(self, table: Table, models: Iterable[Criterion], **kwargs: object) -> Release:
+        """Run with validated options (runtime inputs pass through)."""
+        runtime = {k: kwargs.pop(k) for k in list(kwargs) if k in RUNTIME}
+        extra = [k for k in runtime if k not in self.runtime]
+        if extra:
+            raise InputError(f"{self.name} does not take {extra[0]!r}", key=extra[0])
+        return self.run(table, list(models), **self.validate(kwargs), **runtime)
+
+
+def algorithm(
+    name: str,
+    *,
+    family: Family,
+    summary: str,
+    enforces: Iterable[str] | str = CLASS_MODELS,
+    needs: Iterable[str] = (),
+    tables: Iterable[str] = (),
+    stream: bool = False,
+    persons: bool = False,
+    randomized: bool = False,
+    default: bool = False,
+    reconstructed: bool = False,
+    progress: str | None = None,
+    bk_test: str | None = None,
+    precheck: Precheck | None = None,
+    explain: Explain | None = None,
+    on_failure: str | None = None,
+    label: str | None = None,
+) -> Callable[[Callable[..., Release]], Callable[..., Release]]:
+    """Declare the decorated function as the algorithm ``name`` (see the module docstring).
+
+    The function returned validates its options on every call (:meth:`Algorithm.validate`) and
+    carries the declaration as ``.spec``.
+    """
+
+    def declare(run: Callable[..., Release]) -> Callable[..., Release]:
+        spec = Algorithm(
+            name=name,
+            family=family,
+            summary=" ".join(summary.split()),
+            run=run,
+            enforces=enforces if isinstance(enforces, str) else frozenset(enforces),
+            needs=frozenset(needs),
+            tables=tuple(tables),
+            stream=stream,
+            persons=persons,
+            randomized=randomized,
+            default=default,
+            reconstructed=reconstructed,
+            progress=progress if progress is not None else FAMILY_PROGRESS.get(family),
+            bk_test=bk_test,
+            precheck=precheck,
+            explain=explain,
+            on_failure=on_failure or Algorithm.on_failure,
+            label=label,
+            docs=_parameter_docs(run.__doc__ or ""),
+        )
+        if randomized and "seed" not in spec.parameters:
+            raise TypeError(f"{name}: a randomized algorithm takes a keyword-only 'seed'")
+
+        @functools.wraps(run)
+        def validated(table: Table, models: Iterable[Criterion], **kwargs: object) -> Release:
+            return spec(table, models, **kwargs)
+
+        validated.spec = spec  # type: ignore[attr-defined]
+        object.__setattr__(spec, "entry", validated)
+        return validated
+
+    return declare
+
+
+def _parameter_docs(doc: str) -> dict[str, str]:
+    """``name: description`` of a numpy-style ``Parameters`` section (first sentence of each)."""
+    text = inspect.cleandoc(doc)
+    section = re.search(r"Parameters\n-+\n(.*?)(?:\n\n[A-Z][a-z]+\n-+\n|\Z)", text, re.S)
+    if not section:
+        return {}
+    out: dict[str, str] = {}
+    current: list[str] = []
+    names: list[str] = []
+    for line in section.group(1).splitlines():
+        if line and not line.startswith(" "):
+            for n in names:
+                out[n] = " ".join(current).split(". ")[0].rstrip(".")
+            names = [n.strip() for n in line.split(":")[0].split(",")]
+            current = []
+        else:
+            current.append(line.strip())
+    for n in names:
+        out[n] = " ".join(current).split(". ")[0].rstrip(".")
+    return out
+
+
+def _type_text(prop: dict, defs: dict) -> str:
+    """A JSON-schema property as a short type text: ``strict | relaxed``, ``number in [0, 1]``…"""
+    if "$ref" in prop:
+        prop = defs.get(prop["$ref"].rsplit("/", 1)[-1], {})
+    if "enum" in prop:
+        return " | ".join(str(v) for v in prop["enum"])
+    if "const" in prop:
+        return str(prop["const"])
+    if "anyOf" in prop:
+        parts = [_type_text(p, defs) for p in prop["anyOf"]]
+        return " | ".join(p for p in parts if p != "null") + (" (or none)" if "null" in parts else "")
+    kind = {"integer": "whole number", "number": "number", "boolean": "true | false", "string": "text",
+            "object": "mapping", "array": "list", "null": "null"}.get(prop.get("type", ""), prop.get("type", "value"))
+    lo = prop.get("minimum", prop.get("exclusiveMinimum"))
+    hi = prop.get("maximum", prop.get("exclusiveMaximum"))
+    if lo is not None and hi is not None:
+        left = "(" if "exclusiveMinimum" in prop else "["
+        right = ")" if "exclusiveMaximum" in prop else "]"
+        return f"{kind} in {left}{lo:g}, {hi:g}{right}"
+    if lo is not None:
+        return f"{kind} {'>' if 'exclusiveMinimum' in prop else '≥'} {lo:g}"
+    if hi is not None:
+        return f"{kind} {'<' if 'exclusiveMaximum' in prop else '≤'} {hi:g}"
+    return kind

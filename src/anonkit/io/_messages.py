@@ -1,0 +1,31 @@
+"""Text fit for a one-line :class:`~anonkit.errors.InputError`: a location with its password masked,
+an exception on one line."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit, urlunsplit
+
+from anonkit.io._locations import _PG_PREFIXES
+
+
+def _shown(loc: str) -> str:
+    """``loc`` fit for a message: a URI's password is masked."""
+    if not loc.lower().startswith(_PG_PREFIXES):
+        return loc
+    try:
+        parts = urlsplit(loc)
+        netloc = parts.netloc
+        if parts.password is not None:
+            userinfo, _, host = netloc.rpartition("@")
+            user = userinfo.split(":", 1)[0]
+            netloc = f"{user}:***@{host}"
+        query = re.sub(r"(?i)(password=)[^&]*", r"\1***", parts.query)
+        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    except ValueError:
+        return "<PostgreSQL URI>"
+
+
+def _one_line(exc: BaseException, limit: int = 300) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."

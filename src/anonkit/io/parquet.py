@@ -1,0 +1,38 @@
+"""Parquet: reading with pyarrow (numbers keep their types, text becomes ``str``) and writing the
+frame's Arrow table atomically through a temporary file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from anonkit.errors import InputError
+from anonkit.io._files import _atomic_write, _check_file
+from anonkit.io._frames import _apply_na, _check_header, _from_arrow, _to_arrow
+from anonkit.io._messages import _one_line
+
+
+def _read_parquet(loc: str, na: frozenset[str]) -> pd.DataFrame:
+    if _check_file(loc) == 0:
+        raise InputError("input is empty", file=loc)
+    try:
+        parquet = pq.ParquetFile(loc)
+        names = parquet.schema_arrow.names
+        _check_header([str(n) for n in names], loc)
+        data = parquet.read()
+    except InputError:
+        raise
+    except (pa.ArrowException, OSError, ValueError, TypeError) as exc:
+        raise InputError(f"not a valid Parquet file: {_one_line(exc)}", file=loc) from exc
+    if data.num_rows == 0 or data.num_columns == 0:
+        raise InputError("input is empty: no data rows", file=loc)
+    return _apply_na(_from_arrow(data, "the Parquet data", loc), na)
+
+
+def _write_parquet(frame: pd.DataFrame, names: list[str], target: Path, loc: str) -> None:
+    """Write ``frame`` as Parquet to ``target`` through a temporary file (see :func:`anonkit.io.write_table`)."""
+    arrow = _to_arrow(frame, names)
+    _atomic_write(target, loc, lambda tmp: pq.write_table(arrow, tmp))

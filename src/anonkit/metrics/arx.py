@@ -1,0 +1,161 @@
+"""ARX's conventions shared by its quality models and the lattice scorer (ARX compatibility §2.4, §2.9).
+
+The ARX quality models (Loss, non-uniform entropy, DM, DM*, AECS, Precision, Height; in
+:mod:`~anonkit.metrics.loss`, :mod:`~anonkit.metrics.entropy`, :mod:`~anonkit.metrics.classes`
+and :mod:`~anonkit.metrics.precision`) follow ARX's implementation
+(``org.deidentifier.arx.metric.v2``) so that a full-domain release scores what ARX reports for the
+same transformation. This module holds what they have in common:
+
+* the gs-factor ``g`` gives ``gFactor = 1 if g ≤ 0.5 else 1 − 2(g − 0.5)`` and
+  ``sFactor = 2g if g < 0.5 else 1`` (:func:`gs_factors`);
+* per-attribute Loss and entropy values are floored to 10 decimals (ARX's ``Metric.round``,
+  :func:`arx_round`);
+* ``N`` is the number of input records (suppressed ones included);
+* attribute weights default to the schema's (0.5 each) and are normalized by the largest
+  (:func:`attribute_weights`); per-attribute values are combined as ARX's aggregate functions do
+  (:func:`aggregate_values`).
+
+Full-domain releases (``release.transformation`` set) are scored exactly as ARX does: a suppressed
+record still counts with the node it had at the transformation (:func:`effective_levels`). For
+other releases (local recoding) each released record counts with its own class's node and a
+suppressed record as fully generalized (the hierarchy root); each measure's docstring says what
+that means for it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+import numpy as np
+
+from anonkit.errors import InputError
+from anonkit.release import Release
+from anonkit.table import Table
+
+Aggregate = Literal["sum", "max", "arithmetic", "geometric", "rank"]
+AGGREGATES: tuple[str, ...] = ("sum", "max", "arithmetic", "geometric", "rank")
+
+
+def gs_factors(gs: float) -> tuple[float, float]:
+    """ARX's ``(gFactor, sFactor)`` for a generalization/suppression factor ``gs`` in ``[0, 1]``."""
+    gs = float(gs)
+    if not 0.0 <= gs <= 1.0:
+        raise InputError(f"gs must lie in [0, 1], got {gs!r}", key="gs")
+    s_factor = 2.0 * gs if gs < 0.5 else 1.0
+    g_factor = 1.0 if gs <= 0.5 else 1.0 - 2.0 * (gs - 0.5)
+    return g_factor, s_factor
+
+
+def arx_round(value: float) -> float:
+    """ARX's ``Metric.round``: keep 10 decimals, rounding down (``floor(x·10¹⁰)/10¹⁰``)."""
+    return math.floor(value * 1e10) / 1e10
+
+
+def seq_sum(values: np.ndarray) -> float:
+    """Left-to-right sum (what a Java ``for`` loop does), not numpy's pairwise sum."""
+    values = np.asarray(values, dtype=np.float64)
+    return float(np.cumsum(values)[-1]) if values.size else 0.0
+
+
+def attribute_weights(table: Table, weights: Mapping[str, float] | Sequence[float] | None = None) -> np.ndarray:
+    """QI weights normalized by the largest (ARX); all 1 when every weight is 0.
+
+    ``weights`` maps QI names to weights (missing ones default to the schema's weight) or lists
+    one weight per QI; ``None`` takes the schema's weights (0.5 each unless configured).
+    """
+    d = len(table.qi)
+    if weights is None:
+        w = np.array([float(table.schema[q].weight) for q in table.qi], dtype=np.float64)
+    elif isinstance(weights, Mapping):
+        unknown = [k for k in weights if k not in table.qi]
+        if unknown:
+            raise InputError(f"weight given for {unknown[0]!r}, which is not a quasi-identifier", key="weights")
+        w = np.array([float(weights.get(q, table.schema[q].weight)) for q in table.qi], dtype=np.float64)
+    else:
+        w = np.asarray(list(weights), dtype=np.float64)
+        if w.shape != (d,):
+            raise InputError(f"weights must list {d} values, one per quasi-identifier", key="weights")
+    if (w < 0).any():
+        raise InputError("weights must not be negative", key="weights")
+    top = float(w.max()) if d else 0.0
+    return np.ones(d) if top == 0.0 else w / top
+
+
+def aggregate_values(values: Sequence[float], weights: Sequence[float], aggregate: str) -> float | tuple[float, ...]:
+    """Combine per-attribute values as ARX's ``AggregateFunction`` does.
+
+    * ``sum``: Σ vᵢ·wᵢ; ``max``: max vᵢ·wᵢ (at least 0); ``arithmetic``: Σ (vᵢ/n)·wᵢ;
+    * ``geometric``: Π ((vᵢ + 1)·wᵢ)^{1/n} − 1 — as ARX's ``ILMultiDimensionalGeometricMean``
+      implements it (the weight multiplies ``vᵢ + 1``; with equal weights, the default, this is
+      the same as Π (vᵢ·wᵢ + 1)^{1/n} − 1);
+    * ``rank``: the vector of vᵢ·wᵢ sorted in descending order, compared lexicographically — ARX's
+      ``ILMultiDimensionalRank`` (``compareTo`` compares the sorted vectors component by component
+      with ``Double.compare``; ``toString`` prints them with ``Arrays.toString``).
+
+    ``weights`` are the QI weights normalized by the largest (:func:`attribute_weights`, as ARX's
+    ``AbstractMetricMultiDimensional.initializeInternal``). They change the rank optimum, not only
+    its values: half of ARX's TestUtilityMetricsLoss cases set ``setAttributeWeight(column i, i + 1)``.
+    """
+    v = [float(x) for x in values]
+    w = [float(x) for x in weights]
+    n = len(v)
+    if aggregate == "sum":
+        total = 0.0
+        for x, y in zip(v, w, strict=True):
+            total += x * y
+        return total if math.isfinite(total) else float(np.finfo(np.float64).max)
+    if aggregate == "max":
+        best = 0.0
+        for x, y in zip(v, w, strict=True):
+            best = max(best, x * y)
+        return best
+    if aggregate == "arithmetic":
+        total = 0.0
+        for x, y in zip(v, w, strict=True):
+            total += (x / n) * y
+        return total
+    if aggregate == "geometric":
+        prod = 1.0
+        for x, y in zip(v, w, strict=True):
+            prod *= math.pow((x + 1.0) * y, 1.0 / n)
+        return prod - 1.0 if n else 0.0
+    if aggregate == "rank":
+        return tuple(sorted((x * y for x, y in zip(v, w, strict=True)), reverse=True))
+    raise InputError(f"unknown aggregate {aggregate!r}; allowed: {', '.join(AGGREGATES)}", key="aggregate")
+
+
+def aggregate_attributes(
+    table: Table,
+    values: Mapping[str, float],
+    weights: Mapping[str, float] | Sequence[float] | None,
+    aggregate: str,
+) -> float | tuple[float, ...]:
+    """:func:`aggregate_values` of per-QI ``values`` (in QI order) with the normalized
+    :func:`attribute_weights` of ``weights``: what :func:`~anonkit.metrics.loss`,
+    :func:`~anonkit.metrics.entropy` and :func:`~anonkit.metrics.precision` report."""
+    return aggregate_values(list(values.values()), attribute_weights(table, weights), aggregate)
+
+
+def transformation_levels(table: Table, release: Release) -> np.ndarray | None:
+    """The full-domain levels of ``release`` (input QI order), or None for other releases."""
+    if release.transformation is None:
+        return None
+    return np.array([int(release.transformation[q]) for q in table.qi], dtype=np.int64)
+
+
+def effective_levels(table: Table, release: Release) -> np.ndarray:
+    """``(n × d)`` level of every record: its class's, or for a suppressed record the
+    transformation's (full-domain) or the hierarchy height (otherwise)."""
+    levels = release.record_levels()
+    t = transformation_levels(table, release)
+    if t is not None:
+        levels[release.suppressed] = t
+    return levels
+
+
+def tuple_counts(table: Table, mask: np.ndarray) -> np.ndarray:
+    """Records selected by ``mask`` per distinct QI tuple."""
+    d = table.distinct
+    return np.bincount(d.inverse[mask], minlength=d.size).astype(np.float64)
