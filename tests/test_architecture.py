@@ -25,10 +25,11 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
 PACKAGE = SRC / "anonkit"
 #: where an algorithm's config name may also stand, and why: the experiments are named after the
-#: algorithm their paper proposes (``anonkit experiment uhra``, ``anonkit experiment stack-and-deal``)
+#: algorithm their paper proposes (``anonkit experiment uhra``, ``stack-and-deal``, ``iab``)
 EXPERIMENT_NAMES = {
-    ("anonkit/cli.py", "uhra"), ("anonkit/cli.py", "stack-and-deal"),
+    ("anonkit/cli.py", "uhra"), ("anonkit/cli.py", "stack-and-deal"), ("anonkit/cli.py", "iab"),
     ("anonkit/experiments/__init__.py", "uhra"), ("anonkit/experiments/__init__.py", "stack-and-deal"),
+    ("anonkit/experiments/__init__.py", "iab"),
 }
 
 

@@ -268,9 +268,20 @@ def _print_summary(s: dict) -> None:
         clusters = "" if bk.get("clusters") is None else f"; BK clusters: {bk['clusters']}"
         t.add_row("  background knowledge",
                   escape(f"{bk['test']} JSD ≤ {bk['J']:g}; priors: {bk['prior']}{clusters}"), "")
+    if s.get("post_analytics"):
+        post = s["post_analytics"]
+        t.add_row("  inference (post-analytics)", escape(
+            f"{post['vulnerable_classes']:,} classes ({post['individuals_at_risk']:,} individuals) with one "
+            f"critical value ≥ {_pct(post['rho'])}"), "lower")
+        fakes = post.get("fakes")
+        if fakes:
+            text = f"{fakes['injected']:,} injected; private manifest: {fakes['manifest']}"
+            t.add_row("  fake records", escape(text), "")
     t.add_row("  time", f"{s.get('total_seconds', s['seconds']):.2f} s", "")
     t.add_row("  output", escape(str(s.get("output") or "(not written)")), "")
     _out.print(t)
+    for line in (s.get("post_analytics") or {}).get("alerts", []):
+        _err.print(f"[bold yellow]alert:[/] {escape(line)}", highlight=False, soft_wrap=True)
     _print_warnings(s.get("warnings", []))
 
 
@@ -339,6 +350,92 @@ def check(
         _err.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
 
 
+@app.command()
+def analyze(
+    data: Annotated[str, typer.Argument(help="A table (CSV, Parquet, SQLite): the data, or a release with "
+                                        "--critical.")],
+    attributes: Annotated[str, typer.Option("--attributes", help="Attributes to measure, comma-separated "
+                                            "(default: every column).")] = "",
+    max_size: Annotated[int, typer.Option("--max-size", help="Measure combinations of up to this many "
+                                          "attributes.")] = 2,
+    sets: Annotated[bool, typer.Option("--sets", help="Measure every subset of --attributes.")] = False,
+    tau: Annotated[float, typer.Option("--tau", help="Leakage at or above this is vulnerable.")] = 0.5,
+    critical: Annotated[str, typer.Option("--critical", help="Post-analytics: the critical attributes of a "
+                                          "release, comma-separated.")] = "",
+    original: Annotated[str | None, typer.Option("--original", help="Post-analytics: the data the release came "
+                                                 "from (leakage before).")] = None,
+    rho: Annotated[float, typer.Option("--rho", help="Post-analytics: a class whose most frequent critical value "
+                                       "reaches this share is vulnerable.")] = 0.8,
+    separator: Annotated[str, typer.Option("--separator", help="CSV field separator.")] = ",",
+    table: Annotated[str | None, typer.Option("--table", help="SQL table name.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """How much each attribute and combination leaks (Longpre's normalized leakage, paper C), ranked,
+    with the vulnerable ones and suggested quasi-identifiers; with --critical, what a release still
+    lets an attacker infer, class by class."""
+    from anonkit.analytics import leakage, post_analytics
+    from anonkit.io import read_table
+
+    def names(text: str) -> list[str]:
+        return [x.strip() for x in text.split(",") if x.strip()]
+
+    def job() -> dict:
+        frame = read_table(data, separator=separator, table=table)
+        if critical:
+            before = read_table(original, separator=separator) if original is not None else None
+            return {"post_analytics": post_analytics(frame, names(critical), original=before, rho=rho).summary}
+        if original is not None:
+            raise InputError("--original goes with --critical (post-analytics of a release)", key="original")
+        return leakage(frame, names(attributes) or None, max_size=max_size, sets=sets, tau=tau)
+
+    try:
+        report = _interruptible(job)
+    except InputError as exc:
+        _fail(exc, 2)
+    if as_json:
+        print(json.dumps(_jsonable(report)))
+        return
+    if "post_analytics" in report:
+        _print_post(report["post_analytics"])
+        return
+    t = RichTable(title=escape(f"anonkit analyze — {data}: {report['records']:,} records; leakage ≥ {tau:g} "
+                               "is vulnerable (higher leaks more)"))
+    for col in ("attribute(s)", "leakage", "distinct", "unique records", "smallest group", ""):
+        t.add_column(col)
+    rows = [([a], f) for a, f in report["attributes"].items()] + [(c["attributes"], c) for c in report["combinations"]]
+    rows.sort(key=lambda r: -r[1]["leakage"])
+    for attrs, f in rows[:30]:
+        flag = "[red]vulnerable" if f["leakage"] >= tau else ""
+        t.add_row(escape(" + ".join(attrs)), f"{f['leakage']:.3f}", f"{f['distinct']:,}", _pct(f["unique_share"]),
+                  f"{f['min_group']:,}", flag)
+    _out.print(t)
+    if report["likely_identifiers"]:
+        _out.print(escape("likely identifiers (near-unique: drop them): " + ", ".join(report["likely_identifiers"])))
+    if report["suggested_quasi_identifiers"]:
+        _out.print(escape("suggested quasi-identifiers: " + ", ".join(report["suggested_quasi_identifiers"])))
+
+
+def _print_post(p: dict) -> None:
+    """Post-analytics for people: leakage before and after, the largest shares, the alerts."""
+    t = RichTable(title=f"post-analytics: {p['records']:,} records in {p['classes']:,} classes; a class is "
+                        f"vulnerable when one critical value reaches {_pct(p['rho'])}")
+    for col in ("attribute", "leakage before", "leakage after"):
+        t.add_column(col)
+    for name, after in p["leakage_after"].items():
+        before = p["leakage_before"].get(name)
+        t.add_row(escape(name), "—" if before is None else f"{before:.3f}", f"{after:.3f}")
+    _out.print(t)
+    for name, share in p["max_share"].items():
+        _out.print(escape(f"{name}: largest share of one value in a class {_pct(share)} (lower is better)"))
+    for line in p["alerts"]:
+        _err.print(f"[bold yellow]alert:[/] {escape(line)}", highlight=False, soft_wrap=True)
+    fakes = p.get("fakes")
+    if fakes:
+        before, after = fakes.get("vulnerable_classes_without", "—"), fakes.get("vulnerable_classes_with", "—")
+        _out.print(escape(f"fake records injected: {fakes['injected']:,}; vulnerable classes {before} → {after}; "
+                          f"manifest (private, do not publish): {fakes.get('manifest')}"))
+
+
 @app.command("algorithms")
 def list_algorithms(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per algorithm, in a list.")] = False,
@@ -387,6 +484,26 @@ def experiment_stack_and_deal(
     _out.print(report, highlight=False)
 
 
+@experiment_app.command("iab")
+def experiment_iab(
+    out: Annotated[str, typer.Option("--out", help="Folder for the CSV files and PNG plots.")] = "iab-experiment",
+    quick: Annotated[bool, typer.Option("--quick", help="Small tables and shields, a small search budget "
+                                        "(tests, CI).")] = False,
+    seed: Annotated[str, typer.Option("--seed", help="Seed of the random smart-health table.")] = "0",
+) -> None:
+    """Paper C's workflow: leakage ranking, IAB against Flash (smart-health data, Adult), post-analytics
+    with and without fake records, the paper's figures beside ours."""
+    from anonkit.experiments.iab import cli_run
+    from anonkit.release import check_seed
+
+    try:
+        seed_value = check_seed(_whole_number(seed, "--seed"))
+        report = _with_steps(lambda step: cli_run(out, quick=quick, seed=seed_value, progress=step))
+    except InputError as exc:
+        _fail(exc, 2)
+    _out.print(report, highlight=False, markup=False)
+
+
 @experiment_app.command("uhra")
 def experiment_uhra(
     out: Annotated[str, typer.Option("--out", help="Folder for the CSV files, PNG plots and report.")] = (
@@ -400,27 +517,32 @@ def experiment_uhra(
                                               "or incremental.")] = "kernel",
 ) -> None:
     """Paper A's study: UHRA versus BKA-JS and k-primacy on Adult and BKseq (R-U maps, Tables 3-5, attacks)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
     from anonkit.experiments.uhra import cli_run
     from anonkit.release import check_seed
 
     try:
         seed_value = check_seed(_whole_number(seed, "--seed"))
-        with Progress(
-            SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            console=_err, transient=True,
-        ) as bar:
-            task = bar.add_task("starting", total=None)
-
-            def step(done: int, total: int, what: str) -> None:
-                bar.update(task, description=what, completed=done, total=total)
-
-            report = _interruptible(lambda: cli_run(out, datasets, quick=quick, seed=seed_value,
-                                                    bkseq_priors=bkseq_priors, progress=step))
+        report = _with_steps(lambda step: cli_run(out, datasets, quick=quick, seed=seed_value,
+                                                  bkseq_priors=bkseq_priors, progress=step))
     except InputError as exc:
         _fail(exc, 2)
     _out.print(report, highlight=False, markup=False)
+
+
+def _with_steps(job: Callable[[Callable[[int, int, str], None]], T]) -> T:
+    """Run ``job(step)`` interruptibly with a progress bar that ``step(done, total, what)`` moves."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=_err, transient=True,
+    ) as bar:
+        task = bar.add_task("starting", total=None)
+
+        def step(done: int, total: int, what: str) -> None:
+            bar.update(task, description=what, completed=done, total=total)
+
+        return _interruptible(lambda: job(step))
 
 
 def main() -> None:

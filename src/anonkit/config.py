@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from anonkit.algorithms import registry
 from anonkit.algorithms.spec import Algorithm
+from anonkit.analytics.post import DEFAULT_RHO
 from anonkit.errors import InputError
 from anonkit.metrics import SearchMetric
 from anonkit.models import (
@@ -303,6 +304,21 @@ class OutputConfig(_Strict):
     neutralise: bool = True
 
 
+class PostAnalyticsConfig(_Strict):
+    """``post_analytics: {critical: [S, …], rho: 0.8, inject_fake: false, seed: 0, manifest: FILE}``
+    (paper C §5, spec §4.4): after the anonymization, the leakage of every attribute before and
+    after, and the classes in which a critical attribute's most frequent value reaches ``rho``
+    (vulnerable to inference); with ``inject_fake`` the fewest fake records that bring those shares
+    below ``rho`` are added to the release, and listed in a private ``manifest`` (default: beside the
+    output, ``NAME.fakes.csv``) that is never published."""
+
+    critical: list[str] = Field(min_length=1)
+    rho: float = Field(DEFAULT_RHO, gt=0, le=1)
+    inject_fake: bool = False
+    seed: int = Field(0, ge=0, le=MAX_SEED, strict=True)
+    manifest: str | None = None
+
+
 class Config(_Strict):
     """The whole config. Every input column needs a role under ``attributes`` unless
     ``default_role`` (``insensitive`` or ``quasi``) gives the unlisted ones one (fail closed: an
@@ -314,6 +330,7 @@ class Config(_Strict):
     privacy: list[ModelConfig] = Field(min_length=1)
     algorithm: AlgorithmConfig = Field(default_factory=AlgorithmConfig)
     output: OutputConfig = Field(default_factory=OutputConfig)
+    post_analytics: PostAnalyticsConfig | None = None
     seed: int = Field(0, ge=0, le=MAX_SEED, strict=True)
 
     @model_validator(mode="after")

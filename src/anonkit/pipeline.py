@@ -42,7 +42,7 @@ from anonkit.models import BackgroundKnowledge, Criterion
 from anonkit.release import Release, check_seed
 from anonkit.schema import Attribute, AttrType, Schema
 from anonkit.table import MissingPolicy, Table
-from anonkit.verify import Verification
+from anonkit.verify import Verification, verify
 
 if TYPE_CHECKING:
     from anonkit.knowledge import Priors
@@ -56,6 +56,8 @@ class Result:
     frame: pd.DataFrame
     verification: Verification
     summary: dict = field(default_factory=dict)
+    #: the privacy models as enforced and verified (background-knowledge tests resolved)
+    models: list[Criterion] = field(default_factory=list)
 
 
 #: What ``priors=`` accepts: :class:`~anonkit.knowledge.Priors`, an ``(n × S)`` (per record) or
@@ -203,6 +205,7 @@ def anonymize(
         "warnings": warnings,
         "seed": seed,
         "seconds": round(seconds, 6),
+        "notes": _plain_notes(release.notes),
     }
     if release.search is not None:
         summary["lattice"] = release.search.counts
@@ -217,7 +220,24 @@ def anonymize(
             "prior": m.prior if priors is None else "given",
             "clusters": release.bk.clusters,  # an int (clustering algorithms) or None
         }
-    return Result(release, published, verification, summary)
+    return Result(release, published, verification, summary, models)
+
+
+def _plain_notes(notes: dict) -> dict:
+    """The algorithm's notes a person or a JSON reader can use: numbers, text, flags and short lists
+    of them (per-record arrays and tables stay in the :class:`Release`)."""
+    def plain(v: object) -> bool:
+        return isinstance(v, bool | int | float | str | np.integer | np.floating) or v is None
+
+    out = {}
+    for k, v in notes.items():
+        if plain(v):
+            out[k] = v
+        elif isinstance(v, list | tuple) and len(v) <= 100 and all(
+            plain(x) or (isinstance(x, list | tuple) and all(plain(y) for y in x)) for x in v
+        ):
+            out[k] = [list(x) if isinstance(x, list | tuple) else x for x in v]
+    return out
 
 
 #: the re-identification risk above which a record counts as "at risk" (prosecutor model, 1 in 5)
@@ -577,6 +597,68 @@ def _suffix_format(location: str) -> str | None:
         return None
 
 
+def _manifest_target(config: Config, base: Path, outputs: list[tuple[str, str | None]]) -> str | None:
+    """Where the private manifest of fake records goes (checked before any work), or ``None``."""
+    post = config.post_analytics
+    if post is None or not post.inject_fake or not outputs:
+        return None
+    if post.manifest is not None:
+        target = _location(base, post.manifest)
+    elif outputs[0][1] is not None or "://" in outputs[0][0]:
+        raise InputError("the release goes to a database: give post_analytics.manifest, a file for the private "
+                         "list of fake records", key="post_analytics.manifest")
+    else:
+        p = Path(outputs[0][0])
+        target = str(p.with_name(f"{p.stem}.fakes.csv"))
+    check_target(target, format="csv")
+    if any(same_table(target, "csv", None, loc, "csv", None) for loc, tab in outputs if tab is None):
+        raise InputError("the manifest would overwrite the release", file=target, key="post_analytics.manifest")
+    return target
+
+
+def _post_analytics(config: Config, result: Result, original: pd.DataFrame, manifest_target: str | None
+                    ) -> pd.DataFrame | None:
+    """Post-analytics of the release (paper C §5) into the summary, and fake records when asked;
+    returns the manifest of fakes to write (``None`` without fakes)."""
+    from anonkit.analytics.post import inject_fakes, post_analytics
+
+    post = config.post_analytics
+    assert post is not None
+    table = result.release.table
+    unknown = [c for c in post.critical if c not in result.frame.columns]
+    if unknown:
+        raise InputError("a critical attribute is not published", column=unknown[0], key="post_analytics.critical")
+    report = post_analytics(result.frame, post.critical, original=original[[c for c in result.frame.columns]],
+                            rho=post.rho, key_columns=table.qi)
+    result.summary["post_analytics"] = report.summary
+    if not post.inject_fake or not report.vulnerable:
+        return None
+    injected = inject_fakes(result.frame, post.critical, rho=post.rho, seed=post.seed, key_columns=table.qi)
+    reference = {s: table.frame[s] for s in table.sensitive}
+    fakes: dict[str, object] = {"injected": injected.fakes, "unrepairable": injected.unrepairable, "manifest": None}
+    if any(getattr(m, "record_level", False) for m in result.models):
+        failing = "the record-level models (fake records have no input record to judge)"
+    else:
+        check = verify(injected.frame, table.schema, result.models, reference=reference)
+        failing = "" if check.ok else ", ".join(r.model for r in check.results if not r.passed)
+    if failing:
+        result.summary["warnings"].append(f"fake records not injected: they would break {failing}")
+        fakes["injected"] = 0
+        result.summary["post_analytics"]["fakes"] = fakes
+        return None
+    after = post_analytics(injected.frame, post.critical, rho=post.rho, key_columns=table.qi)
+    fakes.update(
+        records_without=len(result.frame), records_with=len(injected.frame),
+        vulnerable_classes_without=report.summary["vulnerable_classes"],
+        vulnerable_classes_with=after.summary["vulnerable_classes"],
+        max_share_without=report.max_share, max_share_with=after.max_share,
+        leakage_with=after.leakage_after,
+    )
+    result.summary["post_analytics"]["fakes"] = fakes
+    result.frame = injected.frame
+    return injected.manifest if manifest_target is not None else None
+
+
 def run_config(
     config: Config,
     *,
@@ -605,6 +687,7 @@ def run_config(
     run_seed = check_seed(config.seed if seed is None else seed)
     outputs = planned_outputs(config, config_dir=base, input_path=input_path, output_path=output_path,
                               config_file=config_file)
+    manifest_target = _manifest_target(config, base, outputs)
     say("reading input")
     frame, defaults = load_input(config, base, input_path)
     if config.input.strip:
@@ -634,6 +717,10 @@ def run_config(
         raise
     if "background_knowledge" in result.summary and prior_note is not None:
         result.summary["background_knowledge"]["prior"] = prior_note
+    manifest = None
+    if config.post_analytics is not None:
+        say("post-analytics")
+        manifest = _post_analytics(config, result, frame, manifest_target)
     out = config.output
     result.summary["output"] = None
     if outputs:
@@ -652,6 +739,9 @@ def run_config(
             )
         written = [loc if tab is None else f"{loc}#{tab}" for loc, tab in outputs]
         result.summary["output"] = written[0] if len(written) == 1 else written
+        if manifest is not None and manifest_target is not None:
+            write_table(manifest, manifest_target, format="csv", neutralise=out.neutralise)
+            result.summary["post_analytics"]["fakes"]["manifest"] = manifest_target
     result.summary["total_seconds"] = round(time.perf_counter() - t0, 6)
     return result
 

@@ -51,6 +51,7 @@ def load_adult() -> tuple[pd.DataFrame, dict[str, Hierarchy]]:
 DATASETS = {"adult": (adult_path, adult_hierarchies)}
 
 from anonkit.datasets.bkseq import bkseq_hierarchies, make_bkseq  # noqa: E402
+from anonkit.datasets.smart_health import make_smart_health, smart_health_hierarchies  # noqa: E402
 
 __all__ = ["ADULT_ATTRIBUTES", "DATASETS", "adult_hierarchies", "adult_path", "bkseq_hierarchies", "data_dir",
-           "load_adult", "make_bkseq"]
+           "load_adult", "make_bkseq", "make_smart_health", "smart_health_hierarchies"]

@@ -6,6 +6,8 @@ findings) and ``main(argv)``.
 
 * :mod:`anonkit.experiments.stack_and_deal` — paper E: distinct-l and maximum EMD against k,
   Stack and Deal versus random classes of the same sizes.
+* :mod:`anonkit.experiments.iab` — paper C: leakage ranking, IAB against Flash on the same
+  anonymity requirements (smart-health data and Adult), post-analytics with and without fakes.
 * :mod:`anonkit.experiments.uhra` — paper A: UHRA against BKA-JS and k-primacy on Adult and BKseq
   (R-U maps of GCP against record linkage over k, J and t; Tables 3–5; runtime; the
   background-knowledge attack on every algorithm's release).
@@ -15,6 +17,7 @@ findings) and ``main(argv)``.
 EXPERIMENTS: dict[str, str] = {
     "stack-and-deal": "anonkit.experiments.stack_and_deal:cli_run",
     "uhra": "anonkit.experiments.uhra:cli_run",
+    "iab": "anonkit.experiments.iab:cli_run",
 }
 
 __all__ = ["EXPERIMENTS"]
