@@ -406,8 +406,13 @@ def test_every_example_runs_as_its_comment_states(tmp_path: Path, example: str) 
     assert s["suppressed"] == int(stated["suppressed"]) and s["classes"] == int(stated["classes"])
     if "transformation" in stated:
         assert ", ".join(f"{k}={v}" for k, v in s["transformation"].items()) == stated["transformation"]
-    written = Path(s["output"])
-    assert written.exists() and written.name == config.output.path
+    if isinstance(s["output"], list):  # linked tables beside the target: NAME-qt.csv, NAME-st.csv
+        stem, suffix = config.output.path.rsplit(".", 1)
+        for key, location in zip(config.algorithm.spec.tables, s["output"], strict=True):
+            assert Path(location).exists() and Path(location).name == f"{stem}-{key}.{suffix}"
+    else:
+        written = Path(s["output"])
+        assert written.exists() and written.name == config.output.path
     others = [load_config(p).output.path for p in (ROOT / "examples").glob("*.yaml") if p.name != example]
     assert config.output.path not in others, "every example writes its own output file"
 

@@ -32,10 +32,11 @@ def test_person_column_is_never_in_the_table_and_counts_people() -> None:
     assert plain.person is None and plain.class_people(rc, 2).tolist() == [4, 1]
 
 
-def test_person_column_is_refused_until_an_algorithm_counts_persons() -> None:
+def test_person_column_is_refused_by_algorithms_that_count_records() -> None:
     schema = Schema.of(quasi=["age"], sensitive=["diagnosis"], person="pid")
-    assert not any(a.persons for a in algorithms().values())
-    with pytest.raises(InputError, match=r"counts records, not persons.*\(none yet\)") as err:
+    takers = sorted(a.name for a in algorithms().values() if a.persons)
+    assert takers == ["angelization", "kl-diversity"]
+    with pytest.raises(InputError, match=r"counts records, not persons.*\(kl-diversity, angelization\)") as err:
         anonymize(_visits(), schema, [KAnonymity(2)])
     assert err.value.column == "pid"
 
@@ -83,7 +84,7 @@ def test_the_pipeline_goes_through_the_engine() -> None:
 
 def test_linked_tables_are_declared_and_published_by_name() -> None:
     linked = {a.name: a.tables for a in algorithms().values() if a.tables}
-    assert linked == {"anatomy": ("qit", "st")}
+    assert linked == {"anatomy": ("qit", "st"), "angelization": ("qt", "st"), "kl-diversity": ("persons",)}
     frame = pd.DataFrame({"q": list("abcdefgh"), "s": list("xyzwxyzw")})
     result = anonymize(frame, Schema.of(quasi=["q"], sensitive=["s"]), [], algorithm="anatomy", l=2)
     assert set(result.release.tables) == {"qit", "st"}

@@ -7,15 +7,27 @@ appearance with one pass over an open-addressing hash table: O(n), no sort. It i
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
-_COMPILED = None
 #: Below this many keys the numba kernel is used (the hot path of lattice search, called thousands
 #: of times on distinct tuples); above it pandas' hash factorize is as fast and needs no JIT start-up.
 NUMBA_BELOW = 200_000
 
+
+
+@functools.cache
+def compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` compiled by numba (nopython, cached on disk, releasing the GIL), on first use: numba is
+    imported, and a kernel compiled or loaded from its cache, only when a run needs it."""
+    import numba as nb
+
+    return nb.njit(cache=True, nogil=True)(fn)  # type: ignore[no-any-return]
 
 def _dense_ids_py(keys: np.ndarray) -> tuple[np.ndarray, int]:
     n = keys.shape[0]
@@ -99,7 +111,6 @@ def _node_ids_py(
     return out, g
 
 
-_NODE_COMPILED = None
 
 
 def node_ids(
@@ -111,26 +122,16 @@ def node_ids(
     column ``j``'s array starts, ``sizes[j]`` the number of codes it maps to. Returns None when the
     key space does not fit an int64 (the caller then groups column by column).
     """
-    global _NODE_COMPILED
     radix = 1
     for size in sizes:
         radix *= max(int(size), 1)
     if radix >= _LIMIT:
         return None
-    if _NODE_COMPILED is None:
-        import numba as nb
-
-        _NODE_COMPILED = nb.njit(cache=True, nogil=True)(_node_ids_py)
-    return _NODE_COMPILED(cols, flat, offsets, np.maximum(sizes, 1).astype(np.int64), radix)
+    return compiled(_node_ids_py)(cols, flat, offsets, np.maximum(sizes, 1).astype(np.int64), radix)
 
 
-def _kernel():
-    global _COMPILED
-    if _COMPILED is None:
-        import numba as nb
-
-        _COMPILED = nb.njit(cache=True, nogil=True)(_dense_ids_py)
-    return _COMPILED
+def _kernel():  # type: ignore[no-untyped-def]
+    return compiled(_dense_ids_py)
 
 
 def dense_ids(keys: np.ndarray) -> tuple[np.ndarray, int]:
@@ -252,24 +253,18 @@ def _roll_py(
     return ids, g, new_codes, new_w, new_h
 
 
-_ROLL_COMPILED = None
 
 
 def roll_classes(
     codes: np.ndarray, flat: np.ndarray, offsets: np.ndarray, sizes: np.ndarray, weights: np.ndarray, hist: np.ndarray
 ) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray] | None:
     """Numba roll-up of classes (see ``_roll_py``); None when the key space overflows an int64."""
-    global _ROLL_COMPILED
     radix = 1
     for size in sizes:
         radix *= max(int(size), 1)
     if radix >= _LIMIT:
         return None
-    if _ROLL_COMPILED is None:
-        import numba as nb
-
-        _ROLL_COMPILED = nb.njit(cache=True, nogil=True)(_roll_py)
-    return _ROLL_COMPILED(
+    return compiled(_roll_py)(
         np.ascontiguousarray(codes, dtype=np.int64),
         flat,
         offsets,

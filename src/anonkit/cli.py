@@ -224,22 +224,42 @@ def _print_summary(s: dict) -> None:
     t.add_column("value")
     t.add_column("better", style="dim")
     t.add_row("[underline]Privacy", "", "")
+    checks = [r for r in s.get("verification", []) if r["model"].startswith(("structure:", "link:", "manifest:"))]
+    if checks:  # the shape of per-person tables and their link to the input: one line when they hold
+        bad = [r["model"] for r in checks if not r["holds"]]
+        t.add_row("  published tables and their link", "[red]fails: " + escape("; ".join(bad)) if bad else
+                  f"[green]{len(checks)} checks hold", "")
     for r in s.get("verification", []):
+        if r in checks:
+            continue
         status = "[green]holds" if r["holds"] else "[red]fails"
         t.add_row(escape(f"  {r['model']}"), f"{status}[/] (achieved {_num(r['achieved'])})", "")
-    released = s["released"]
-    t.add_row("  smallest class", f"{s['min_class_size']:,} records", "higher")
+    people = "persons" in s  # data with several records per person: classes, risk and uniqueness count persons
+    unit = "persons" if people else "records"
+    released = s["released_persons"] if people else s["released"]
+    t.add_row("  smallest class", f"{s['min_class_size']:,} {unit}", "higher")
     t.add_row("  re-identification risk (prosecutor)",
               f"highest {_one_in(m['prosecutor_highest'])}, average {_one_in(m['prosecutor_average'])}", "lower")
     at_risk = round(m["records_at_risk"] * released)
-    t.add_row(f"  records above the risk threshold ({_pct(s.get('risk_threshold', 0.2))})",
+    t.add_row(f"  {unit} above the risk threshold ({_pct(s.get('risk_threshold', 0.2))})",
               f"{at_risk:,} of {released:,} released ({_pct(m['records_at_risk'])})", "lower")
-    t.add_row("  unique records", f"{_pct(m['sample_uniqueness'])} of released records are alone in their class",
+    t.add_row(f"  unique {unit}", f"{_pct(m['sample_uniqueness'])} of released {unit} are alone in their class",
               "lower")
     t.add_row("  record linkage", f"{_pct(m['record_linkage'] / 100.0)} of records re-linked by a matching attack",
               "lower")
+    one = s.get("one_to_many")
+    if one:
+        ri, li = one["record_intersection"], one["linkability"]
+        t.add_row("  record intersection", f"{ri['breached']:,} of {ri['persons_with_several_records']:,} persons with "
+                  f"several records disclosed ({_pct(ri['rate'])}); {ri['spread']:,} spread over classes", "lower")
+        t.add_row("  record linkability", f"mean {_pct(li['mean'])}, highest {_pct(li['max'])} (a person's most "
+                  "severe value guessed)", "lower")
     t.add_row("[underline]Utility", "", "")
     t.add_row("  information loss (GCP)", _pct(m["gcp"]), "lower")
+    if one:
+        t.add_row("  NCP per person", _pct(one["ncp"]), "lower")
+        t.add_row(f"  query accuracy ({one['queries']:,} COUNT queries)",
+                  f"{_pct(one['query_accuracy'])} (mean relative error {one['query_error']:.3g})", "higher")
     score = s["score"]
     metric = s["metric"]
     shown = ("[" + ", ".join(_num(float(v)) for v in score[:4]) + (", …]" if len(score) > 4 else "]")
@@ -247,7 +267,10 @@ def _print_summary(s: dict) -> None:
     t.add_row(f"  search score ({_metric_name(metric)})", escape(shown), "lower")
     share = _pct(s["suppressed"] / s["records"])
     t.add_row("  suppressed records", f"{s['suppressed']:,} of {s['records']:,} ({share})", "lower")
-    t.add_row("  classes", f"{s['classes']:,} (average {m['avg_class_size']:,.1f} records)", "")
+    t.add_row("  classes", f"{s['classes']:,} (average {m['avg_class_size']:,.1f} {unit})", "")
+    if people:
+        reconciled = f"; {s['reconciled']:,} reconciled to their first row" if s.get("reconciled") else ""
+        t.add_row("  persons", f"{s['released_persons']:,} of {s['persons']:,} released{reconciled}", "")
     for name, g in (s.get("generalization") or {}).items():
         if g["changed"] == 0:
             value = "unchanged"
@@ -277,6 +300,10 @@ def _print_summary(s: dict) -> None:
         if fakes:
             text = f"{fakes['injected']:,} injected; private manifest: {fakes['manifest']}"
             t.add_row("  fake records", escape(text), "")
+    if s.get("manifest"):
+        noise = (s.get("notes") or {}).get("noise_records")
+        count = f"{noise:,} noise records; " if isinstance(noise, int) else ""
+        t.add_row("  fake records", escape(f"{count}private manifest (never publish it): {s['manifest']}"), "")
     t.add_row("  time", f"{s.get('total_seconds', s['seconds']):.2f} s", "")
     t.add_row("  output", escape(str(s.get("output") or "(not written)")), "")
     _out.print(t)
@@ -297,13 +324,24 @@ def check(
                                          "those whose values are all numbers).")] = "",
     categorical: Annotated[str, typer.Option("--categorical", help="Sensitive attributes that are nominal even "
                                              "though their values are numbers.")] = "",
+    person: Annotated[str | None, typer.Option("--person", help="The column naming each row's person (several "
+                                               "rows per person): class sizes count persons.")] = None,
+    categories: Annotated[
+        list[str] | None, typer.Option("--categories", help="NAME=FILE: categories of a sensitive attribute (CSV: "
+                                       "value,category with a header) — reports θ-sensitivity.")
+    ] = None,
+    category_order: Annotated[
+        list[str] | None, typer.Option("--category-order", help="NAME=A,B,C: its categories from lowest to highest "
+                                       "(default Asymptomatic,Low,Mild,High,Severe).")
+    ] = None,
     separator: Annotated[str, typer.Option("--separator", help="CSV field separator.")] = ",",
     table: Annotated[str | None, typer.Option("--table", help="SQL table name.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Report the privacy parameters a table achieves (k, l, t, β, δ) — any table, anonkit's or not."""
+    """Report the privacy parameters a table achieves (k, l, t, β, δ, θ) — any table, anonkit's or not."""
     from anonkit.hierarchy import read_hierarchy
     from anonkit.io import read_table
+    from anonkit.io.categories import read_categories
     from anonkit.verify import check as check_table
 
     start = time.perf_counter()
@@ -324,8 +362,19 @@ def check(
             if not sep:
                 raise InputError("--hierarchy takes NAME=FILE", value=item)
             hierarchies[name] = read_hierarchy(path, name=name)
+        cats, orders = {}, {}
+        for item in categories or []:
+            name, sep, path = item.partition("=")
+            if not sep:
+                raise InputError("--categories takes NAME=FILE", value=item)
+            cats[name] = read_categories(path, key="--categories")
+        for item in category_order or []:
+            name, sep, order = item.partition("=")
+            if not sep or not names(order):
+                raise InputError("--category-order takes NAME=A,B,C", value=item)
+            orders[name] = names(order)
         return check_table(frame, qis, names(sensitive), hierarchies=hierarchies, numeric=names(numeric),
-                           categorical=names(categorical))
+                           categorical=names(categorical), person=person, categories=cats, category_orders=orders)
 
     try:
         report = _interruptible(job)
@@ -338,7 +387,10 @@ def check(
     t = RichTable(title=escape(f"anonkit check — {data}"), show_header=False)
     t.add_column("what", style="bold")
     t.add_column("value")
-    for key in ("records", "released", "suppressed", "classes", "k", "avg_class_size", "uniques"):
+    for key in ("records", "released", "suppressed", "classes", "k", "avg_class_size", "uniques",
+                "persons_in_several_classes"):
+        if key not in report:
+            continue
         v = report[key]
         t.add_row(key, f"{v:.4g}" if isinstance(v, float) else f"{v:,}")
     for s, r in report["sensitive"].items():
@@ -502,6 +554,33 @@ def experiment_iab(
     except InputError as exc:
         _fail(exc, 2)
     _out.print(report, highlight=False, markup=False)
+
+
+@experiment_app.command("angelization")
+def experiment_angelization(
+    out: Annotated[str, typer.Option("--out", help="Folder for the CSV files and PNG plots.")] = (
+        "angelization-experiment"
+    ),
+    quick: Annotated[bool, typer.Option("--quick", help="3,000 persons and one run per setting (tests, CI).")] = False,
+    persons: Annotated[str | None, typer.Option("--persons", help="Persons of the 1:M table (default: all 30,162 "
+                                                "of Adult's).")] = None,
+    seed: Annotated[str, typer.Option("--seed", help="Seed of the 1:M table and of the queries.")] = "0",
+) -> None:
+    """Paper D: (θ*,k)-utility angelization against θ-sensitive k-anonymity (record level) and
+    (k,l)-diversity for 1:M data over k and λ — NCP, query accuracy, record intersection,
+    linkability, time — and the paper's claims beside ours."""
+    from anonkit.experiments.angelization import cli_run
+    from anonkit.release import check_seed
+
+    try:
+        seed_value = check_seed(_whole_number(seed, "--seed"))
+        n = None if persons is None else _whole_number(persons, "--persons")
+        if n is not None and n < 1:
+            raise InputError("--persons must be at least 1", key="--persons", value=persons)
+        report = _with_steps(lambda step: cli_run(out, quick=quick, persons=n, seed=seed_value, progress=step))
+    except InputError as exc:
+        _fail(exc, 2)
+    _out.print(report, highlight=False, markup=False, soft_wrap=True)
 
 
 @experiment_app.command("uhra")

@@ -7,11 +7,16 @@ raised as :class:`~anonkit.errors.InputError`. Paths are relative to the config 
     attributes:
       age: {role: quasi, hierarchy: adult_hierarchy_age.csv}
       occupation: {role: sensitive}
+      # several records per person (paper D): one person column, categories on the sensitive one
+      # patient: {role: person}
+      # diagnosis: {role: sensitive, categories: categories.csv}   # or {Flu: Low, Cancer: Severe, …}
     privacy:
       - {model: k-anonymity, k: 5}
       - {model: t-closeness, attribute: occupation, t: 0.2, distance: equal}
       # background knowledge (spec §1.7, §3): only with algorithm uhra, bka-js or k-primacy
       - {model: background-knowledge, attribute: occupation, J: 0.8, prior: kernel}
+      # θ-sensitive k-anonymity (spec §1.5): needs categories on the attribute
+      - {model: theta-sensitivity, attribute: diagnosis, k: 4, lambda: 0.5}
     algorithm: {name: fixed, levels: {age: 2}, max_suppression: 0.02,   # see `anonkit algorithms`
                 metric: {name: loss, gs: 0.5, aggregate: geometric}}
     output: {path: out.csv, suppressed: drop}         # or: mark
@@ -38,10 +43,13 @@ from anonkit.models import (
     DeltaDisclosure,
     DistinctLDiversity,
     EntropyLDiversity,
+    FrequencyLDiversity,
     KAnonymity,
     RecursiveCLDiversity,
     TCloseness,
+    ThetaSensitivity,
 )
+from anonkit.models.theta import DEFAULT_LAMBDA
 from anonkit.release import MAX_SEED
 
 
@@ -60,6 +68,8 @@ class InputConfig(_Strict):
     na_values: list[str] | None = None
     missing: Literal["value", "suppress", "error"] = "value"
     strip: bool = True
+    #: a person whose quasi-identifiers differ between rows: an error, or their first row's values
+    person_qi: Literal["error", "first"] = "error"
 
     @model_validator(mode="after")
     def _one_source(self) -> InputConfig:
@@ -91,6 +101,32 @@ class AttributeConfig(_Strict):
     min_level: int = Field(0, ge=0)
     max_level: int | None = Field(None, ge=0)
     weight: float = Field(0.5, ge=0)
+    #: sensitive value → category (a mapping, or a CSV file of two columns, value and category, with
+    #: a header row), and the categories from lowest to highest (default: paper D's five)
+    categories: dict[str, str] | str | None = None
+    category_order: list[str] | None = Field(None, min_length=1)
+
+    @field_validator("categories", mode="before")
+    @classmethod
+    def _category_text(cls, v: Any) -> Any:
+        if isinstance(v, dict):
+            bad = [k for k, c in v.items() if not isinstance(c, str | int | float) or isinstance(c, bool)]
+            if bad:
+                raise ValueError(f"the category of {bad[0]!r} must be a name, not {type(v[bad[0]]).__name__}")
+            return {str(k): str(c) for k, c in v.items()}
+        if v is not None and not isinstance(v, str):
+            raise ValueError("give a mapping of values to categories or a CSV file name")
+        return v
+
+    @model_validator(mode="after")
+    def _categories_on_sensitive(self) -> AttributeConfig:
+        if self.categories is not None and self.role != "sensitive":
+            raise ValueError("'categories' applies to a sensitive attribute only")
+        if self.category_order is not None and self.categories is None:
+            raise ValueError("'category_order' needs 'categories'")
+        if self.category_order is not None and len(set(self.category_order)) < len(self.category_order):
+            raise ValueError("'category_order' lists a category twice")
+        return self
 
     @field_validator("hierarchy", mode="before")
     @classmethod
@@ -116,16 +152,17 @@ class KAnonymityConfig(_Strict):
 
 
 class LDiversityConfig(_Strict):
-    model: Literal["l-diversity", "distinct-l-diversity", "entropy-l-diversity", "recursive-l-diversity"]
+    model: Literal["l-diversity", "distinct-l-diversity", "entropy-l-diversity", "recursive-l-diversity",
+                   "frequency-l-diversity"]
     attribute: str
     l: float = Field(gt=0)  # noqa: E741
-    variant: Literal["distinct", "entropy", "recursive"] | None = None
+    variant: Literal["distinct", "entropy", "recursive", "frequency"] | None = None
     c: float | None = Field(None, gt=0)
     estimator: Literal["shannon", "grassberger"] = "shannon"
 
     def _variant(self) -> str:
         implied = {"distinct-l-diversity": "distinct", "entropy-l-diversity": "entropy",
-                   "recursive-l-diversity": "recursive"}.get(self.model)
+                   "recursive-l-diversity": "recursive", "frequency-l-diversity": "frequency"}.get(self.model)
         return self.variant or implied or "distinct"
 
     @model_validator(mode="after")
@@ -140,6 +177,8 @@ class LDiversityConfig(_Strict):
             return DistinctLDiversity(self.attribute, self.l)
         if v == "entropy":
             return EntropyLDiversity(self.attribute, self.l, self.estimator)
+        if v == "frequency":
+            return FrequencyLDiversity(self.attribute, self.l)
         return RecursiveCLDiversity(self.attribute, float(self.c or 0), int(self.l))
 
 
@@ -170,6 +209,23 @@ class DeltaDisclosureConfig(_Strict):
 
     def build(self) -> Criterion:
         return DeltaDisclosure(self.attribute, self.delta)
+
+
+class ThetaSensitivityConfig(_Strict):
+    """``{model: theta-sensitivity, attribute: S, k: 4, lambda: 0.5, distinct: false}`` (spec §1.5;
+    paper D): every class has ≥ ``k`` persons and the variance of its category codes reaches
+    ``θ = λ · V_full(k)``; ``distinct`` also asks for ``min(k, C)`` distinct categories. The
+    attribute needs ``categories``."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model: Literal["theta-sensitivity"]
+    attribute: str
+    k: int = Field(ge=1)
+    lam: float = Field(DEFAULT_LAMBDA, gt=0, le=1, alias="lambda")
+    distinct: bool = False
+
+    def build(self) -> Criterion:
+        return ThetaSensitivity(self.attribute, self.k, self.lam, self.distinct)
 
 
 class PriorConfig(_Strict):
@@ -259,7 +315,8 @@ ModelConfig = Annotated[
     | TClosenessConfig
     | BetaLikenessConfig
     | DeltaDisclosureConfig
-    | BackgroundKnowledgeConfig,
+    | BackgroundKnowledgeConfig
+    | ThetaSensitivityConfig,
     Field(discriminator="model"),
 ]
 
@@ -302,6 +359,8 @@ class OutputConfig(_Strict):
     table: str | None = None
     suppressed: Literal["drop", "mark"] = "drop"
     neutralise: bool = True
+    #: the private list of fake (noise) records, never published; default beside the output
+    manifest: str | None = None
 
 
 class PostAnalyticsConfig(_Strict):

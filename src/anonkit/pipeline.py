@@ -37,11 +37,12 @@ from anonkit.engines import Engine, get_engine
 from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.hierarchy import Hierarchy, builders, read_hierarchy
 from anonkit.io import check_format, check_target, read_table, same_table, sole_sqlite_table, write_table
+from anonkit.io.categories import read_categories
 from anonkit.metrics import compute_metrics
 from anonkit.models import BackgroundKnowledge, Criterion
 from anonkit.release import Release, check_seed
 from anonkit.schema import Attribute, AttrType, Schema
-from anonkit.table import MissingPolicy, Table
+from anonkit.table import MissingPolicy, PersonQIPolicy, Table
 from anonkit.verify import Verification, verify
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ def anonymize(
     suppressed: str = "drop",
     missing: MissingPolicy = "value",
     strip: bool = True,
+    person_qi: PersonQIPolicy = "error",
     metric: MetricConfig | _m.SearchMetric | None = None,
     priors: PriorsInput | None = None,
     engine: str | Engine | None = None,
@@ -96,6 +98,10 @@ def anonymize(
     A :class:`~anonkit.models.BackgroundKnowledge` model (spec §1.7) needs an algorithm that enforces
     it (§4.1–4.3: UHRA and its baselines); its ``test="auto"`` becomes that algorithm's guarantee
     (:meth:`~BackgroundKnowledge.resolved`).
+    With a person column (several records per person, paper D) ``person_qi`` says what a person
+    whose quasi-identifiers differ between rows is: an error (default) or their first row's values
+    (the summary's ``reconciled`` counts them); only algorithms that count persons take such data.
+
     ``priors`` are the adversary's beliefs over the records of ``frame`` (see :data:`PriorsInput`;
     an ``(n × S)`` array may give individuals with equal QIs different beliefs, §3.3); without it
     they are estimated once by the first background-knowledge model (``model.priors``, §3.2). The
@@ -122,7 +128,12 @@ def anonymize(
     options = spec.validate({k: v for k, v in params.items() if k not in RUNTIME})
     models = list(models)
     runner = get_engine(engine)
-    table = runner.encode(frame, schema, missing=missing, strip=strip)
+    table = runner.encode(frame, schema, missing=missing, strip=strip, person_qi=person_qi)
+    if "person" in spec.needs and table.person is None:
+        raise InputError(
+            f"{spec.name} publishes one row per person and needs a person column: give the column that names "
+            "each record's person role: person", key="attributes",
+        )
     if table.person is not None and not spec.persons:
         takers = ", ".join(a.name for a in registry.algorithms().values() if a.persons) or "none yet"
         raise InputError(
@@ -132,6 +143,8 @@ def anonymize(
         )
     models, bk = _background_knowledge(models, spec)
     check_models(table, models)
+    if spec.implies is not None:  # what the algorithm guarantees given its options (on what it publishes)
+        models = spec.implies(table, models, options)
     if isinstance(metric, MetricConfig):
         search_metric = metric.search_metric()
     else:
@@ -166,16 +179,20 @@ def anonymize(
         summary = _failure_summary(table, release, spec.name, models, warnings, f"the models cannot be met: {why}")
         summary["seconds"] = round(seconds, 6)
         raise UnsatisfiableError(summary["message"], summary=summary, release=release)
-    published = runner.publish(release, suppressed=suppressed, seed=seed)
-    reference = {s: table.frame[s] for s in table.sensitive}
-    link: dict[str, object] = {}
-    if bk:
-        link = {
-            "source": table.frame,  # row i = record i of the table (identifiers dropped, index reset)
-            "rows": release.published_rows(suppressed=suppressed, seed=seed),  # type: ignore[arg-type]
-            "priors": bk_priors,
-        }
-    verification = runner.verify(published, table.schema, models, reference=reference, **link)
+    if spec.verifier is not None:  # per-person tables (1:M data): verified as published
+        published = release.tables[spec.tables[0]]
+        verification = spec.verifier(table, release, models)
+    else:
+        published = runner.publish(release, suppressed=suppressed, seed=seed)
+        reference = {s: table.frame[s] for s in table.sensitive}
+        link: dict[str, object] = {}
+        if bk:
+            link = {
+                "source": table.frame,  # row i = record i of the table (identifiers dropped, index reset)
+                "rows": release.published_rows(suppressed=suppressed, seed=seed),  # type: ignore[arg-type]
+                "priors": bk_priors,
+            }
+        verification = runner.verify(published, table.schema, models, reference=reference, **link)
     if not verification.ok:
         raise AssertionError("the release failed independent verification:\n" + verification.summary())
     interrupt.check()
@@ -189,7 +206,7 @@ def anonymize(
         "released": release.n_released,
         "suppressed": release.n_suppressed,
         "classes": release.n_classes,
-        "min_class_size": int(release.class_sizes().min()) if release.n_classes else 0,
+        "min_class_size": int(release.class_people().min()) if release.n_classes else 0,
         "transformation": release.transformation,
         "generalization": _generalization(table, release),
         "score": release.search.score if release.search is not None else _plain(
@@ -207,6 +224,10 @@ def anonymize(
         "seconds": round(seconds, 6),
         "notes": _plain_notes(release.notes),
     }
+    if table.person is not None:
+        summary.update(_persons_summary(table, release, seed, seconds))
+    if spec.reconstructed:
+        summary["reconstructed"] = True  # a baseline rebuilt from a paper's outline, for comparison
     if release.search is not None:
         summary["lattice"] = release.search.counts
         if release.search.fallback is not None:
@@ -221,6 +242,23 @@ def anonymize(
             "clusters": release.bk.clusters,  # an int (clustering algorithms) or None
         }
     return Result(release, published, verification, summary, models)
+
+
+def _persons_summary(table: Table, release: Release, seed: int, seconds: float) -> dict[str, object]:
+    """What a release of data with several records per person reports (issue 12, spec §2.7): the
+    persons (input, released, reconciled), and the 1:M measures — NCP per person, query accuracy of
+    seeded COUNT queries, the record-intersection attack, record linkability — and the time."""
+    from anonkit.metrics.one_to_many import one_to_many_measures
+
+    assert table.person is not None
+    released = np.unique(table.person[release.record_class >= 0]).size
+    measures = one_to_many_measures(table, release, seed=seed)
+    return {
+        "persons": table.n_persons,
+        "released_persons": int(released),
+        "reconciled": table.reconciled,
+        "one_to_many": {**measures, "seconds": round(seconds, 6)},
+    }
 
 
 def _plain_notes(notes: dict) -> dict:
@@ -369,11 +407,11 @@ def _priors_for(table: Table, model: BackgroundKnowledge, priors: PriorsInput | 
 
 
 def _output_targets(target: str, table: str | None, keys: Iterable[str] = ()) -> list[tuple[str, str | None]]:
-    """Where each published table goes: the target itself, or for several tables (Anatomy's
+    """Where each published table goes: the target itself (one table), or for several tables (Anatomy's
     quasi-identifier and sensitive tables, ``keys`` ``qit`` and ``st``) ``name-qit.csv``/``name-st.csv``
     beside it, or the SQL tables ``table_qit``/``table_st``."""
     keys = list(keys)
-    if not keys:
+    if len(keys) < 2:
         return [(target, table)]
     out = []
     for key in keys:
@@ -431,9 +469,11 @@ def _schema(config: Config, base: Path, default_hierarchies: dict[str, Hierarchy
             h = read_hierarchy(_resolve(base, a.hierarchy), name=name)
         elif name in default_hierarchies and a.role not in ("identifier", "id", "insensitive", "other"):
             h = default_hierarchies[name]
+        categories = a.categories if not isinstance(a.categories, str) else _read_categories(base, name, a.categories)
         schema.add(
             Attribute(
-                name, a.role, a.type, h, order=a.order, min_level=a.min_level, max_level=a.max_level, weight=a.weight
+                name, a.role, a.type, h, order=a.order, min_level=a.min_level, max_level=a.max_level, weight=a.weight,
+                categories=categories, category_order=None if a.category_order is None else tuple(a.category_order),
             )
         )
     if config.default_role is not None:
@@ -441,6 +481,11 @@ def _schema(config: Config, base: Path, default_hierarchies: dict[str, Hierarchy
             h = default_hierarchies.get(name) if config.default_role == "quasi" else None
             schema.add(Attribute(name, config.default_role, hierarchy=h))
     return schema
+
+
+def _read_categories(base: Path, name: str, path: str) -> dict[str, str]:
+    """A sensitive attribute's categories from its file (:func:`anonkit.io.categories.read_categories`)."""
+    return read_categories(_location(base, path), key=f"attributes.{name}.categories")
 
 
 def load_input(config: Config, base: Path, override: str | None = None) -> tuple[pd.DataFrame, dict[str, Hierarchy]]:
@@ -526,9 +571,10 @@ def _input_location(config: Config, base: Path, override: str | None) -> tuple[s
 
 
 def _read_files(config: Config, base: Path, config_file: str | Path | None) -> list[str]:
-    """Every other file a run reads: the config, hierarchy files, prior files."""
+    """Every other file a run reads: the config, hierarchy, categories and prior files."""
     files = [] if config_file is None else [str(config_file)]
     files += [str(_resolve(base, a.hierarchy)) for a in config.attributes.values() if isinstance(a.hierarchy, str)]
+    files += [str(_resolve(base, a.categories)) for a in config.attributes.values() if isinstance(a.categories, str)]
     for m in config.privacy:
         if isinstance(m, BackgroundKnowledgeConfig):
             files += [str(_resolve(base, p)) for p in (m.prior.path, m.prior.external) if p is not None]
@@ -598,21 +644,29 @@ def _suffix_format(location: str) -> str | None:
 
 
 def _manifest_target(config: Config, base: Path, outputs: list[tuple[str, str | None]]) -> str | None:
-    """Where the private manifest of fake records goes (checked before any work), or ``None``."""
+    """Where the private manifest of fake records goes (checked before any work), or ``None``: the
+    fakes of post-analytics (``post_analytics.inject_fake``) or of an algorithm's noise records
+    (angelization's ``repair: noise``), at ``output.manifest`` or ``post_analytics.manifest``, else
+    beside the output as ``NAME.fakes.csv``."""
     post = config.post_analytics
-    if post is None or not post.inject_fake or not outputs:
+    given = config.output.manifest or (post.manifest if post is not None else None)
+    may_fake = (post is not None and post.inject_fake) or config.algorithm.options().get("repair") == "noise"
+    if not outputs or (not may_fake and given is None):
         return None
-    if post.manifest is not None:
-        target = _location(base, post.manifest)
+    key = "output.manifest" if config.output.manifest or post is None else "post_analytics.manifest"
+    if given is not None:
+        target = _location(base, given)
     elif outputs[0][1] is not None or "://" in outputs[0][0]:
-        raise InputError("the release goes to a database: give post_analytics.manifest, a file for the private "
-                         "list of fake records", key="post_analytics.manifest")
+        raise InputError("the release goes to a database: give output.manifest, a file for the private "
+                         "list of fake records", key=key)
     else:
         p = Path(outputs[0][0])
-        target = str(p.with_name(f"{p.stem}.fakes.csv"))
+        tables = config.algorithm.spec.tables
+        stem = p.stem.removesuffix(f"-{tables[0]}") if len(tables) > 1 else p.stem  # NAME-qt.csv → NAME
+        target = str(p.with_name(f"{stem}.fakes.csv"))
     check_target(target, format="csv")
     if any(same_table(target, "csv", None, loc, "csv", None) for loc, tab in outputs if tab is None):
-        raise InputError("the manifest would overwrite the release", file=target, key="post_analytics.manifest")
+        raise InputError("the manifest would overwrite the release", file=target, key=key)
     return target
 
 
@@ -708,6 +762,7 @@ def run_config(
             suppressed=config.output.suppressed,
             missing=config.input.missing,
             strip=config.input.strip,
+            person_qi=config.input.person_qi,
             metric=algo.metric,
             priors=priors,
             **params,
@@ -742,6 +797,10 @@ def run_config(
         if manifest is not None and manifest_target is not None:
             write_table(manifest, manifest_target, format="csv", neutralise=out.neutralise)
             result.summary["post_analytics"]["fakes"]["manifest"] = manifest_target
+        noise = result.release.manifest
+        if noise is not None and len(noise) and manifest_target is not None:
+            write_table(noise, manifest_target, format="csv", neutralise=out.neutralise)
+            result.summary["manifest"] = manifest_target
     result.summary["total_seconds"] = round(time.perf_counter() - t0, 6)
     return result
 

@@ -102,6 +102,14 @@ class Release:
         (−1: none), where the algorithm groups records (MDAV, Anatomy, the BK algorithms).
     failed_records:
         Records in classes the models failed (suppressed whole), local recodings.
+    sensitive_histogram:
+        What the release publishes about each class's sensitive values when that differs from the
+        class's own records (``(C × m)`` expected counts over the sensitive domain): angelization's
+        ST (representatives, history, noise), the generalized transactions of (k,l)-diversity for
+        1:M data. ``None``: each class publishes its records' own values.
+    manifest:
+        Private: which published rows are fakes (noise records), never published; the pipeline
+        writes it beside the output as ``NAME.fakes.csv``.
     notes:
         Further facts an algorithm reports about its run (merges, passes, the path of Datafly…), by
         name; each algorithm's docstring lists its own.
@@ -123,6 +131,8 @@ class Release:
     record_group: np.ndarray | None = None
     failed_records: int = 0
     notes: dict[str, Any] = field(default_factory=dict)
+    sensitive_histogram: np.ndarray | None = None
+    manifest: pd.DataFrame | None = None
     class_bounds: dict[str, np.ndarray] = field(default_factory=dict)
     class_sets: dict[str, list[np.ndarray]] = field(default_factory=dict)
 
@@ -148,6 +158,12 @@ class Release:
         """Records per class (released classes only)."""
         rc = self.record_class
         return np.bincount(rc[rc >= 0], minlength=self.n_classes)
+
+    def class_people(self) -> np.ndarray:
+        """Persons per class (released classes only): distinct persons with a person column (data
+        with several records per person), else :meth:`class_sizes`. What k, uniqueness and risk
+        count."""
+        return self.table.class_people(self.record_class, self.n_classes)
 
     def record_levels(self) -> np.ndarray:
         """``(n × d)`` level of every record's QIs; rows of suppressed records are the hierarchy heights."""
@@ -236,6 +252,16 @@ def _date(days: float) -> str:
     """A date bound (days since 1970-01-01) as an ISO date (with the time when it has one)."""
     stamp = pd.Timestamp("1970-01-01") + pd.to_timedelta(float(days), unit="D")
     return stamp.strftime("%Y-%m-%d") if stamp == stamp.normalize() else stamp.isoformat()
+
+
+def nothing_released(table: Table, algorithm: str, message: str, *, params: dict | None = None,
+                     seconds: float = 0.0) -> Release:
+    """A release that publishes nothing (every record suppressed, no class), unsatisfied, with the
+    ``message`` saying why."""
+    d = len(table.qi)
+    empty = np.zeros((0, d), dtype=np.int64)
+    return Release(table, np.full(table.n, -1, dtype=np.int64), empty, empty.copy(), algorithm, satisfied=False,
+                   message=message, params=dict(params or {}), seconds=seconds)
 
 
 def full_domain_release(

@@ -82,6 +82,9 @@ class Attribute:
     min_level: int = 0
     max_level: int | None = None
     weight: float = 0.5
+    #: sensitive value → ordinal category (θ-sensitivity, spec §1.5), and the categories in order
+    categories: dict[str, str] | None = None
+    category_order: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         self.role = parse_role(self.role)
@@ -133,6 +136,8 @@ class Schema:
         hierarchies: Mapping[str, Hierarchy] | None = None,
         types: Mapping[str, str | AttrType] | None = None,
         default_role: str | Role | None = None,
+        categories: Mapping[str, Mapping[str, str]] | None = None,
+        category_order: Mapping[str, Iterable[str]] | None = None,
     ) -> Schema:
         attrs: dict[str, Attribute] = {}
         for role, names in (
@@ -154,6 +159,14 @@ class Schema:
             if name not in attrs:
                 raise InputError("type given for an attribute without a role", column=name)
             attrs[name] = Attribute(name, attrs[name].role, t, attrs[name].hierarchy)  # type: ignore[arg-type]
+        for name, cats in (categories or {}).items():
+            if name not in attrs or attrs[name].role != Role.SENSITIVE:
+                raise InputError("categories given for an attribute that is not sensitive", column=name)
+            attrs[name].categories = {str(v): str(c) for v, c in cats.items()}
+        for name, order in (category_order or {}).items():
+            if name not in attrs or attrs[name].categories is None:
+                raise InputError("category_order given for an attribute without categories", column=name)
+            attrs[name].category_order = tuple(str(c) for c in order)
         return cls(attrs, default_role)  # type: ignore[arg-type]
 
     def add(self, attribute: Attribute) -> None:

@@ -33,6 +33,10 @@ class SensitiveDomain:
     labels: np.ndarray
     reference: np.ndarray
     ancestors: list[np.ndarray] = field(default_factory=list)
+    #: the ordinal category code of every value (``categories`` on the attribute; θ-sensitivity,
+    #: spec §1.5), ``None`` without categories; ``category_labels`` the categories in order
+    category: np.ndarray | None = None
+    category_labels: tuple[str, ...] = ()
 
     @property
     def size(self) -> int:
@@ -109,12 +113,16 @@ def build_domain(
     order: list[str] | None = None,
     hierarchy: Hierarchy | None = None,
     reference_text: np.ndarray | None = None,
+    categories: dict[str, str] | None = None,
+    category_order: tuple[str, ...] | None = None,
 ) -> tuple[SensitiveDomain, np.ndarray]:
     """The domain of a sensitive attribute and the codes of ``text`` in it.
 
     The domain is the set of values of ``reference_text`` (default: ``text``), ordered by number
     (``numeric``), by the declared ``order``, or lexicographically. The reference distribution is
-    that of ``reference_text``.
+    that of ``reference_text``. With ``categories`` (value → category, ``category_order`` the
+    categories from lowest to highest) every value gets its category's code; a value without one is
+    an error naming it and its first row.
     """
     ref = text if reference_text is None else reference_text
     ref_codes0, uniq = pd.factorize(np.asarray(ref, dtype=object))
@@ -153,7 +161,27 @@ def build_domain(
         except InputError as exc:
             raise _at_record(exc, ref_codes0, uniq) from None
         ancestors = [hierarchy.maps[level][leaf] for level in range(1, hierarchy.height + 1)]
-    return SensitiveDomain(name, labels, counts / counts.sum(), ancestors), codes.astype(np.int32)
+    category = None
+    order_labels: tuple[str, ...] = ()
+    if categories is not None:
+        order_labels = tuple(category_order or DEFAULT_CATEGORY_ORDER)
+        rank = {c: i for i, c in enumerate(order_labels)}
+        bad = [c for c in categories.values() if c not in rank]
+        if bad:
+            raise InputError(f"category not in category_order ({', '.join(order_labels)})", column=name,
+                             value=bad[0], key="categories")
+        missing = [v for v in labels if str(v) not in categories]
+        if missing:
+            first = np.flatnonzero(np.asarray(ref, dtype=object) == missing[0])
+            raise InputError("sensitive value without a category (map every value under categories)", column=name,
+                             value=missing[0], row=int(first[0]) + 1 if first.size else None)
+        category = np.array([rank[categories[str(v)]] for v in labels], dtype=np.int64)
+    domain = SensitiveDomain(name, labels, counts / counts.sum(), ancestors, category, order_labels)
+    return domain, codes.astype(np.int32)
+
+
+#: paper D's five categories of sensitive values, from lowest to highest (spec §4.5 step 1)
+DEFAULT_CATEGORY_ORDER: tuple[str, ...] = ("Asymptomatic", "Low", "Mild", "High", "Severe")
 
 
 def _at_record(exc: InputError, codes: np.ndarray, uniq: np.ndarray) -> InputError:

@@ -34,6 +34,8 @@ from anonkit.schema import AttrType, Schema
 from anonkit.stats import ClassStats, SensitiveDomain, build_domain, class_stats
 
 MissingPolicy = Literal["value", "suppress", "error"]
+#: what a person whose quasi-identifiers differ between rows is: an error, or their first row's values
+PersonQIPolicy = Literal["error", "first"]
 
 
 @dataclass
@@ -85,6 +87,10 @@ class Table:
     strip:
         Remove the whitespace around every text cell (default; ``False`` keeps it, and values that
         differ only by it are then reported in :attr:`warnings`).
+    person_qi:
+        With a person column (several records per person): a person whose quasi-identifiers differ
+        between rows is an error (``"error"``, default) or takes its first row's values
+        (``"first"``; :attr:`reconciled` counts them).
 
     Attributes
     ----------
@@ -100,7 +106,13 @@ class Table:
     """
 
     def __init__(
-        self, frame: pd.DataFrame, schema: Schema, *, missing: MissingPolicy = "value", strip: bool = True
+        self,
+        frame: pd.DataFrame,
+        schema: Schema,
+        *,
+        missing: MissingPolicy = "value",
+        strip: bool = True,
+        person_qi: PersonQIPolicy = "error",
     ) -> None:
         columns = [str(c) for c in frame.columns]
         dup = pd.Index(columns)[pd.Index(columns).duplicated()]
@@ -116,8 +128,10 @@ class Table:
         #: person; ``None`` without a person column. The column itself never reaches the frame.
         self.person: np.ndarray | None = None
         self.n_persons: int = len(frame)
+        person_labels: np.ndarray | None = None
         if person is not None:
             codes, labels = factorize_text(frame[person])
+            person_labels = labels
             if (labels == "").any():
                 i = int(np.flatnonzero(codes == int(np.flatnonzero(labels == "")[0]))[0])
                 raise InputError("a record without a person (the person column is empty)", column=person, row=i + 1)
@@ -126,6 +140,8 @@ class Table:
         frame = frame.drop(columns=ident).reset_index(drop=True)
         self.warnings: list[str] = []
         self.missing = missing
+        #: persons whose quasi-identifiers differed between rows and were set to their first row's
+        self.reconciled = 0
         # every quasi-identifier and sensitive column is factorized once: (codes, canonical texts);
         # whitespace is stripped on the distinct texts, the cells rewritten only when one changes
         coded: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -139,6 +155,8 @@ class Table:
                     frame[name] = cleaned
                     if encoded:
                         coded[name] = factorize_text(cleaned)
+        if self.person is not None and schema.quasi:
+            self._reconcile(frame, schema.quasi, coded, person_labels, person_qi)  # type: ignore[arg-type]
         self.schema = schema = self._resolve_types(schema, coded, strip)
         self.frame: pd.DataFrame = frame
         self.n: int = len(self.frame)
@@ -171,6 +189,36 @@ class Table:
         self.sensitive_codes: dict[str, np.ndarray] = {}
         for name in self.sensitive:
             self._encode_sensitive(name, coded[name])
+
+    def _reconcile(self, frame: pd.DataFrame, qis: list[str], coded: dict[str, tuple[np.ndarray, np.ndarray]],
+                   labels: np.ndarray, policy: PersonQIPolicy) -> None:
+        """Every person's rows must share their quasi-identifiers (a person has one age, one zip);
+        with ``policy="first"`` the first row's values are used and :attr:`reconciled` counts the
+        persons changed, else a conflict is an error naming the person and the two rows."""
+        person = self.person
+        assert person is not None
+        first = np.full(self.n_persons, len(person), dtype=np.int64)
+        np.minimum.at(first, person, np.arange(len(person)))
+        differs = np.zeros(len(person), dtype=bool)
+        for name in qis:
+            codes = coded[name][0]
+            differs |= codes != codes[first[person]]
+        if not differs.any():
+            return
+        if policy != "first":
+            i = int(np.flatnonzero(differs)[0])
+            p = int(person[i])
+            column = next(q for q in qis if coded[q][0][i] != coded[q][0][first[p]])
+            raise InputError(
+                f"person {labels[p]!r} has different quasi-identifiers in rows {int(first[p]) + 1} and {i + 1}; "
+                "fix the data or set input.person_qi: first to use each person's first row",
+                column=column,
+            )
+        self.reconciled = int(np.unique(person[differs]).size)
+        for name in qis:
+            frame[name] = frame[name].to_numpy()[first[person]]
+            codes, texts = coded[name]
+            coded[name] = (codes[first[person]], texts)
 
     def _missing(self, name: str, coded: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """The records whose ``name`` is missing; an error naming the first when the policy forbids them."""
@@ -211,7 +259,8 @@ class Table:
         self._missing(name, coded)
         vcodes, vlabels = coded
         domain, codes = build_domain(
-            name, vlabels[vcodes], numeric=attr.type == AttrType.NUMERIC, order=attr.order, hierarchy=attr.hierarchy
+            name, vlabels[vcodes], numeric=attr.type == AttrType.NUMERIC, order=attr.order, hierarchy=attr.hierarchy,
+            categories=attr.categories, category_order=attr.category_order,
         )
         self.domains[name] = domain
         self.sensitive_codes[name] = codes

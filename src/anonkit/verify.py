@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -38,8 +38,11 @@ from anonkit.models import (
     DeltaDisclosure,
     DistinctLDiversity,
     EntropyLDiversity,
+    FrequencyLDiversity,
     TCloseness,
+    ThetaSensitivity,
 )
+from anonkit.models.theta import full_variance
 from anonkit.schema import AttrType, Role, Schema
 from anonkit.stats import ClassStats, build_domain, class_stats
 
@@ -122,13 +125,13 @@ def _group(frame: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, int]:
 def released_stats(
     frame: pd.DataFrame,
     qis: Iterable[str],
-    sensitive: Mapping[str, tuple[bool, list[str] | None, Hierarchy | None]],
+    sensitive: Mapping[str, DomainSpec],
     *,
     reference: pd.DataFrame | Mapping[str, Iterable[object]] | None = None,
 ) -> tuple[ClassStats, np.ndarray, np.ndarray]:
     """Classes of a released frame: stats, class of every released row, and the suppressed mask.
 
-    ``sensitive[name] = (numeric, order, hierarchy)`` describes each sensitive attribute's domain.
+    ``sensitive[name]`` (a :class:`DomainSpec`) describes each sensitive attribute's domain.
     """
     qis = _qi_columns(frame, qis)
     frame = frame.reset_index(drop=True)
@@ -138,7 +141,8 @@ def released_stats(
     if len(released) == 0:
         n_classes = 0
     domains, pairs = {}, {}
-    for name, (numeric, order, hierarchy) in sensitive.items():
+    for name, dspec in sensitive.items():
+        dspec = dspec if isinstance(dspec, DomainSpec) else DomainSpec(*dspec)  # a (numeric, order, hierarchy) tuple
         if name not in frame.columns:
             raise InputError("unknown sensitive column", column=name)
         ref = None
@@ -147,10 +151,12 @@ def released_stats(
         domain, codes = build_domain(
             name,
             as_text(frame[name]),
-            numeric=numeric,
-            order=order,
-            hierarchy=hierarchy,
+            numeric=dspec.numeric,
+            order=dspec.order,
+            hierarchy=dspec.hierarchy,
             reference_text=ref,
+            categories=dspec.categories,
+            category_order=dspec.category_order,
         )
         domains[name] = domain
         rcodes = codes[~supp]
@@ -159,14 +165,23 @@ def released_stats(
     return stats, cls, supp
 
 
-def _sensitive_spec(schema: Schema, names: Iterable[str]) -> dict[str, tuple[bool, list[str] | None, Hierarchy | None]]:
+class DomainSpec(NamedTuple):
+    """How a sensitive attribute's domain is built: ordered by number, by a declared order, with a
+    hierarchy, with categories (value → category, in ``category_order``)."""
+
+    numeric: bool = False
+    order: list[str] | None = None
+    hierarchy: Hierarchy | None = None
+    categories: dict[str, str] | None = None
+    category_order: tuple[str, ...] | None = None
+
+
+def _sensitive_spec(schema: Schema, names: Iterable[str]) -> dict[str, DomainSpec]:
     out = {}
     for name in names:
         a = schema.attributes.get(name)
-        out[name] = (
-            a is not None and a.type == AttrType.NUMERIC,
-            a.order if a is not None else None,
-            a.hierarchy if a is not None else None,
+        out[name] = DomainSpec() if a is None else DomainSpec(
+            a.type == AttrType.NUMERIC, a.order, a.hierarchy, a.categories, a.category_order
         )
     return out
 
@@ -220,9 +235,9 @@ def verify(
         and ``rows``, or with a ``rows`` that does not link the release to ``source``.
     """
     models = list(models)
-    identifiers = [c for c in schema.identifiers if c in frame.columns]
+    identifiers = [c for c in [*schema.identifiers, *([schema.person] if schema.person else [])] if c in frame.columns]
     if identifiers:
-        raise InputError("an identifier is present in the release", column=identifiers[0])
+        raise InputError("an identifier (or the person column) is present in the release", column=identifiers[0])
     qis = schema.quasi
     sens = {m.attribute for m in models if m.attribute is not None}
     spec = _sensitive_spec(schema, sorted(sens))
@@ -315,8 +330,9 @@ def _record_priors(
     else:
         if name not in source.columns:
             raise InputError("the input lacks the sensitive attribute", column=name)
-        numeric, order, hierarchy = _sensitive_spec(schema, [name])[name]
-        domain, _ = build_domain(name, as_text(source[name]), numeric=numeric, order=order, hierarchy=hierarchy)
+        dspec = _sensitive_spec(schema, [name])[name]
+        domain, _ = build_domain(name, as_text(source[name]), numeric=dspec.numeric, order=dspec.order,
+                                 hierarchy=dspec.hierarchy)
         p, labels = np.asarray(priors, dtype=np.float64), np.asarray(domain.labels, dtype=object)
     if p.shape != (len(source), len(labels)):
         raise InputError(
@@ -394,8 +410,22 @@ def check(
     categorical: Iterable[str] = (),
     orders: Mapping[str, list[str]] | None = None,
     reference: pd.DataFrame | Mapping[str, Iterable[object]] | None = None,
+    person: str | None = None,
+    categories: Mapping[str, Mapping[str, str]] | None = None,
+    category_orders: Mapping[str, Iterable[str]] | None = None,
 ) -> dict:
     """Achieved parameters of any table: what ``anonkit check`` reports.
+
+    With ``person`` (a column naming the individual of every row, for data with several records
+    per person) every class size counts distinct persons, not rows: ``k``, ``avg_class_size`` and
+    ``uniques`` are then about people, and ``persons_in_several_classes`` counts the persons whose
+    records lie in more than one class (the record-intersection attack's targets, spec §2.7).
+
+    With ``categories[name]`` (value → category; ``category_orders[name]`` the categories from
+    lowest to highest, default paper D's five) the attribute's θ-sensitivity is reported (spec
+    §1.5): ``theta_variance``, the smallest variance of a class's category codes, and
+    ``theta_lambda``, that variance over ``V_full(k)`` at the achieved ``k`` (the largest λ for which
+    the table is θ-sensitive k-anonymous).
 
     A sensitive attribute's type is inferred as :class:`~anonkit.table.Table` does (all values
     numbers → numeric, ordered by number), unless listed in ``numeric`` or ``categorical``; an
@@ -404,7 +434,8 @@ def check(
 
     Returns a dict with ``records``, ``suppressed``, ``classes``, ``k``, ``avg_class_size``,
     ``uniques``, ``notes`` and, under ``sensitive[name]``: ``type``, ``l_distinct``, ``l_entropy``
-    (Shannon), ``l_entropy_grassberger``, ``t_equal``, ``t_ordered``, ``t_hierarchical`` (with a
+    (Shannon), ``l_entropy_grassberger``, ``l_frequency`` (no value in more than ``1/l`` of a class,
+    spec §1.2), ``t_equal``, ``t_ordered``, ``t_hierarchical`` (with a
     hierarchy), ``beta_basic``, ``beta_enhanced``, ``delta_disclosure``.
 
     Raises
@@ -417,8 +448,11 @@ def check(
     orders = dict(orders or {})
     numeric, categorical = list(numeric), list(categorical)
     sensitive = list(sensitive)
+    categories = {s: dict(c) for s, c in (categories or {}).items()}
+    category_orders = {s: tuple(o) for s, o in (category_orders or {}).items()}
     for flag, names in (("numeric", numeric), ("categorical", categorical), ("order", orders),
-                        ("hierarchy", hierarchies)):
+                        ("hierarchy", hierarchies), ("categories", categories),
+                        ("category-order", category_orders)):
         unknown = [n for n in names if n not in sensitive]
         if unknown:
             raise InputError(f"--{flag} names an attribute that is not among the sensitive attributes "
@@ -438,9 +472,27 @@ def check(
             kinds[s] = "categorical"
         else:
             kinds[s] = "numeric" if looks_numeric(frame[s]) else "categorical"
-    spec = {s: (kinds[s] == "numeric", orders.get(s), hierarchies.get(s)) for s in sensitive}
-    stats, _cls, supp = released_stats(frame, list(qis), spec, reference=reference)
+    unordered = [s for s in category_orders if s not in categories]
+    if unordered:
+        raise InputError("--category-order needs --categories for the attribute", column=unordered[0])
+    spec = {
+        s: DomainSpec(kinds[s] == "numeric", orders.get(s), hierarchies.get(s), categories.get(s),
+                      category_orders.get(s))
+        for s in sensitive
+    }
+    if person is not None and person not in frame.columns:
+        raise InputError("--person names an unknown column", column=person, key="person")
+    if person is not None and (person in set(qis) or person in sensitive):
+        raise InputError("the person column is neither a quasi-identifier nor sensitive", column=person, key="person")
+    stats, cls, supp = released_stats(frame, list(qis), spec, reference=reference)
     sizes = stats.sizes
+    spread = 0
+    if person is not None and stats.n_classes:
+        who, _ = factorize_text(frame[person].reset_index(drop=True)[~supp])
+        base = np.int64(who.max() + 1)
+        pairs = np.unique(cls * base + who)
+        sizes = np.bincount(pairs // base, minlength=stats.n_classes).astype(np.float64)
+        spread = int((np.bincount(pairs % base, minlength=int(base)) > 1).sum())
     out: dict = {
         "records": len(frame),
         "released": int((~supp).sum()),
@@ -449,6 +501,7 @@ def check(
         "k": int(sizes.min()) if len(sizes) else 0,
         "avg_class_size": float(sizes.mean()) if len(sizes) else 0.0,
         "uniques": int((sizes == 1).sum()),
+        **({"persons_in_several_classes": spread} if person is not None else {}),
         "sensitive": {},
         "notes": [],
     }
@@ -457,6 +510,7 @@ def check(
             "l_distinct": DistinctLDiversity(s, 1).achieved(stats),
             "l_entropy": EntropyLDiversity(s, 1).achieved(stats),
             "l_entropy_grassberger": EntropyLDiversity(s, 1, "grassberger").achieved(stats),
+            "l_frequency": FrequencyLDiversity(s, 1).achieved(stats),
             "t_equal": TCloseness(s, 1, "equal").achieved(stats),
             "t_ordered": TCloseness(s, 1, "ordered").achieved(stats),
             "beta_basic": BetaLikeness(s, 1).achieved(stats),
@@ -465,6 +519,13 @@ def check(
         }
         if s in hierarchies:
             r["t_hierarchical"] = TCloseness(s, 1, "hierarchical").achieved(stats)
+        if s in categories:
+            k_achieved = int(sizes.min()) if len(sizes) else 0
+            theta = ThetaSensitivity(s, max(k_achieved, 1))
+            variance = theta.achieved(stats)
+            full = full_variance(k_achieved, len(stats.domains[s].category_labels))
+            r["theta_variance"] = variance
+            r["theta_lambda"] = variance / full if full > 0 else None
         if stats.n_classes == 0:
             r = {key: None for key in r}
         if kinds[s] == "categorical":

@@ -79,13 +79,15 @@ def check_references(table: Table, models: Sequence[Criterion]) -> None:
 
 
 def check_models(table: Table, models: Sequence[Criterion]) -> None:
-    """:func:`check_references`, and no model needs classes larger than the table (``k > n``)."""
+    """:func:`check_references`, and no model needs classes larger than the table (``k > n``; with a
+    person column, more persons than the table has)."""
     check_references(table, models)
+    people = table.person is not None
+    n, unit = (table.n_persons, "persons") if people else (table.n, "records")
     for m in models:
-        if m.minimum_class_size() > table.n:
+        if m.minimum_class_size() > n:
             raise InputError(
-                f"{m.describe()} needs classes of {m.minimum_class_size()} records but the table has only "
-                f"{table.n}",
+                f"{m.describe()} needs classes of {m.minimum_class_size()} {unit} but the table has only {n}",
                 key="k" if m.attribute is None else "l",
                 value=m.minimum_class_size(),
             )

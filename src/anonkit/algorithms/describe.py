@@ -18,6 +18,8 @@ def enforces_text(a: Algorithm) -> str:
     """The models an algorithm enforces; the others it judges afterwards."""
     if a.enforces == CLASS_MODELS:
         return "every model on class statistics"
+    if a.verifier is not None:  # its own published tables, verified under these models only
+        return ", ".join(sorted(a.enforces)) + " only (other models are refused)"
     return ", ".join(sorted(a.enforces)) + "; others judged afterwards"
 
 

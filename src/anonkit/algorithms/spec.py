@@ -17,7 +17,14 @@ need to know about it:
   is refused), and what it **publishes** (one table, or several linked ``tables`` by name, or a
   ``stream``);
 * whether it is **randomized** (the pipeline then passes its ``seed``), and how to explain its
-  failures (``precheck``, ``explain``: algorithm-specific reasons in one line).
+  failures (``precheck``, ``explain``: algorithm-specific reasons in one line);
+* the models its options **imply** (``implies(table, models, options)`` returns the complete list
+  the release guarantees and the verifier checks: angelization turns ``k`` and its ``lambda`` into
+  θ-sensitive k-anonymity);
+* how the independent verifier reads what it publishes when that is not one row per record
+  (``verifier(table, release, models)``: the per-person tables of the 1:M algorithms, with the
+  schema and the private link they are judged under; the verdict comes from :mod:`anonkit.verify`
+  or :mod:`anonkit.verify_buckets`, never from the algorithm's own bookkeeping).
 
 Parameters the pipeline provides rather than the user (:data:`RUNTIME`: ``seed``, ``priors``,
 ``metric``) are not options. The registry (:mod:`anonkit.algorithms.registry`) collects the
@@ -43,6 +50,7 @@ if TYPE_CHECKING:
     from anonkit.models import Criterion
     from anonkit.release import Release
     from anonkit.table import Table
+    from anonkit.verify import Verification
 
 Family = Literal["lattice", "search", "partition", "cluster", "bucket"]
 #: the order families are listed in
@@ -60,7 +68,7 @@ class Options(BaseModel):
     whole number for a number is fine, ``"10"`` or ``True`` for a number is not); numpy scalars
     count as the Python numbers they hold."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True, populate_by_name=True)
 
     @model_validator(mode="before")
     @classmethod
@@ -72,6 +80,8 @@ class Options(BaseModel):
 
 Precheck = Callable[["Table", list["Criterion"], Mapping[str, object]], "str | None"]
 Explain = Callable[["Table", list["Criterion"], "Release", Mapping[str, object]], "str | None"]
+Implies = Callable[["Table", list["Criterion"], Mapping[str, object]], list["Criterion"]]
+TablesVerifier = Callable[["Table", "Release", list["Criterion"]], "Verification"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +104,8 @@ class Algorithm:
     bk_test: str | None = None
     precheck: Precheck | None = None
     explain: Explain | None = None
+    implies: Implies | None = None
+    verifier: TablesVerifier | None = None
     on_failure: str = "raise algorithm.max_suppression or relax the models"
     label: str | None = None
     docs: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
@@ -147,13 +159,13 @@ class Algorithm:
         props = schema.get("properties", {})
         required = set(schema.get("required", []))
         out = []
-        for name in self.options.model_fields:
-            prop = props.get(name, {})
+        for name, info in self.options.model_fields.items():
+            prop = props.get(info.alias or name, {})
             out.append({
-                "name": name,
+                "name": info.alias or name,
                 "type": _type_text(prop, schema.get("$defs", {})),
-                "default": None if name in required else self.options.model_fields[name].default,
-                "required": name in required,
+                "default": None if (info.alias or name) in required else info.default,
+                "required": (info.alias or name) in required,
                 "description": prop.get("description") or self.docs.get(name, ""),
             })
         return out
@@ -168,11 +180,13 @@ class Algorithm:
             An unknown option (the message lists this algorithm's options) or a bad value (naming
             the key, prefixed by ``where``, e.g. ``algorithm.``).
         """
+        aliases = {f.alias: n for n, f in self.options.model_fields.items() if f.alias}
+        given = {aliases.get(k, k): v for k, v in given.items()}  # a config key (``lambda``) → its parameter
         unknown = [k for k in given if k not in self.options.model_fields]
         if unknown:
             from anonkit.algorithms.registry import algorithms
 
-            allowed = ", ".join(self.options.model_fields) or "none"
+            allowed = ", ".join(f.alias or n for n, f in self.options.model_fields.items()) or "none"
             owners = [a.name for a in algorithms().values() if unknown[0] in a.options.model_fields]
             elsewhere = f"; it is an option of {', '.join(owners)}" if owners else ""
             raise InputError(f"{unknown[0]!r} is not an option of {self.name} (its options: {allowed}){elsewhere}",
@@ -182,6 +196,7 @@ class Algorithm:
         except ValidationError as exc:
             err = exc.errors()[0]
             loc = str(err["loc"][0]) if err["loc"] else ""
+            loc = self.options.model_fields[loc].alias or loc if loc in self.options.model_fields else loc
             msg = err["msg"]
             if err["type"] == "literal_error":
                 msg = f"got {err.get('input')!r}; " + msg.replace("Input should be", "allowed:")
@@ -218,6 +233,8 @@ def algorithm(
     bk_test: str | None = None,
     precheck: Precheck | None = None,
     explain: Explain | None = None,
+    implies: Implies | None = None,
+    verifier: TablesVerifier | None = None,
     on_failure: str | None = None,
     label: str | None = None,
 ) -> Callable[[Callable[..., Release]], Callable[..., Release]]:
@@ -245,6 +262,8 @@ def algorithm(
             bk_test=bk_test,
             precheck=precheck,
             explain=explain,
+            implies=implies,
+            verifier=verifier,
             on_failure=on_failure or Algorithm.on_failure,
             label=label,
             docs=_parameter_docs(run.__doc__ or ""),

@@ -27,7 +27,7 @@ class Engine(Protocol):
 
     name: str
 
-    def encode(self, data: Any, schema: Any, *, missing: str, strip: bool) -> Any:
+    def encode(self, data: Any, schema: Any, *, missing: str, strip: bool, person_qi: str = "error") -> Any:
         """The input encoded: a :class:`~anonkit.table.Table`."""
         ...
 

@@ -8,7 +8,7 @@ import pandas as pd
 
 from anonkit.release import Release
 from anonkit.schema import Schema
-from anonkit.table import MissingPolicy, Table
+from anonkit.table import MissingPolicy, PersonQIPolicy, Table
 from anonkit.verify import Verification, verify
 
 
@@ -19,8 +19,8 @@ class LocalEngine:
     name = "local"
 
     def encode(self, data: pd.DataFrame, schema: Schema, *, missing: MissingPolicy = "value",
-               strip: bool = True) -> Table:
-        return Table(data, schema, missing=missing, strip=strip)
+               strip: bool = True, person_qi: PersonQIPolicy = "error") -> Table:
+        return Table(data, schema, missing=missing, strip=strip, person_qi=person_qi)
 
     def publish(self, release: Release, *, suppressed: str = "drop", seed: int = 0) -> pd.DataFrame:
         return release.to_frame(suppressed=suppressed, seed=seed)  # type: ignore[arg-type]

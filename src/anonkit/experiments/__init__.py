@@ -11,6 +11,9 @@ findings) and ``main(argv)``.
 * :mod:`anonkit.experiments.uhra` — paper A: UHRA against BKA-JS and k-primacy on Adult and BKseq
   (R-U maps of GCP against record linkage over k, J and t; Tables 3–5; runtime; the
   background-knowledge attack on every algorithm's release).
+* :mod:`anonkit.experiments.angelization` — paper D: (θ*,k)-utility angelization against
+  θ-sensitive k-anonymity (record level) and (k,l)-diversity for 1:M data over k and λ (NCP, query
+  accuracy, record intersection, linkability, time).
 """
 
 #: experiment name → ``module:function`` of its command-line entry point
@@ -18,6 +21,7 @@ EXPERIMENTS: dict[str, str] = {
     "stack-and-deal": "anonkit.experiments.stack_and_deal:cli_run",
     "uhra": "anonkit.experiments.uhra:cli_run",
     "iab": "anonkit.experiments.iab:cli_run",
+    "angelization": "anonkit.experiments.angelization:cli_run",
 }
 
 __all__ = ["EXPERIMENTS"]

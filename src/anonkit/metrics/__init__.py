@@ -34,6 +34,14 @@ from anonkit.metrics.distortion import WHDResult, modification_rate, whd, whd_co
 from anonkit.metrics.entropy import entropy, entropy_per_attribute
 from anonkit.metrics.loss import loss, loss_per_attribute
 from anonkit.metrics.ncp import gcp, ncp_classes, ncp_records
+from anonkit.metrics.one_to_many import (
+    linkability,
+    ncp_per_person,
+    one_to_many_measures,
+    query_accuracy,
+    random_count_queries,
+    record_intersection,
+)
 from anonkit.metrics.precision import height, prec_loss, precision, precision_per_attribute
 from anonkit.metrics.risk import (
     ProsecutorRisk,
@@ -67,16 +75,22 @@ __all__ = [
     "gcp",
     "gs_factors",
     "height",
+    "linkability",
     "linkage_candidates",
     "loss",
     "loss_per_attribute",
     "modification_rate",
     "ncp_classes",
+    "ncp_per_person",
     "ncp_records",
+    "one_to_many_measures",
     "prec_loss",
     "precision",
     "precision_per_attribute",
     "prosecutor_risk",
+    "query_accuracy",
+    "random_count_queries",
+    "record_intersection",
     "record_linkage",
     "sample_uniqueness",
     "score",

@@ -89,8 +89,8 @@ class ClassSizeStats:
 
 
 def class_size_stats(table: Table, release: Release) -> ClassSizeStats:
-    """Sizes of the released equivalence classes."""
-    sizes = release.class_sizes()
+    """Sizes of the released equivalence classes (in persons when there is a person column)."""
+    sizes = release.class_people()
     if sizes.size == 0:
         return ClassSizeStats(0, 0.0, 0.0, 0.0)
     return ClassSizeStats(int(sizes.size), float(sizes.min()), float(sizes.mean()), float(sizes.max()))

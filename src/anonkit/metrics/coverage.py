@@ -33,7 +33,7 @@ from anonkit.release import CUSTOM, Release
 from anonkit.table import Table
 
 
-def _leaf_values(table: Table, j: int) -> np.ndarray:
+def leaf_values(table: Table, j: int) -> np.ndarray:
     """The numeric value of every leaf of QI ``j``'s hierarchy (NaN where unknown).
 
     The value the data has for a leaf (``table.numeric``) where the leaf occurs in the data,
@@ -60,7 +60,7 @@ def numeric_domain(table: Table, j: int) -> float:
     if h.bounds is not None:
         lo0, hi0 = h.bounds[0][:, 0].min(), h.bounds[0][:, 1].max()
         return float(hi0 - lo0)
-    values = table.numeric[name] if name in table.numeric else _leaf_values(table, j)
+    values = table.numeric[name] if name in table.numeric else leaf_values(table, j)
     return float(np.nanmax(values) - np.nanmin(values)) if np.isfinite(values).any() else 0.0
 
 
@@ -185,7 +185,7 @@ def covered(table: Table, release: Release, j: int) -> Covered:
     pair_cls = np.zeros(0, dtype=np.int64)
     pair_leaf = np.zeros(0, dtype=np.int64)
     if name in release.class_bounds:
-        vals = _leaf_values(table, j)
+        vals = leaf_values(table, j)
         order = np.argsort(vals, kind="stable")  # NaN last
         known = vals[order[: int(np.count_nonzero(~np.isnan(vals)))]]
         b = np.asarray(release.class_bounds[name], dtype=np.float64)[custom]
@@ -253,12 +253,12 @@ def custom_widths(table: Table, release: Release, j: int, sel: np.ndarray) -> np
             hi = np.full(n_cls, np.nan)
             rc = release.record_class
             kept = rc >= 0
-            values = table.numeric[name] if name in table.numeric else _leaf_values(table, j)[table.codes[:, j]]
+            values = table.numeric[name] if name in table.numeric else leaf_values(table, j)[table.codes[:, j]]
             np.fmin.at(lo, rc[kept], values[kept])
             np.fmax.at(hi, rc[kept], values[kept])
             width[bad] = np.nan_to_num(hi - lo, nan=0.0)[cls[bad]]
         return np.maximum(width, 0.0)
-    vals = _leaf_values(table, j)
+    vals = leaf_values(table, j)
     sets = release.class_sets[name]
     lo = np.full(n_cls, np.nan)
     hi = np.full(n_cls, np.nan)

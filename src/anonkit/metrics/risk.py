@@ -36,8 +36,9 @@ class ProsecutorRisk:
 
 
 def prosecutor_risk(table: Table, release: Release, *, threshold: float = 0.2) -> ProsecutorRisk:
-    """Sample-based prosecutor risk (see :class:`ProsecutorRisk`)."""
-    sizes = release.class_sizes()
+    """Sample-based prosecutor risk (see :class:`ProsecutorRisk`); with a person column the classes
+    are counted in persons (a person, not a record, is re-identified)."""
+    sizes = release.class_people()
     sizes = sizes[sizes > 0]
     released = int(sizes.sum())
     if released == 0:
@@ -54,8 +55,9 @@ def prosecutor_risk(table: Table, release: Release, *, threshold: float = 0.2) -
 
 
 def sample_uniqueness(table: Table, release: Release) -> float:
-    """Share of the released records that are alone in their class (0 when nothing is released)."""
-    sizes = release.class_sizes()
+    """Share of the released records that are alone in their class (0 when nothing is released); with
+    a person column, the share of released persons alone in their class."""
+    sizes = release.class_people()
     released = int(sizes.sum())
     return float((sizes == 1).sum()) / released if released else 0.0
 

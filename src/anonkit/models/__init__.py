@@ -3,9 +3,15 @@
 from anonkit.models.base import Criterion
 from anonkit.models.kanonymity import KAnonymity
 from anonkit.models.knowledge import BackgroundKnowledge
-from anonkit.models.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
+from anonkit.models.ldiversity import (
+    DistinctLDiversity,
+    EntropyLDiversity,
+    FrequencyLDiversity,
+    RecursiveCLDiversity,
+)
 from anonkit.models.likeness import BetaLikeness, DeltaDisclosure
 from anonkit.models.tcloseness import TCloseness
+from anonkit.models.theta import ThetaSensitivity
 
 __all__ = [
     "BackgroundKnowledge",
@@ -14,7 +20,9 @@ __all__ = [
     "DeltaDisclosure",
     "DistinctLDiversity",
     "EntropyLDiversity",
+    "FrequencyLDiversity",
     "KAnonymity",
     "RecursiveCLDiversity",
     "TCloseness",
+    "ThetaSensitivity",
 ]

@@ -6,7 +6,9 @@ Variants, as ARX implements them (ARX compatibility §2.1):
 * entropy-l: at least ``⌈l⌉`` distinct values and ``H(class) ≥ ln l`` with the Shannon estimator, or
   with Grassberger's bias-corrected estimator (Grassberger 2003, as offered by ARX);
 * recursive-(c, l): at least ``l`` distinct values and ``r₁ < c·(r_l + … + r_m)`` for the
-  descending counts ``r``.
+  descending counts ``r``;
+* frequency-l (the variant of Gong et al.'s 1:M code, ``Mondrian_L_Diversity``; spec §1.2): at least
+  ``⌈l⌉`` distinct values **and** no value in more than ``|EC|/l`` records of its class.
 
 Only distinct-l is monotonic under suppression; all are monotonic under generalization.
 """
@@ -203,3 +205,51 @@ class RecursiveCLDiversity(Criterion):
 
     def describe(self) -> str:
         return f"recursive ({self.c:g},{self.l})-diversity of {self.sensitive}"
+
+
+@dataclass(frozen=True)
+class FrequencyLDiversity(Criterion):
+    """Frequency l-diversity (spec §1.2): every class has at least ``⌈l⌉`` distinct values of
+    ``sensitive`` and no value occurs in more than ``|EC|/l`` of its records (``count · l ≤ |EC|``).
+
+    EC {A,A,B,D}: l = 2 holds (A: 2 ≤ 4/2); l = 3 fails (A: 2 > 4/3) although it has 3 distinct
+    values. ``achieved`` is the largest l every class meets: ``min`` over classes of
+    ``min(distinct, |EC| / largest count)`` (2 for that class).
+
+    Monotonic under generalization (a union of passing classes passes: each value's count is at
+    most the sum of the classes' ``|EC|/l``), not under suppression: a failing class merged into a
+    passing one may make it fail ({A,B} ∪ {A} at l = 2).
+    """
+
+    sensitive: str
+    l: float  # noqa: E741
+    name = "frequency-l-diversity"
+    monotonic_suppression = False
+
+    def __post_init__(self) -> None:
+        check_positive("l", self.l)
+
+    @property
+    def attribute(self) -> str:
+        return self.sensitive
+
+    def passes(self, stats: ClassStats) -> np.ndarray:
+        h = self._hist(stats)
+        if not len(h):
+            return np.zeros(0, dtype=bool)
+        total = h.sum(axis=1)
+        return (stats.distinct(self.sensitive) >= math.ceil(self.l)) & (h.max(axis=1) * self.l <= total + 1e-9)
+
+    def achieved(self, stats: ClassStats) -> float:
+        h = self._hist(stats)
+        if not len(h):
+            return float("inf")
+        top = h.max(axis=1)
+        ratio = np.where(top > 0, h.sum(axis=1) / np.where(top > 0, top, 1), 0.0)
+        return float(np.minimum(distinct_counts(h), ratio).min())
+
+    def minimum_class_size(self) -> int:
+        return math.ceil(self.l)
+
+    def describe(self) -> str:
+        return f"frequency {self.l:g}-diversity of {self.sensitive}"

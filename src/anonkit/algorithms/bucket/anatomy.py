@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
+from anonkit._kernels import compiled
 from anonkit.algorithms.bucket.stack_and_deal import class_histogram, release_of, resolve_sensitive
 from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression
 from anonkit.algorithms.spec import algorithm
@@ -193,16 +194,8 @@ def _rounds_py(counts: np.ndarray, l: int) -> tuple[np.ndarray, np.ndarray, np.n
     return rows[: n_rows * l], reps[:n_rows], left
 
 
-_COMPILED = None
-
-
 def _kernel():  # type: ignore[no-untyped-def]
-    global _COMPILED
-    if _COMPILED is None:
-        import numba as nb
-
-        _COMPILED = nb.njit(cache=True, nogil=True)(_rounds_py)
-    return _COMPILED
+    return compiled(_rounds_py)
 
 
 def anatomy_groups(

@@ -43,7 +43,7 @@ from anonkit.algorithms.spec import algorithm
 from anonkit.errors import InputError
 from anonkit.metrics import gcp
 from anonkit.models import Criterion
-from anonkit.release import Release
+from anonkit.release import Release, nothing_released
 from anonkit.table import Table
 
 #: k when neither the argument nor a k-anonymity model gives one (spec §6)
@@ -161,20 +161,7 @@ def release_of(
             params=params,
             merge_identical=merge_identical,
         )
-    d = len(table.qi)
-    rel = Release(
-        table,
-        np.full(table.n, -1, dtype=np.int64),
-        np.zeros((0, d), dtype=np.int64),
-        np.zeros((0, d), dtype=np.int64),
-        algorithm,
-        satisfied=False,
-        message=empty_message,
-        params=dict(params),
-        seconds=time.perf_counter() - started,
-    )
-    rel.failed_records = 0
-    return rel
+    return nothing_released(table, algorithm, empty_message, params=params, seconds=time.perf_counter() - started)
 
 
 # ---------------------------------------------------------------------------------------- algorithm

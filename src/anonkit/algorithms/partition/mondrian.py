@@ -34,11 +34,12 @@ O(n); there are O(log n) depths. Everything is deterministic.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
 
-from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression, checkpoint
 from anonkit.algorithms.local import partition_release
 from anonkit.algorithms.spec import algorithm
 from anonkit.models import Criterion
@@ -423,10 +424,37 @@ def _partition(table: Table, models: list[Criterion], mode: str, record_class: n
 
     K = _kernels()
     enc = _Encoded(table, active, hist_attrs)
-    d = enc.d
-    X = enc.X
-    Xn = np.empty_like(X)
     perm = np.arange(n, dtype=np.int64) if active is None else active.astype(np.int64)
+
+    def accept(X: np.ndarray, ps: np.ndarray, pe: np.ndarray, coff: np.ndarray, nchild: np.ndarray,
+               csize: np.ndarray, lab: np.ndarray) -> np.ndarray:
+        if not models:
+            return np.ones(len(ps), dtype=bool)
+        return _children_pass(K, X, enc.d, hist_attrs, table, models, ps, pe, coff, nchild, csize, lab)
+
+    n_final = cut(enc, enc.X, perm, kmin, accept, record_class, relaxed=mode == "relaxed")
+    return record_class, n_final
+
+
+#: ``accept(X, starts, ends, child offsets, children, child sizes, child labels) -> ok``: whether each
+#: proposed cut (of the partitions ``starts[i]:ends[i]`` of the permuted rows into ``nchild[i]``
+#: children, row ``r`` in child ``lab[r]``) is allowed, beyond every child holding ``kmin`` rows
+Accept = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+def cut(enc: _Encoded, X: np.ndarray, perm: np.ndarray, kmin: int, accept: Accept, record_class: np.ndarray,
+        *, relaxed: bool = False) -> int:
+    """Mondrian's top-down loop (spec §5.4), shared by :func:`mondrian` and the 1:M baseline
+    (:mod:`~anonkit.algorithms.partition.kl_diversity`): every partition of the rows ``perm`` (of the
+    encoded columns ``X``, whose first ``enc.d`` rows are the QIs; further rows ride along) is cut on
+    its widest normalized QI (the next widest when a cut fails) into children of at least ``kmin``
+    rows that ``accept`` allows, until no cut is allowed; the final partitions' ids go to
+    ``record_class[perm rows]``. Returns the number of final partitions."""
+    K = _kernels()
+    d = enc.d
+    n = len(perm)
+    Xn = np.empty_like(X)
+    perm = perm.astype(np.int64)
     permn = np.empty_like(perm)
     lab = np.zeros(n, dtype=np.int32)
     dest = np.empty(n, dtype=np.int64)
@@ -435,7 +463,6 @@ def _partition(table: Table, models: list[Criterion], mode: str, record_class: n
     slot = np.full(size, -1, dtype=np.int64)
     present = np.zeros(size, dtype=np.int64)
     geometry = (enc.kinds, enc.maps, enc.offsets, enc.leaves)
-    relaxed = mode == "relaxed"
 
     def split(starts, ends, nchild):
         coff = _offsets(nchild)
@@ -451,6 +478,7 @@ def _partition(table: Table, models: list[Criterion], mode: str, record_class: n
     X, Xn, perm, permn = Xn, X, permn, perm
     n_final = 0
     while len(starts):
+        checkpoint()
         sizes = ends - starts
         small = sizes < 2 * kmin  # no cut can leave k records on both sides
         if small.any():
@@ -477,10 +505,8 @@ def _partition(table: Table, models: list[Criterion], mode: str, record_class: n
             )
             ok = (nchild >= 2) & (cmin >= kmin)
             sel = np.flatnonzero(ok)
-            if models and len(sel):
-                ok[sel] = _children_pass(
-                    K, X, d, hist_attrs, table, models, ps[sel], pe[sel], coff[sel], nchild[sel], csize, lab
-                )
+            if len(sel):
+                ok[sel] = accept(X, ps[sel], pe[sel], coff[sel], nchild[sel], csize, lab)
             nkids[pend[ok]] = nchild[ok]
             W[pend[~ok], cols[~ok]] = -1.0
             pend = pend[~ok]
@@ -492,7 +518,7 @@ def _partition(table: Table, models: list[Criterion], mode: str, record_class: n
             break
         starts, ends, A, B = split(starts[go], ends[go], nkids[go])
         X, Xn, perm, permn = Xn, X, permn, perm
-    return record_class, n_final
+    return n_final
 
 
 def _offsets(counts: np.ndarray) -> np.ndarray:
