@@ -14,8 +14,7 @@ need to know about it:
   their failing classes are suppressed), what it **needs** (``priors``: the adversary's background
   knowledge; ``numeric-qi``: numeric quasi-identifiers; ``person``: a person column), whether it
   handles **persons** (several records per person, counted as people: without it a person column
-  is refused), and what it **publishes** (one table, or several linked ``tables`` by name, or a
-  ``stream``);
+  is refused), and what it **publishes** (one table, or several linked ``tables`` by name);
 * whether it is **randomized** (the pipeline then passes its ``seed``), and how to explain its
   failures (``precheck``, ``explain``: algorithm-specific reasons in one line);
 * the models its options **imply** (``implies(table, models, options)`` returns the complete list
@@ -95,7 +94,6 @@ class Algorithm:
     enforces: frozenset[str] | str = CLASS_MODELS
     needs: frozenset[str] = frozenset()
     tables: tuple[str, ...] = ()
-    stream: bool = False
     persons: bool = False
     randomized: bool = False
     default: bool = False
@@ -115,8 +113,8 @@ class Algorithm:
     # ------------------------------------------------------------------ facts
     @property
     def publishes(self) -> str:
-        """``table``, ``tables`` (linked, named :attr:`tables`) or ``stream``."""
-        return "stream" if self.stream else ("tables" if self.tables else "table")
+        """``table`` or ``tables`` (linked, named :attr:`tables`)."""
+        return "tables" if self.tables else "table"
 
     @property
     def display(self) -> str:
@@ -224,7 +222,6 @@ def algorithm(
     enforces: Iterable[str] | str = CLASS_MODELS,
     needs: Iterable[str] = (),
     tables: Iterable[str] = (),
-    stream: bool = False,
     persons: bool = False,
     randomized: bool = False,
     default: bool = False,
@@ -253,7 +250,6 @@ def algorithm(
             enforces=enforces if isinstance(enforces, str) else frozenset(enforces),
             needs=frozenset(needs),
             tables=tuple(tables),
-            stream=stream,
             persons=persons,
             randomized=randomized,
             default=default,

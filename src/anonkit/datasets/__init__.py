@@ -51,9 +51,25 @@ def load_adult() -> tuple[pd.DataFrame, dict[str, Hierarchy]]:
 DATASETS = {"adult": (adult_path, adult_hierarchies)}
 
 from anonkit.datasets.bkseq import bkseq_hierarchies, make_bkseq  # noqa: E402
+from anonkit.datasets.city import city_homes, make_city, simulate_city  # noqa: E402
 from anonkit.datasets.one_to_many import CATEGORY_ORDER, ONE_TO_MANY_CATEGORIES, make_one_to_many  # noqa: E402
 from anonkit.datasets.smart_health import make_smart_health, smart_health_hierarchies  # noqa: E402
 
-__all__ = ["ADULT_ATTRIBUTES", "CATEGORY_ORDER", "DATASETS", "ONE_TO_MANY_CATEGORIES", "adult_hierarchies",
-           "adult_path", "bkseq_hierarchies", "data_dir", "load_adult", "make_bkseq", "make_one_to_many",
-           "make_smart_health", "smart_health_hierarchies"]
+__all__ = [
+    "ADULT_ATTRIBUTES",
+    "CATEGORY_ORDER",
+    "DATASETS",
+    "ONE_TO_MANY_CATEGORIES",
+    "adult_hierarchies",
+    "adult_path",
+    "bkseq_hierarchies",
+    "city_homes",
+    "data_dir",
+    "load_adult",
+    "make_bkseq",
+    "make_city",
+    "make_one_to_many",
+    "make_smart_health",
+    "simulate_city",
+    "smart_health_hierarchies",
+]

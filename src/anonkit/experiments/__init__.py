@@ -14,6 +14,9 @@ findings) and ``main(argv)``.
 * :mod:`anonkit.experiments.angelization` — paper D: (θ*,k)-utility angelization against
   θ-sensitive k-anonymity (record level) and (k,l)-diversity for 1:M data over k and λ (NCP, query
   accuracy, record intersection, linkability, time).
+* :mod:`anonkit.experiments.cloaking` — paper B §4.3: spatial and temporal cloaking on a simulated
+  city for k_min ∈ {2, 5, 10, 20} (area, delay, served share) against restricted-space and
+  observation identification, with and without cloaking.
 """
 
 #: experiment name → ``module:function`` of its command-line entry point
@@ -22,6 +25,7 @@ EXPERIMENTS: dict[str, str] = {
     "uhra": "anonkit.experiments.uhra:cli_run",
     "iab": "anonkit.experiments.iab:cli_run",
     "angelization": "anonkit.experiments.angelization:cli_run",
+    "cloaking": "anonkit.experiments.cloaking:cli_run",
 }
 
 __all__ = ["EXPERIMENTS"]

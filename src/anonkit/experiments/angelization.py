@@ -34,7 +34,6 @@ linkability) than both baselines.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import textwrap
 from collections.abc import Callable, Sequence
@@ -43,7 +42,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from anonkit.errors import InputError, UnsatisfiableError
+from anonkit.errors import UnsatisfiableError
+from anonkit.experiments._main import quick_main
 
 WIDTH = 78
 DEFAULT_OUT = "angelization-experiment"
@@ -274,18 +274,7 @@ def cli_run(out: str = DEFAULT_OUT, *, quick: bool = False, persons: int | None 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anonkit.experiments.angelization [--out DIR] [--quick] [--persons N]``."""
-    parser = argparse.ArgumentParser(prog="anonkit experiment angelization", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=DEFAULT_OUT)
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--persons", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    try:
-        print(cli_run(args.out, quick=args.quick, persons=args.persons, seed=args.seed))
-    except InputError as exc:
-        print(f"error: {exc}")
-        return 2
-    return 0
+    return quick_main(__file__, __doc__, cli_run, DEFAULT_OUT, argv, persons=True)
 
 
 if __name__ == "__main__":

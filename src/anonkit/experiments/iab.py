@@ -22,7 +22,6 @@ values and their siblings, so IAB should keep at least as many distinct rows.
 
 from __future__ import annotations
 
-import argparse
 import textwrap
 import time
 from collections.abc import Callable, Sequence
@@ -32,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from anonkit.analytics import inject_fakes, leakage, post_analytics
-from anonkit.errors import InputError
+from anonkit.experiments._main import quick_main
 from anonkit.schema import Schema
 from anonkit.table import Table
 
@@ -281,17 +280,7 @@ def cli_run(out: str = DEFAULT_OUT, *, quick: bool = False, seed: int = 0, progr
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anonkit.experiments.iab [--out DIR] [--quick]``."""
-    parser = argparse.ArgumentParser(prog="anonkit experiment iab", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=DEFAULT_OUT)
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    try:
-        print(cli_run(args.out, quick=args.quick, seed=args.seed))
-    except InputError as exc:
-        print(f"error: {exc}")
-        return 2
-    return 0
+    return quick_main(__file__, __doc__, cli_run, DEFAULT_OUT, argv)
 
 
 if __name__ == "__main__":
