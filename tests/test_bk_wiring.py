@@ -20,7 +20,7 @@ from anonkit.config import BackgroundKnowledgeConfig, parse_config
 from anonkit.knowledge import Priors, jsd, kernel_priors
 from anonkit.knowledge.sources import as_priors, external_table, matrix_file_priors
 from anonkit.models import BackgroundKnowledge, KAnonymity
-from anonkit.pipeline import _config_priors as config_priors
+from anonkit.pipeline import config_priors as config_priors
 from anonkit.pipeline import run_config
 from anonkit.release import Release
 from anonkit.verify import verify

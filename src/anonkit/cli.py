@@ -111,21 +111,34 @@ def anonymize(
     seed: Annotated[str | None, typer.Option("--seed", help="Seed (whole number ≥ 0) for the row shuffle and "
                                              "the algorithm's random choices.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON summary object.")] = False,
+    report: Annotated[str | None, typer.Option("--report", help="Also write the HTML report (an audit with the "
+                                               "config's or default settings included) here.")] = None,
+    show_values: Annotated[bool, typer.Option("--show-values", help="Let the report show the input's raw "
+                                              "values.")] = False,
 ) -> None:
     """Anonymize a table as the CONFIG says, verify the release and report its privacy and utility."""
     from anonkit.config import load_config
     from anonkit.errors import UnsatisfiableError
-    from anonkit.pipeline import run_config
+    from anonkit.pipeline import input_location, planned_outputs, run_config
     from anonkit.release import check_seed
 
     try:
         run_seed = None if seed is None else check_seed(_whole_number(seed, "--seed"))
         cfg = load_config(config)
+        if report is not None:  # before any work: the report never replaces a file the run reads or writes
+            outs = planned_outputs(cfg, config_dir=config.parent, input_path=input, output_path=output,
+                                   config_file=config)
+            _check_report(report, [str(config), input_location(cfg, config.parent, input)[0],
+                                   *(loc for loc, _ in outs)])
+        audit = report is not None
         if as_json:
             result = _interruptible(lambda: run_config(cfg, config_dir=config.parent, input_path=input,
-                                                       output_path=output, seed=run_seed, config_file=config))
+                                                       output_path=output, seed=run_seed, config_file=config,
+                                                       audit=audit))
         else:
-            result = _run_with_progress(cfg, config, input, output, run_seed)
+            result = _run_with_progress(cfg, config, input, output, run_seed, audit)
+        if report is not None:
+            _write_run_report(result, cfg, config, report, show_values)
     except InputError as exc:
         _fail(exc, 2)
     except UnsatisfiableError as exc:
@@ -140,9 +153,40 @@ def anonymize(
         print(json.dumps(_jsonable(result.summary)))
     else:
         _print_summary(result.summary)
+        if "audit" in result.summary:
+            _print_audit(result.summary["audit"])
 
 
-def _run_with_progress(cfg, config: Path, input: str | None, output: str | None, seed: int | None):
+def _check_report(report: str, refuse: list[str]) -> None:
+    """Before any work: the report's folder exists and the report is none of the files in ``refuse``."""
+    target = Path(report)
+    for path in refuse:
+        if path and "://" not in path and Path(path).resolve() == target.resolve():
+            raise InputError("the report would replace a file the run reads or writes; write it elsewhere",
+                             key="--report", value=report)
+    if target.suffix.lower() not in (".html", ".htm"):
+        raise InputError("the report is an HTML file: give a name ending in .html", key="--report", value=report)
+    if not target.resolve().parent.is_dir():
+        raise InputError("the report's folder does not exist", key="--report", value=report)
+
+
+def _write_run_report(result, cfg, config: Path, report: str, show_values: bool) -> None:  # type: ignore[no-untyped-def]
+    """The HTML report of a finished run, from the run in memory."""
+    from anonkit.report import build_report, write_report
+
+    release = result.release
+    published = result.frame if not release.tables else dict(release.tables)
+    html = build_report(result.summary, original=release.table.frame, release=published,
+                        config_text=config.read_text(encoding="utf-8"), audit=result.summary.get("audit"),
+                        show_values=show_values)
+    run = result.summary.get("run", {})
+    write_report(html, report, refuse=[str(config), run.get("input") or "",
+                                       *(o["path"] for o in run.get("outputs", []))])
+    result.summary["report"] = report
+
+
+def _run_with_progress(cfg, config: Path, input: str | None, output: str | None, seed: int | None,
+                       audit: bool = False):
     """Run with a progress display: the phase, and a bar of checked transformations in a search (of
     clusters grouped, or records scanned, for the background-knowledge algorithms)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -168,7 +212,7 @@ def _run_with_progress(cfg, config: Path, input: str | None, output: str | None,
         try:
             return _interruptible(lambda: run_config(cfg, config_dir=config.parent, input_path=input,
                                                      output_path=output, seed=seed, progress=phase,
-                                                     config_file=config))
+                                                     config_file=config, audit=audit))
         finally:
             PROGRESS.reset(token)
 
@@ -632,6 +676,241 @@ def list_algorithms(
         t.add_row(escape(a["name"]), a["family"], escape(a["summary"]), escape(options), escape(a["enforces_text"]),
                   escape(", ".join([*a["needs"], a["publishes"]])))
     _out.print(t)
+
+
+@app.command("audit")
+def audit_command(
+    release: Annotated[str, typer.Argument(help="The release to audit, as the config's output names it (linked "
+                                           "tables are read beside it: NAME-qit.csv, …), whoever made it.")],
+    config: Annotated[Path, typer.Option("--config", help="The YAML config: roles, hierarchies, models, audit "
+                                         "thresholds.")],
+    original: Annotated[str | None, typer.Option("--original", help="The original table (default: the config's "
+                                                 "input).")] = None,
+    population: Annotated[str | None, typer.Option("--population", help="Size of the population the input was "
+                                                   "sampled from (default: audit.population).")] = None,
+    population_table: Annotated[str | None, typer.Option("--population-table", help="A table of that population: "
+                                                         "journalist and marketer risk are counted against it.")]
+    = None,
+    control: Annotated[str | None, typer.Option("--control", help="Records of the population NOT in the release: "
+                                                "the control set of singling-out, linkability and inference.")]
+    = None,
+    other: Annotated[str | None, typer.Option("--other", help="A second release of the same input (the unsorted "
+                                              "matching attack).")] = None,
+    attacks: Annotated[str | None, typer.Option("--attacks", help="Attacks to run, comma-separated (default: all "
+                                                "that apply).")] = None,
+    seed: Annotated[str | None, typer.Option("--seed", help="Seed of the attacks' sampling (default: "
+                                             "audit.seed).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the audit as one JSON object.")] = False,
+    report: Annotated[str | None, typer.Option("--report", help="Also write the HTML report here.")] = None,
+    show_values: Annotated[bool, typer.Option("--show-values", help="Let the report show the input's raw "
+                                              "values.")] = False,
+) -> None:
+    """Audit a release, whoever made it: the models recomputed from it, prosecutor/journalist/marketer
+    risk, population uniqueness, and attack simulations with 95 % intervals, each against its
+    threshold. Exits 1 when a verdict fails."""
+    from anonkit.audit.inputs import load_audit_inputs
+    from anonkit.audit.run import audit
+    from anonkit.config import AuditConfig, load_config
+    from anonkit.release import check_seed
+
+    try:
+        cfg = load_config(config)
+        spec = cfg.audit or AuditConfig()
+        size = spec.population if population is None else _whole_number(population, "--population")
+        if size is not None and size < 1:
+            raise InputError("must be at least 1", key="--population", value=size)
+        run_seed = spec.seed if seed is None else check_seed(_whole_number(seed, "--seed"))
+        names = spec.attacks if attacks is None else [a.strip() for a in attacks.split(",") if a.strip()]
+        if report is not None:
+            _check_report(report, [release, str(config), *(p for p in (original, other, population_table, control)
+                                                           if p)])
+        inputs = load_audit_inputs(cfg, release, config_dir=config.parent, original=original,
+                                   population_table=population_table, control=control, other=other)
+        result = _with_steps(lambda step: audit(inputs, models=cfg.models(), thresholds=spec.thresholds,
+                                                population=size, attacks=names, seed=run_seed,
+                                                targets=spec.targets, step=step))
+        if report is not None:
+            from anonkit.report import build_report, write_report
+
+            html = build_report(_audit_summary(inputs, result, config), original=inputs.original,
+                                release=inputs.release, config_text=config.read_text(encoding="utf-8"),
+                                audit=result, show_values=show_values)
+            write_report(html, report, refuse=[str(config), *_locations(inputs.release_location)])
+            result["report"] = report
+    except InputError as exc:
+        _fail(exc, 2)
+    if as_json:
+        print(json.dumps(_jsonable(result)))
+    else:
+        _print_audit(result)
+    if not result["ok"]:
+        raise typer.Exit(1)
+
+
+def _locations(shown: str | list[str] | None) -> list[str]:
+    return [] if shown is None else [shown] if isinstance(shown, str) else list(shown)
+
+
+def _audit_summary(inputs, result: dict, config: Path) -> dict:  # type: ignore[no-untyped-def]
+    """What the report's "what was done" section shows for an audit: the files and their SHA-256,
+    the row counts and the models as the audit recomputed them."""
+    import datetime
+    import platform
+
+    import numpy as np
+    import pandas as pd
+
+    from anonkit import __version__
+    from anonkit.pipeline import sha256_of
+
+    tables = inputs.tables
+    outputs = [{"path": loc, "sha256": sha256_of(loc), "rows": len(frame)}
+               for loc, frame in zip(_locations(inputs.release_location), tables.values(), strict=False)]
+    first = next(iter(tables.values()))
+    return {
+        "algorithm": "audit of an existing release",
+        "records": len(inputs.original),
+        "released": int(result["risk"]["records"]),
+        "suppressed": max(0, len(inputs.original) - len(first)),
+        "verification": [{"model": m["model"], "holds": m["holds"], "achieved": m["achieved"]}
+                         for m in result["models"]],
+        "verified": all(m["holds"] for m in result["models"]),
+        "satisfied": all(m["holds"] for m in result["models"]),
+        "run": {"config": str(config.resolve()), "config_sha256": sha256_of(str(config)), "input": None,
+                "input_sha256": None, "outputs": outputs,
+                "versions": {"anonkit": __version__, "python": platform.python_version(), "numpy": np.__version__,
+                             "pandas": pd.__version__},
+                "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")},
+    }
+
+
+def _ci(pair: list[float] | None) -> str:
+    return "" if pair is None else f"[{_pct(pair[0])}, {_pct(pair[1])}]"
+
+
+def _print_audit(a: dict) -> None:
+    """The audit's verdicts, risk models and attacks as tables."""
+    risk = a["risk"]
+    t = RichTable(title="Audit: verdicts")
+    for col in ("check", "value", "threshold", "holds"):
+        t.add_column(col)
+    for v in a["verdicts"]:
+        value = v["value"]
+        shown = "—" if value is None else (_num(value) if v["kind"] == "model" else _pct(value))
+        if v["kind"] == "attack" and v.get("upper") is not None:
+            shown += f" (≤ {_pct(v['upper'])})"
+        threshold = "" if v["threshold"] is None else _pct(v["threshold"])
+        holds = "[green]yes[/]" if v["holds"] else "[bold red]no[/]"
+        if v.get("uncertain"):
+            holds += " (uncertain)"
+        t.add_row(escape(v["check"]), shown, threshold, holds)
+    _out.print(t)
+    r = RichTable(title="Re-identification risk (records)")
+    for col in ("attacker", "highest", "average", "records at risk"):
+        r.add_column(col)
+    for who in ("prosecutor", "journalist"):
+        p = risk[who]
+        r.add_row(who, _pct(p["highest"]), _pct(p["average"]), _pct(p["records_at_risk"]))
+    r.add_row("marketer", "", _pct(risk["marketer"]["average"]), "")
+    _out.print(r)
+    pu = risk["population_uniqueness"]
+    line = f"sample uniqueness {_pct(risk['sample_uniqueness'])}"
+    if pu.get("model"):
+        est = ", ".join(f"{m} {_pct(pu[m])}" for m in ("pitman", "zayatz", "snb") if pu.get(m) is not None)
+        line += f"; population uniqueness {_pct(pu[pu['model']])} ({pu['model']}; {est})"
+    _out.print(line, highlight=False)
+    if a["attacks"]:
+        k = RichTable(title="Attacks (95 % intervals)")
+        for col in ("attack", "success", "baseline", "control", "risk"):
+            k.add_column(col)
+        for x in a["attacks"]:
+            k.add_row(escape(x["name"]), f"{_pct(x['success'])} {_ci(x['ci'])}",
+                      "" if x["baseline"] is None else _pct(x["baseline"]),
+                      "" if x["control"] is None else f"{_pct(x['control'])} {_ci(x['control_ci'])}",
+                      f"{_pct(x['risk'])} {_ci(x['risk_ci'])}")
+        _out.print(k)
+    for note in a.get("notes", []):
+        _err.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
+    verdict = "[green]every check holds[/]" if a["ok"] else "[bold red]some checks fail[/]"
+    _out.print(f"Audit: {verdict} ({a['seconds']['total']:.2f} s)")
+
+
+@app.command("report")
+def report_command(
+    run: Annotated[Path, typer.Argument(help="A run's JSON summary (anonkit anonymize --json > run.json) or an "
+                                        "exploration's explore.json.")],
+    out: Annotated[str, typer.Option("--out", help="The HTML report to write.")],
+    show_values: Annotated[bool, typer.Option("--show-values", help="Show the input's raw values (hidden by "
+                                              "default).")] = False,
+) -> None:
+    """Write one self-contained HTML report of a run or an exploration: what was done, whether each
+    model and audit check holds, privacy (risk, attacks) and utility (loss, generalization,
+    distributions before and after). The files the run named are re-read and must be unchanged."""
+    from anonkit.report import report_from_run
+
+    try:
+        _check_report(out, [str(run)])
+        _interruptible(lambda: report_from_run(run, out, show_values=show_values))
+    except InputError as exc:
+        _fail(exc, 2)
+    _out.print(f"written: {out}", highlight=False, markup=False, soft_wrap=True)
+
+
+@app.command("explore")
+def explore_command(
+    config: Annotated[Path, typer.Argument(help="YAML config file (its models, algorithm and audit thresholds).")],
+    vary: Annotated[list[str], typer.Option("--vary", help="KEY=V1,V2,… a model parameter (k, l, c, t, beta, delta, "
+                                            "J, lambda) or algorithm option to vary; repeat for a grid.")],
+    algorithms: Annotated[str | None, typer.Option("--algorithms", help="Algorithms to run, e.g. flash,mondrian "
+                                                   "(default: the config's).")] = None,
+    risk: Annotated[str, typer.Option("--risk", help="The risk on the map's x axis (see --help of anonkit.explore."
+                                      "RISKS): prosecutor_highest, prosecutor_average, records_at_risk, "
+                                      "sample_uniqueness, record_linkage, journalist_*, marketer_average, "
+                                      "population_uniqueness.")] = "prosecutor_highest",
+    loss: Annotated[str, typer.Option("--loss", help="The information loss on the y axis (loss, gcp, dm, entropy, "
+                                      "precision, …).")] = "loss",
+    out: Annotated[str, typer.Option("--out", help="Folder for explore.csv, ru-map.png/.svg and explore.json.")]
+    = "explore",
+    input: Annotated[str | None, typer.Option("--input", help="Read this table instead of the config's input.")]
+    = None,
+    seed: Annotated[str | None, typer.Option("--seed", help="Seed of every run (default: the config's).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print explore.json's content.")] = False,
+) -> None:
+    """Run the config over a grid of parameters and algorithms (encoding the input once) and map
+    information loss against risk: the runs that meet the audit thresholds and the Pareto front."""
+    from anonkit.config import load_config
+    from anonkit.explore import explore, explore_outputs, parse_algorithms, parse_vary, write_explore
+    from anonkit.release import check_seed
+
+    try:
+        run_seed = None if seed is None else check_seed(_whole_number(seed, "--seed"))
+        cfg = load_config(config)
+        names = parse_algorithms(algorithms)
+        grid = parse_vary(vary, cfg, names)
+        explore_outputs(out, cfg, config_dir=config.parent, config_file=config, input_path=input)
+        result = _with_steps(lambda step: explore(cfg, vary=grid, algorithms=names, config_dir=config.parent,
+                                                  risk=risk, loss=loss, seed=run_seed, progress=step,
+                                                  config_file=config, input_path=input))
+        written = write_explore(result, out)
+    except InputError as exc:
+        _fail(exc, 2)
+    if as_json:
+        print(json.dumps(_jsonable(result.to_json(timings=False))))
+        return
+    frame = result.frame
+    keys = list(grid)
+    t = RichTable(title=f"{len(frame)} runs: {loss} against {risk}"
+                  + ("" if result.limit is None else f" (threshold {result.limit:g})"))
+    for col in ("algorithm", *keys, "satisfied", "risk", "loss", "meets", "pareto"):
+        t.add_column(col)
+    for row in frame.itertuples(index=False):
+        r = row._asdict()
+        t.add_row(*(escape(str(r[c])) for c in ("algorithm", *keys)), "yes" if r["satisfied"] else "no",
+                  _num(r["risk"]), _num(r["loss"]), "yes" if r["meets"] else "no", "●" if r["pareto"] else "")
+    _out.print(t)
+    for note in result.notes:
+        _err.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
+    _out.print("written: " + ", ".join(written), highlight=False, markup=False, soft_wrap=True)
 
 
 experiment_app = typer.Typer(help="Reproduce the experiments of the source papers.", no_args_is_help=True)

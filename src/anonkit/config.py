@@ -51,6 +51,12 @@ from anonkit.models import (
 )
 from anonkit.models.theta import DEFAULT_LAMBDA
 from anonkit.release import MAX_SEED
+from anonkit.risk.thresholds import (
+    DEFAULT_ATTACK_RISK,
+    DEFAULT_AVERAGE_RISK,
+    DEFAULT_HIGHEST_RISK,
+    DEFAULT_POPULATION_UNIQUENESS,
+)
 
 
 class _Strict(BaseModel):
@@ -378,6 +384,44 @@ class PostAnalyticsConfig(_Strict):
     manifest: str | None = None
 
 
+class AuditThresholds(_Strict):
+    """``audit: {thresholds: …}``: what the audit's verdicts compare against (each a share in [0, 1]).
+
+    ``highest_risk`` bounds every record's prosecutor and journalist re-identification risk (and
+    defines the records at risk), ``average_risk`` the average prosecutor, journalist and marketer
+    risk, ``population_uniqueness`` the estimated share of population uniques, ``attack_risk`` the
+    risk estimate of every attack simulation (its upper 95 % bound is reported beside it)."""
+
+    highest_risk: float = Field(DEFAULT_HIGHEST_RISK, gt=0, le=1)
+    average_risk: float = Field(DEFAULT_AVERAGE_RISK, gt=0, le=1)
+    population_uniqueness: float = Field(DEFAULT_POPULATION_UNIQUENESS, ge=0, le=1)
+    attack_risk: float = Field(DEFAULT_ATTACK_RISK, ge=0, le=1)
+
+
+class AuditConfig(_Strict):
+    """``audit: {population: N, population_table: FILE, control: FILE, thresholds: {…}, attacks: […],
+    seed: 0}``: the risk models and attack simulations run on the release (``anonkit audit`` or after
+    ``anonkit anonymize``).
+
+    ``population`` is the size of the population the input was sampled from (default: the input is
+    the whole population); ``population_table`` a table of that population (journalist and
+    marketer risk are then counted against it); ``control`` records of the same population that are
+    not in the release (the held-out control set of the singling-out, linkability and inference
+    attacks); ``attacks`` the attacks to run (default: every one that applies); ``targets`` the
+    records those three attacks sample; ``required: true`` refuses to write a release one of whose
+    verdicts fails."""
+
+    population: int | None = Field(None, ge=1, strict=True)
+    population_table: str | None = None
+    control: str | None = None
+    thresholds: AuditThresholds = Field(default_factory=AuditThresholds)
+    attacks: list[str] | None = None
+    targets: int = Field(2000, ge=1, strict=True)
+    seed: int = Field(0, ge=0, le=MAX_SEED, strict=True)
+    #: refuse to write the release when a verdict fails (fail closed on the audit too)
+    required: bool = False
+
+
 class Config(_Strict):
     """The whole config. Every input column needs a role under ``attributes`` unless
     ``default_role`` (``insensitive`` or ``quasi``) gives the unlisted ones one (fail closed: an
@@ -390,6 +434,7 @@ class Config(_Strict):
     algorithm: AlgorithmConfig = Field(default_factory=AlgorithmConfig)
     output: OutputConfig = Field(default_factory=OutputConfig)
     post_analytics: PostAnalyticsConfig | None = None
+    audit: AuditConfig | None = None
     seed: int = Field(0, ge=0, le=MAX_SEED, strict=True)
 
     @model_validator(mode="after")

@@ -14,6 +14,8 @@ released rows to input records (:meth:`~anonkit.release.Release.published_rows`)
 from __future__ import annotations
 
 import dataclasses
+import datetime
+import hashlib
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -141,7 +143,7 @@ def anonymize(
             f"with a person column use an algorithm that counts persons ({takers})",
             column=schema.person,
         )
-    models, bk = _background_knowledge(models, spec)
+    models, bk = resolve_background_knowledge(models, spec)
     check_models(table, models)
     if spec.implies is not None:  # what the algorithm guarantees given its options (on what it publishes)
         models = spec.implies(table, models, options)
@@ -161,7 +163,7 @@ def anonymize(
         raise UnsatisfiableError(summary["message"], summary=summary)
     bk_priors: Priors | None = None
     if bk:
-        bk_priors = _priors_for(table, bk[0], priors)
+        bk_priors = priors_for(table, bk[0], priors)
         runtime["priors"] = bk_priors
     elif priors is not None:
         if "priors" not in spec.runtime:
@@ -355,7 +357,7 @@ def _generalization(table: Table, release: Release, examples: int = 3) -> dict[s
 
 
 # ---------------------------------------------------------------------- background knowledge
-def _background_knowledge(
+def resolve_background_knowledge(
     models: list[Criterion], spec: Algorithm
 ) -> tuple[list[Criterion], list[BackgroundKnowledge]]:
     """``models`` with every background-knowledge model resolved for the algorithm ``spec`` (§1.7),
@@ -394,7 +396,7 @@ def _is_factory(priors: object) -> bool:
     return callable(priors) and not isinstance(priors, Priors | np.ndarray | pd.DataFrame)
 
 
-def _priors_for(table: Table, model: BackgroundKnowledge, priors: PriorsInput | None) -> Priors:
+def priors_for(table: Table, model: BackgroundKnowledge, priors: PriorsInput | None) -> Priors:
     """The priors of ``model`` over ``table``'s records: given (in any :data:`PriorsInput` form) or
     estimated by the model (its ``prior`` kind, spec §3)."""
     if _is_factory(priors):
@@ -406,7 +408,7 @@ def _priors_for(table: Table, model: BackgroundKnowledge, priors: PriorsInput | 
     return as_priors(table, model.attribute, priors)  # type: ignore[arg-type]
 
 
-def _output_targets(target: str, table: str | None, keys: Iterable[str] = ()) -> list[tuple[str, str | None]]:
+def output_targets(target: str, table: str | None, keys: Iterable[str] = ()) -> list[tuple[str, str | None]]:
     """Where each published table goes: the target itself (one table), or for several tables (Anatomy's
     quasi-identifier and sensitive tables, ``keys`` ``qit`` and ``st``) ``name-qit.csv``/``name-st.csv``
     beside it, or the SQL tables ``table_qit``/``table_st``."""
@@ -455,7 +457,7 @@ def _build_hierarchy(name: str, spec: BuilderConfig, values: pd.Series) -> Hiera
         raise InputError(f"bad parameter for the {spec.builder} builder: {exc}", key=where) from None
 
 
-def _schema(config: Config, base: Path, default_hierarchies: dict[str, Hierarchy], frame: pd.DataFrame) -> Schema:
+def config_schema(config: Config, base: Path, default_hierarchies: dict[str, Hierarchy], frame: pd.DataFrame) -> Schema:
     """The schema a config declares over ``frame``: every listed attribute, and with ``default_role``
     every unlisted column in that role (a dataset's default hierarchy for a quasi-identifier)."""
     schema = Schema(default_role=config.default_role)  # type: ignore[arg-type]
@@ -511,7 +513,7 @@ def load_input(config: Config, base: Path, override: str | None = None) -> tuple
 
 
 # ---------------------------------------------------------------------- priors from a config (§3)
-def _config_priors(config: Config, base: Path) -> tuple[Callable[[Table], Priors] | None, str | None]:
+def config_priors(config: Config, base: Path) -> tuple[Callable[[Table], Priors] | None, str | None]:
     """The priors a config's first ``background-knowledge`` model asks for, as a function of the
     encoded input (``anonymize(priors=...)``), and how the summary describes them.
 
@@ -558,7 +560,7 @@ def _read_prior_file(config: Config, prior: PriorConfig, location: str, key: str
         raise InputError(str(exc), key=key) from None
 
 
-def _input_location(config: Config, base: Path, override: str | None) -> tuple[str, str | None, str | None]:
+def input_location(config: Config, base: Path, override: str | None) -> tuple[str, str | None, str | None]:
     """``(location, format, table)`` of the input a run reads."""
     inp = config.input
     if override is not None:
@@ -570,7 +572,7 @@ def _input_location(config: Config, base: Path, override: str | None) -> tuple[s
     return _location(base, inp.path), inp.format, inp.table
 
 
-def _read_files(config: Config, base: Path, config_file: str | Path | None) -> list[str]:
+def read_files(config: Config, base: Path, config_file: str | Path | None) -> list[str]:
     """Every other file a run reads: the config, hierarchy, categories and prior files."""
     files = [] if config_file is None else [str(config_file)]
     files += [str(_resolve(base, a.hierarchy)) for a in config.attributes.values() if isinstance(a.hierarchy, str)]
@@ -608,11 +610,11 @@ def planned_outputs(
     if target is None:
         return []
     key = "--output" if output_path is not None else "output.path"
-    outputs = _output_targets(target, out.table, config.algorithm.spec.tables)
-    in_loc, in_fmt, in_table = _input_location(config, base, input_path)
+    outputs = output_targets(target, out.table, config.algorithm.spec.tables)
+    in_loc, in_fmt, in_table = input_location(config, base, input_path)
     if in_table is None and config.input.query is None and (in_fmt or _suffix_format(in_loc)) == "sqlite":
         in_table = sole_sqlite_table(in_loc)  # read whole when it holds one table
-    reads = _read_files(config, base, config_file)
+    reads = read_files(config, base, config_file)
     for location, table in outputs:
         try:
             fmt, _ = check_target(location, format=out.format, table=table, separator=out.separator,
@@ -722,8 +724,12 @@ def run_config(
     seed: int | None = None,
     progress: Callable[[str], None] | None = None,
     config_file: str | Path | None = None,
+    audit: bool = False,
 ) -> Result:
     """Run a config end to end; writes the output only when the models hold.
+
+    The config's ``audit:`` (or, with ``audit=True``, an audit with default settings) runs on the
+    release before it is written (``summary["audit"]``).
 
     Everything that can be checked before the work is (the seed, every output target, that no
     output is the input), so a bad setting fails in a second, not after the anonymization.
@@ -738,6 +744,7 @@ def run_config(
     say = progress or (lambda _msg: None)
     base = Path(config_dir)
     t0 = time.perf_counter()
+    started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     run_seed = check_seed(config.seed if seed is None else seed)
     outputs = planned_outputs(config, config_dir=base, input_path=input_path, output_path=output_path,
                               config_file=config_file)
@@ -747,11 +754,11 @@ def run_config(
     if config.input.strip:
         frame = frame.apply(strip_cells) if len(frame.columns) else frame
     interrupt.check()
-    schema = _schema(config, base, defaults, frame)
+    schema = config_schema(config, base, defaults, frame)
     say("anonymizing")
     algo = config.algorithm
     params = algo.options()
-    priors, prior_note = _config_priors(config, base)
+    priors, prior_note = config_priors(config, base)
     try:
         result = anonymize(
             frame,
@@ -776,6 +783,9 @@ def run_config(
     if config.post_analytics is not None:
         say("post-analytics")
         manifest = _post_analytics(config, result, frame, manifest_target)
+    if config.audit is not None or audit:
+        say("auditing")
+        audit_result(config, base, result)
     out = config.output
     result.summary["output"] = None
     if outputs:
@@ -801,8 +811,81 @@ def run_config(
         if noise is not None and len(noise) and manifest_target is not None:
             write_table(noise, manifest_target, format="csv", neutralise=out.neutralise)
             result.summary["manifest"] = manifest_target
+    result.summary["run"] = run_facts(config, base, input_path, config_file, outputs, result, started)
     result.summary["total_seconds"] = round(time.perf_counter() - t0, 6)
     return result
+
+
+def audit_result(config: Config, base: Path, result: Result) -> None:
+    """The config's ``audit:`` (default settings without one) on the release in memory, into
+    ``summary["audit"]``; with ``audit.required`` a failing verdict refuses the release before
+    anything is written."""
+    from anonkit.analytics.published import private_rows
+    from anonkit.audit.inputs import AuditInputs, read_extra
+    from anonkit.audit.run import audit
+    from anonkit.config import AuditConfig
+
+    spec = config.audit or AuditConfig()
+    release = result.release
+    table = release.table
+    published = result.frame if not release.tables else dict(release.tables)
+    inputs = AuditInputs(schema=table.schema, original=table.frame, release=published,
+                         population_table=read_extra(spec.population_table, config, base, "audit.population_table"),
+                         control=read_extra(spec.control, config, base, "audit.control"))
+    priors = rows = None
+    bk = [m for m in result.models if isinstance(m, BackgroundKnowledge)]
+    if bk:
+        factory, _ = config_priors(config, base)
+        priors = priors_for(table, bk[0], factory)
+        rows = private_rows(release, suppressed=config.output.suppressed, seed=result.summary.get("seed", 0))
+    report = audit(inputs, models=result.models, thresholds=spec.thresholds, population=spec.population,
+                   attacks=spec.attacks, seed=spec.seed, targets=spec.targets, priors=priors, rows=rows)
+    result.summary["audit"] = report
+    if spec.required and not report["ok"]:
+        failed = [v["check"] for v in report["verdicts"] if not v["holds"]]
+        result.summary["satisfied"] = False
+        raise UnsatisfiableError(f"the audit fails {len(failed)} check(s): {', '.join(failed)}; relax "
+                                 "audit.thresholds or strengthen the models", summary=result.summary, release=release)
+
+
+def sha256_of(location: str) -> str | None:
+    """The SHA-256 of a file (hex), ``None`` for what is not a plain file (a SQL table, stdin)."""
+    path = Path(location)
+    if "://" in location or not path.is_file():
+        return None
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def run_facts(config: Config, base: Path, input_path: str | None, config_file: str | Path | None,
+              outputs: list[tuple[str, str | None]], result: Result, started: str) -> dict[str, object]:
+    """What was done, for the audit trail and the report: the config, the input and every output
+    with their SHA-256 (``None`` for SQL tables), row counts, versions and the start time (UTC)."""
+    import platform
+
+    from anonkit import __version__
+
+    location, _fmt, table = input_location(config, base, input_path)
+    tables = result.release.tables
+    frames = [result.frame] if not tables else list(tables.values())
+    out = []
+    for (loc, sql_table), frame_out in zip(outputs, frames if outputs else [], strict=True):
+        out.append({"path": loc if sql_table is None else f"{loc}#{sql_table}",
+                    "sha256": None if sql_table is not None else sha256_of(loc), "rows": len(frame_out)})
+    return {
+        "config": None if config_file is None else str(Path(config_file).resolve()),
+        "config_sha256": None if config_file is None else sha256_of(str(config_file)),
+        "base": str(base.resolve()),
+        "input": location if table is None else f"{location}#{table}",
+        "input_sha256": None if table is not None else sha256_of(location),
+        "outputs": out,
+        "versions": {"anonkit": __version__, "python": platform.python_version(), "numpy": np.__version__,
+                     "pandas": pd.__version__},
+        "started": started,
+    }
 
 
 __all__ = ["InputError", "PriorsInput", "Result", "anonymize", "load_input", "planned_outputs", "run_config"]

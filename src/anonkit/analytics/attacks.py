@@ -23,6 +23,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from anonkit.analytics.class_attacks import homogeneous_classes
 from anonkit.errors import InputError
 from anonkit.knowledge import EXACT_MAX, Priors, exact_posterior, jsd, omega_posterior_groups
 from anonkit.release import Release
@@ -146,21 +147,19 @@ def homogeneity_attack(release: Release, sensitive: str) -> float:
     """Share of the released records whose class holds a single sensitive value (§2.8).
 
     The adversary who knows a record's class learns its sensitive value for sure. 0 when nothing is
-    released.
+    released. This judges the release's own classes (``release.record_class``); to judge what is
+    published, whoever made it, read it with :func:`anonkit.analytics.published.published_release` and
+    use :func:`anonkit.analytics.class_attacks.attack_homogeneity`, which also reports a baseline.
     """
-    codes, _ = _sensitive_codes(release, sensitive)
+    codes, s = _sensitive_codes(release, sensitive)
     rc = np.asarray(release.record_class, dtype=np.int64)
     kept = rc >= 0
     if not kept.any():
         return 0.0
     cls, sa = rc[kept], codes[kept]
     k = int(cls.max()) + 1
-    lo = np.full(k, np.iinfo(np.int64).max)
-    hi = np.full(k, np.iinfo(np.int64).min)
-    np.minimum.at(lo, cls, sa)
-    np.maximum.at(hi, cls, sa)
-    homogeneous = lo[cls] == hi[cls]
-    return float(homogeneous.mean())
+    hist = np.bincount(cls * s + sa, minlength=k * s).reshape(k, s)
+    return float(homogeneous_classes(hist)[cls].mean())
 
 
 def background_knowledge_exclusion_attack(release: Release, sensitive: str, excluded: ArrayLike) -> float:

@@ -1,0 +1,127 @@
+"""What an audit reads: the release (whoever made it), the original input, the config's schema, and
+optionally a population table, a held-out control set and a second release of the same input.
+
+The release is read as the config's output describes it: one table, or, for an algorithm that
+publishes linked tables (Anatomy's ``qit``/``st``, angelization's ``qt``/``st``), each table beside
+the named path (``NAME-qit.csv``, …) exactly as ``anonkit anonymize`` writes them. Every cell of a
+release is read as text (published labels such as ``20-39`` or ``{a,b}`` are not numbers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from anonkit._values import strip_cells
+from anonkit.config import Config
+from anonkit.errors import InputError
+from anonkit.hierarchy import Hierarchy
+from anonkit.io import read_table
+from anonkit.pipeline import config_schema, load_input, output_targets
+from anonkit.schema import Schema
+
+__all__ = ["AuditInputs", "load_audit_inputs", "published_text", "read_extra", "read_release"]
+
+
+@dataclass
+class AuditInputs:
+    """Everything an audit works from (frames as read; the schema the config declares)."""
+
+    schema: Schema
+    original: pd.DataFrame
+    release: pd.DataFrame | dict[str, pd.DataFrame]
+    population_table: pd.DataFrame | None = None
+    control: pd.DataFrame | None = None
+    other: pd.DataFrame | None = None
+    release_location: str | list[str] | None = None
+
+    @property
+    def hierarchies(self) -> dict[str, Hierarchy]:
+        return {a.name: a.hierarchy for a in self.schema.attributes.values() if a.hierarchy is not None}
+
+    @property
+    def quasi(self) -> list[str]:
+        return self.schema.quasi
+
+    @property
+    def sensitive(self) -> list[str]:
+        return self.schema.sensitive
+
+    @property
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """The release's tables by name (``"table"`` for a one-table release)."""
+        return dict(self.release) if isinstance(self.release, dict) else {"table": self.release}
+
+
+def published_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every cell of a published table as text (labels such as ``20-39`` are not numbers; missing
+    cells stay missing)."""
+    return frame.astype("string").astype(object).where(frame.notna(), None)
+
+
+def read_release(config: Config, location: str, *, key: str = "RELEASE") -> tuple[
+        pd.DataFrame | dict[str, pd.DataFrame], str | list[str]]:
+    """The release at ``location`` as the config's algorithm publishes it (one table or linked tables
+    beside ``location``), every cell as text."""
+    out = config.output
+    names = config.algorithm.spec.tables
+    targets = output_targets(location, out.table, names)
+    frames = {}
+    for name, (loc, table) in zip(names or ("table",), targets, strict=True):
+        if table is None and "://" not in loc and not Path(loc).is_file():
+            what = "the release" if not names else f"the release's {name!r} table"
+            raise InputError(f"{what} was not found (anonkit writes linked tables beside the named path)",
+                             file=loc, key=key)
+        frame = read_table(loc, format=out.format, separator=out.separator, encoding=out.encoding, table=table)
+        frames[name] = published_text(frame)
+    shown = [loc if tab is None else f"{loc}#{tab}" for loc, tab in targets]
+    if not names:
+        return frames["table"], shown[0]
+    return frames, shown
+
+
+def read_extra(path: str | None, config: Config, base: Path, key: str) -> pd.DataFrame | None:
+    """A population table or control set named in a config (relative to ``base``) or on the command line."""
+    if path is None:
+        return None
+    location = path if "://" in path or Path(path).is_absolute() else str(base / path)
+    if "://" not in location and not Path(location).is_file():
+        raise InputError("file not found", file=location, key=key)
+    inp = config.input
+    return read_table(location, separator=inp.separator, encoding=inp.encoding, na_values=inp.na_values)
+
+
+def load_audit_inputs(config: Config, release: str, *, config_dir: str | Path = ".", original: str | None = None,
+                      population_table: str | None = None, control: str | None = None,
+                      other: str | None = None) -> AuditInputs:
+    """Read what ``anonkit audit`` audits. ``original`` overrides the config's input; the population
+    table and control set default to the config's ``audit`` section (paths relative to the config);
+    ``other`` is a second release of the same input (the unsorted matching attack)."""
+    base = Path(config_dir)
+    frame, defaults = load_input(config, base, original)
+    if config.input.strip:
+        frame = frame.apply(strip_cells) if len(frame.columns) else frame
+    schema = config_schema(config, base, defaults, frame)
+    released, shown = read_release(config, release)
+    audit = config.audit
+    cwd = Path(".")
+    pop = read_extra(population_table, config, cwd, "--population-table") if population_table is not None else (
+        read_extra(audit.population_table, config, base, "audit.population_table") if audit is not None else None)
+    ctl = read_extra(control, config, cwd, "--control") if control is not None else (
+        read_extra(audit.control, config, base, "audit.control") if audit is not None else None)
+    second = None
+    if other is not None:
+        second_release, _ = read_release(config, other, key="--other")
+        if isinstance(second_release, dict):
+            raise InputError("the unsorted matching attack joins two one-table releases; this algorithm "
+                             "publishes linked tables", key="--other")
+        second = second_release
+    for name, extra in (("population table", pop), ("control set", ctl)):
+        if extra is not None:
+            missing = [c for c in (*schema.quasi, *schema.sensitive) if c in frame.columns and c not in extra.columns]
+            if missing:
+                raise InputError(f"the {name} lacks a column of the input", column=missing[0])
+    return AuditInputs(schema=schema, original=frame, release=released, population_table=pop, control=ctl,
+                       other=second, release_location=shown)

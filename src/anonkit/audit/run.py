@@ -1,0 +1,338 @@
+"""The audit: risk models and attack simulations on a release, whoever made it, with verdicts.
+
+:func:`audit` works from what is published (one table, or the linked tables of a bucketized or 1:M
+release), the original input, the schema and the config's privacy models:
+
+1. **Models** — the independent verifier recomputes every model from the published table
+   (:func:`anonkit.verify.verify`); for linked tables the models judge the published groups
+   (sizes and sensitive histograms, :mod:`anonkit.analytics.published`).
+2. **Risk** (:mod:`anonkit.risk`, ARX's definitions) — prosecutor, journalist and marketer risk from
+   the published class sizes (journalist and marketer against a population table when one is given:
+   its records consistent with each class, :func:`anonkit.analytics.cover.population_counts`);
+   sample uniqueness; population uniqueness (Pitman, Zayatz, SNB, Dankar's rule) when the
+   population size is known; the per-record risk distribution and the class-size histogram.
+3. **Attacks** (:mod:`anonkit.analytics`) — homogeneity, similarity and skewness on the published
+   classes; singling-out, linkability and attribute inference (anonymeter's three, adapted to
+   generalized cells) with a baseline and, given records of the population not in the release, a
+   control set; unsorted matching against a second release; background knowledge when the
+   publisher's private link and the adversary's priors are at hand (``anonkit anonymize``).
+4. **Verdicts** against the thresholds (:mod:`anonkit.audit.verdicts`).
+
+The result is a JSON-ready dict (the schema the report renders): ``thresholds``, ``population``,
+``risk``, ``attacks`` (each :meth:`~anonkit.analytics.outcome.AttackOutcome.to_dict`), ``verdicts``,
+``ok``, ``notes`` and ``seconds`` per part.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonkit import interrupt
+from anonkit.analytics import class_attacks as ca
+from anonkit.analytics.adversary import inference_attack, linkability_attack, singling_out_attack
+from anonkit.analytics.cover import population_counts
+from anonkit.analytics.matching import unsorted_matching_attack
+from anonkit.analytics.outcome import AttackOutcome
+from anonkit.analytics.published import PublishedRelease, published_buckets, published_table
+from anonkit.audit.inputs import AuditInputs
+from anonkit.audit.verdicts import verdicts
+from anonkit.config import AuditThresholds, Config
+from anonkit.errors import InputError
+from anonkit.models import Criterion
+from anonkit.risk import (
+    class_size_histogram,
+    population_uniqueness,
+    reidentification_risk,
+    risk_distribution,
+    sample_uniqueness,
+)
+from anonkit.verify import verify
+
+__all__ = ["ATTACKS", "DEFAULT_TARGETS", "audit", "audit_frames"]
+
+#: every attack the audit knows, in the order it runs them
+ATTACKS = ("homogeneity", "similarity", "skewness", "background-knowledge", "singling-out", "linkability",
+           "inference", "unsorted-matching")
+#: targets the singling-out, linkability and inference attacks sample (anonymeter's default order)
+DEFAULT_TARGETS = 2000
+
+Step = Callable[[int, int, str], None]
+
+
+def _check_attacks(names: Sequence[str] | None) -> list[str]:
+    if names is None:
+        return list(ATTACKS)
+    unknown = [a for a in names if a not in ATTACKS]
+    if unknown:
+        raise InputError(f"unknown attack {unknown[0]!r}; known: {', '.join(ATTACKS)}", key="audit.attacks")
+    return [a for a in ATTACKS if a in names]
+
+
+def _published(inputs: AuditInputs) -> PublishedRelease:
+    """The release's classes as an attacker reads them (reference distribution: the input's)."""
+    schema = inputs.schema
+    reference = {s: inputs.original[s] for s in schema.sensitive if s in inputs.original.columns}
+    if isinstance(inputs.release, dict):
+        frames = list(inputs.release.values())
+        if len(frames) != 2:
+            raise InputError(f"a bucketized release has two tables, this one {len(frames)}", key="RELEASE")
+        return published_buckets(frames[0], frames[1], schema, reference=reference)
+    return published_table(inputs.release, schema, reference=reference)
+
+
+def _models(inputs: AuditInputs, published: PublishedRelease, models: list[Criterion]) -> tuple[
+        list[dict[str, Any]], list[str]]:
+    """Every model recomputed from what is published."""
+    notes: list[str] = []
+    if not models:
+        return [], notes
+    record_level = [m for m in models if getattr(m, "record_level", False)]
+    class_models = [m for m in models if not getattr(m, "record_level", False)]
+    if record_level:
+        notes.append(f"{record_level[0].describe()} is judged from each record's prior and needs the publisher's "
+                     "private link: verified by anonkit anonymize, not from the published table")
+    out = []
+    if isinstance(inputs.release, pd.DataFrame):
+        reference = {s: inputs.original[s] for s in inputs.schema.sensitive if s in inputs.original.columns}
+        result = verify(inputs.release, inputs.schema, class_models, reference=reference)
+        out = [{"model": r.model, "holds": bool(r.passed), "achieved": _num(r.achieved),
+                "failing_records": int(r.failing_records)} for r in result.results]
+        return out, notes
+    stats = published.stats
+    for m in class_models:
+        if m.qis is not None:
+            notes.append(f"{m.describe()} names attributes: not judged on linked tables")
+            continue
+        if published.unit == "person" and m.name == "theta-sensitivity":
+            # the sensitive table of a 1:M release mixes each person's representative with their
+            # history: θ is judged on the representatives, through the private link (verify_buckets)
+            notes.append(f"{m.describe()} is judged on each person's representative, which the published "
+                         "sensitive table does not single out: verified by anonkit anonymize (verify_buckets)")
+            continue
+        ok = m.passes(stats)
+        failing = np.flatnonzero(~ok)
+        out.append({"model": m.describe(), "holds": bool(ok.all()),
+                    "achieved": _num(m.achieved(stats)) if stats.n_classes else None,
+                    "failing_records": int(stats.sizes[failing].sum())})
+    notes.append("linked tables: the models are judged on the published groups (sizes and sensitive counts)")
+    return out, notes
+
+
+def _num(value: object) -> float | None:
+    v = float(value)  # type: ignore[arg-type]
+    return None if not np.isfinite(v) else v
+
+
+def _population_sizes(inputs: AuditInputs, published: PublishedRelease) -> np.ndarray | None:
+    """Per published class, the population table's records consistent with it (one-table releases)."""
+    if inputs.population_table is None or not isinstance(inputs.release, pd.DataFrame):
+        return None
+    per_row = population_counts(inputs.release, inputs.population_table, inputs.schema)
+    row_class = np.asarray(published.row_class)
+    sizes = np.zeros(published.n_classes, dtype=np.int64)
+    kept = row_class >= 0
+    sizes[row_class[kept]] = np.asarray(per_row)[kept]
+    return sizes
+
+
+def _risk(inputs: AuditInputs, published: PublishedRelease, thresholds: AuditThresholds,
+          population: int | None) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    notes: list[str] = []
+    sizes = np.asarray(published.sizes, dtype=np.int64)
+    pop_sizes = _population_sizes(inputs, published)
+    if inputs.population_table is not None and pop_sizes is None:
+        notes.append("the population table is matched on one-table releases only: journalist risk is the "
+                     "prosecutor's for linked tables")
+    reid = reidentification_risk(sizes, population_sizes=pop_sizes, population=population,
+                                 threshold=thresholds.highest_risk)
+    uniq = None
+    if population is not None:
+        uniq = population_uniqueness(sizes, population=population).to_dict()
+    else:
+        notes.append("no population size (audit.population or --population): population uniqueness not estimated")
+    hist = class_size_histogram(sizes)
+    dist = risk_distribution(sizes, pop_sizes)
+    risk = {
+        "prosecutor": reid.prosecutor.to_dict(),
+        "journalist": reid.journalist.to_dict(),
+        "marketer": reid.marketer.to_dict(),
+        "sample_uniqueness": sample_uniqueness(sizes),
+        "population_uniqueness": uniq or {"pitman": None, "zayatz": None, "snb": None, "dankar": None,
+                                          "model": None},
+        "distribution": [{"from": b["lower"], "to": b["upper"], "records": b["records"]}
+                         for b in dist.to_dict()["bins"]],
+        "distribution_attacker": dist.attacker,
+        "class_sizes": [{"size": s, "classes": c, "records": r}
+                        for s, c, r in zip(hist.sizes, hist.classes, hist.records, strict=True)],
+        "records": int(reid.records),
+        "classes": int(reid.classes),
+        "note": reid.note,
+    }
+    n = int(sizes.sum())
+    source = "table" if pop_sizes is not None else ("size" if population is not None else "sample")
+    pop = {"size": population, "sampling_fraction": (n / population) if population else 1.0, "source": source}
+    return risk, pop, notes
+
+
+def _attack(name: str, job: Callable[[], AttackOutcome], seconds: dict[str, float], notes: list[str],
+            out: list[dict[str, Any]]) -> None:
+    t = time.perf_counter()
+    try:
+        outcome = job()
+    except InputError as exc:  # not applicable to this release: say why, do not fail the audit
+        notes.append(f"{name}: not run — {exc}")
+        return
+    seconds[name] = round(time.perf_counter() - t, 6)
+    out.append(outcome.to_dict())
+    interrupt.check()
+
+
+def audit(
+    inputs: AuditInputs,
+    *,
+    models: Sequence[Criterion] = (),
+    thresholds: AuditThresholds | None = None,
+    population: int | None = None,
+    attacks: Sequence[str] | None = None,
+    seed: int = 0,
+    targets: int = DEFAULT_TARGETS,
+    priors: Any = None,
+    rows: np.ndarray | None = None,
+    step: Step | None = None,
+) -> dict[str, Any]:
+    """Audit a release (see the module docstring); returns the audit dict.
+
+    ``models`` are the config's privacy models; ``population`` the size of the population the input
+    was sampled from; ``attacks`` a subset of :data:`ATTACKS` (default: all that apply); ``seed``
+    the attacks' sampling; ``targets`` how many records the anonymeter-style attacks attack;
+    ``priors`` (input-aligned, ``n × S``) and ``rows`` (the private link: published row → input
+    row) enable the background-knowledge attack.
+    """
+    thresholds = thresholds or AuditThresholds()
+    names = _check_attacks(attacks)
+    tick = step or (lambda _d, _t, _w: None)
+    total = 2 + len(names)
+    seconds: dict[str, float] = {}
+    notes: list[str] = []
+    t0 = time.perf_counter()
+    tick(0, total, "reading the release's classes")
+    published = _published(inputs)
+    model_results, model_notes = _models(inputs, published, list(models))
+    notes += model_notes
+    seconds["models"] = round(time.perf_counter() - t0, 6)
+    tick(1, total, "risk models")
+    t = time.perf_counter()
+    risk, pop, risk_notes = _risk(inputs, published, thresholds, population)
+    notes += risk_notes
+    seconds["risk"] = round(time.perf_counter() - t, 6)
+    interrupt.check()
+
+    schema = inputs.schema
+    one_table = isinstance(inputs.release, pd.DataFrame)
+    qt = inputs.release if one_table else next(iter(inputs.release.values()))  # type: ignore[union-attr]
+    if not one_table:  # the quasi table without its group id (not an attribute of the original)
+        qt = qt[[c for c in qt.columns if c in inputs.original.columns]]
+    out: list[dict[str, Any]] = []
+    sensitive = [s for s in schema.sensitive if s in published.sensitive]
+    for i, name in enumerate(names, start=2):
+        tick(i, total, f"attack: {name}")
+        if name in ("homogeneity", "similarity", "skewness"):
+            if not sensitive:
+                notes.append(f"{name}: not run — the release publishes no sensitive attribute")
+                continue
+            fn = {"homogeneity": ca.attack_homogeneity, "similarity": ca.attack_similarity,
+                  "skewness": ca.attack_skewness}[name]
+            for s in sensitive:
+                label = name if len(sensitive) == 1 else f"{name} ({s})"
+                _attack(label, lambda fn=fn, s=s, label=label: _renamed(fn(published, s), label), seconds, notes,
+                        out)
+        elif name == "background-knowledge":
+            if priors is None or rows is None:
+                notes.append("background-knowledge: not run — it needs the adversary's priors and the publisher's "
+                             "private link (run the audit from anonkit anonymize with a background-knowledge model)")
+                continue
+            _attack(name, lambda: ca.attack_background_knowledge(published, priors, rows=rows,
+                                                                 source=inputs.original), seconds, notes, out)
+        elif name == "singling-out":
+            _attack(name, lambda: singling_out_attack(qt, inputs.original, schema, control=inputs.control,
+                                                      n_attacks=targets, seed=seed), seconds, notes, out)
+        elif name == "linkability":
+            _attack(name, lambda: linkability_attack(qt, inputs.original, schema, control=inputs.control,
+                                                     n_attacks=targets, seed=seed), seconds, notes, out)
+        elif name == "inference":
+            if not one_table:
+                notes.append("inference: not run on linked tables (the sensitive values sit in the sensitive "
+                             "table; the homogeneity, similarity and skewness attacks read them per group)")
+                continue
+            for s in sensitive:
+                label = name if len(sensitive) == 1 else f"{name} ({s})"
+                _attack(label, lambda s=s, label=label: _renamed(inference_attack(
+                    inputs.release, inputs.original, schema, s, control=inputs.control, n_attacks=targets,
+                    seed=seed), label), seconds, notes, out)
+        elif name == "unsorted-matching":
+            if inputs.other is None:
+                if attacks is not None:
+                    notes.append("unsorted-matching: not run — it needs a second release of the same input "
+                                 "(--other)")
+                continue
+            if not one_table:
+                notes.append("unsorted-matching: not run on linked tables")
+                continue
+            _attack(name, lambda: unsorted_matching_attack(inputs.release, inputs.other, inputs.original, schema,
+                                                           seed=seed), seconds, notes, out)
+    if inputs.control is None and any(a["name"] in ("singling-out", "linkability", "inference") for a in out):
+        notes.append("no control set (audit.control or --control: records of the population not in the release): "
+                     "singling-out, linkability and inference measure their risk against the baseline guesser")
+    population_given = population is not None or pop["source"] == "table"
+    checks = verdicts(models=model_results, risk=risk, attacks=out, thresholds=thresholds,
+                      population_given=population_given)
+    seconds["total"] = round(time.perf_counter() - t0, 6)
+    tick(total, total, "done")
+    return {
+        "release": inputs.release_location,
+        "thresholds": thresholds.model_dump(),
+        "population": pop,
+        "models": model_results,
+        "risk": risk,
+        "attacks": out,
+        "verdicts": checks,
+        "ok": all(v["holds"] for v in checks),
+        "notes": notes,
+        "seconds": seconds,
+    }
+
+
+def _renamed(outcome: AttackOutcome, name: str) -> AttackOutcome:
+    if outcome.name == name:
+        return outcome
+    import dataclasses
+
+    return dataclasses.replace(outcome, name=name)
+
+
+def audit_frames(config: Config, base: str | Path, release: pd.DataFrame | dict[str, pd.DataFrame], *,
+                 original: str | None = None, step: Step | None = None) -> dict[str, Any]:
+    """The config's audit (default settings without an ``audit:`` section) of a release already read
+    (the report of a past run): the input as the config reads it (or ``original``), its schema, the
+    population table and control set the config names."""
+    from anonkit._values import strip_cells
+    from anonkit.audit.inputs import read_extra
+    from anonkit.config import AuditConfig
+    from anonkit.pipeline import config_schema, load_input
+
+    base = Path(base)
+    spec = config.audit or AuditConfig()
+    frame, defaults = load_input(config, base, original)
+    if config.input.strip:
+        frame = frame.apply(strip_cells) if len(frame.columns) else frame
+    inputs = AuditInputs(schema=config_schema(config, base, defaults, frame), original=frame, release=release,
+                         population_table=read_extra(spec.population_table, config, base, "audit.population_table"),
+                         control=read_extra(spec.control, config, base, "audit.control"))
+    return audit(inputs, models=config.models(), thresholds=spec.thresholds, population=spec.population,
+                 attacks=spec.attacks, seed=spec.seed, targets=spec.targets, step=step)

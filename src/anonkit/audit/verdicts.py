@@ -1,0 +1,58 @@
+"""The audit's verdicts: each privacy model, risk model and attack against its threshold.
+
+A verdict is ``{"check", "value", "threshold", "holds", "kind"}`` (``kind``: ``model``, ``risk`` or
+``attack``). Risks and attack risks hold when they are at most their threshold; an attack's verdict
+uses its point estimate and reports the upper end of its 95 % interval beside it (``upper``), so a
+reader sees when a small sample leaves the verdict uncertain (``uncertain``: the point estimate
+holds but the upper bound does not).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anonkit.config import AuditThresholds
+
+__all__ = ["verdicts"]
+
+
+def _check(check: str, value: float | None, threshold: float, kind: str, **extra: Any) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    return {"check": check, "kind": kind, "value": float(value), "threshold": float(threshold),
+            "holds": bool(value <= threshold), **extra}
+
+
+def verdicts(*, models: list[dict[str, Any]], risk: dict[str, Any], attacks: list[dict[str, Any]],
+             thresholds: AuditThresholds, population_given: bool) -> list[dict[str, Any]]:
+    """Every verdict of an audit, models first, then risk models, then attacks.
+
+    ``models`` are the verifier's results (``{"model", "holds", "achieved"}``), ``risk`` the audit's
+    risk section and ``attacks`` the attacks' :meth:`~anonkit.analytics.outcome.AttackOutcome.to_dict`.
+    Journalist and marketer risk are judged only when a population (size or table) was given:
+    otherwise they equal the prosecutor's and would be judged twice.
+    """
+    out: list[dict[str, Any]] = []
+    for m in models:
+        out.append({"check": m["model"], "kind": "model", "value": m.get("achieved"), "threshold": None,
+                    "holds": bool(m["holds"])})
+    t = thresholds
+    people = ("prosecutor", "journalist") if population_given else ("prosecutor",)
+    for who in people:
+        part = risk.get(who) or {}
+        out.append(_check(f"{who} highest risk", part.get("highest"), t.highest_risk, "risk"))
+        out.append(_check(f"{who} average risk", part.get("average"), t.average_risk, "risk"))
+    if population_given:
+        out.append(_check("marketer average risk", (risk.get("marketer") or {}).get("average"), t.average_risk,
+                          "risk"))
+    pu = risk.get("population_uniqueness") or {}
+    chosen = pu.get("model")
+    if chosen is not None:
+        out.append(_check(f"population uniqueness ({chosen})", pu.get(chosen), t.population_uniqueness, "risk"))
+    for a in attacks:
+        upper = (a.get("risk_ci") or [None, None])[1]
+        v = _check(f"{a['name']} attack risk", a.get("risk"), t.attack_risk, "attack", upper=upper)
+        if v is not None:
+            v["uncertain"] = bool(v["holds"] and upper is not None and upper > t.attack_risk)
+        out.append(v)
+    return [v for v in out if v is not None]

@@ -1,0 +1,207 @@
+"""The report of a finished run, from its ``--json`` summary (``anonkit report RUN.json --out …``).
+
+The summary's ``run`` section names the config, the input and every output with their SHA-256;
+:func:`report_from_run` re-reads them, refuses to go on when a file changed since the run (the
+report would describe other data than the summary), and writes the report. An exploration's JSON
+(``"kind": "explore"``) gives the report of its runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from anonkit._values import strip_cells
+from anonkit.config import Config, load_config
+from anonkit.datasets import DATASETS
+from anonkit.errors import InputError
+from anonkit.io import read_table
+from anonkit.io._messages import _shown
+from anonkit.pipeline import load_input, sha256_of
+from anonkit.report.html import build_report, write_report
+
+__all__ = ["report_from_run"]
+
+
+def report_from_run(run_json_path: str | os.PathLike[str], out_path: str | os.PathLike[str], *,
+                    show_values: bool = False) -> None:
+    """Write the report of the run (or exploration) whose JSON summary is ``run_json_path``.
+
+    Raises
+    ------
+    InputError
+        The summary cannot be read or names no files, a file it names is missing or changed since
+        the run (its SHA-256 differs), or ``out_path`` is one of the run's files.
+    """
+    json_path = Path(run_json_path)
+    summary = _read_json(json_path)
+    if summary.get("kind") == "explore":
+        html, refuse = _explore_report(summary, json_path, show_values)
+    else:
+        html, refuse = _run_report(summary, json_path, show_values)
+    write_report(html, out_path, refuse=[str(json_path), *refuse])
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("run summary not found", file=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the run summary: {exc}", file=str(path)) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"the run summary is not JSON ({exc.msg}, line {exc.lineno}); give the file "
+                         "anonkit anonymize --json wrote", file=str(path)) from None
+    if not isinstance(data, dict):
+        raise InputError("the run summary is not a JSON object; give the file anonkit anonymize --json wrote",
+                         file=str(path))
+    return data
+
+
+def _config(location: str | None, json_path: Path) -> tuple[Config | None, str | None, Path | None]:
+    """The config a run names, its text and its folder (``None``s when the run had none)."""
+    if not location:
+        return None, None, None
+    path = Path(location)
+    if not path.is_absolute() and not path.exists():
+        path = json_path.parent / path
+    config = load_config(path)
+    return config, path.read_text(encoding="utf-8"), path.parent
+
+
+def _check(location: str, recorded: object, what: str) -> None:
+    """InputError when the file at ``location`` is missing or its SHA-256 is not ``recorded``."""
+    if not recorded:
+        return
+    file = location.rpartition("#")[0] if "#" in location and not Path(location).exists() else location
+    if not Path(file).is_file():
+        raise InputError(f"the {what} of the run is missing; re-run anonkit anonymize", file=_shown(location))
+    if sha256_of(file) != recorded:
+        raise InputError(f"the {what} changed since the run (its SHA-256 differs); re-run anonkit anonymize",
+                         file=_shown(location))
+
+
+def _own_input(config: Config, base: Path) -> str:
+    """Where the config's own input is (the run may have read another, given with ``--input``)."""
+    inp = config.input
+    if inp.dataset is not None:
+        return str(DATASETS[inp.dataset][0]())
+    assert inp.path is not None
+    if "://" in inp.path:
+        return inp.path
+    p = Path(inp.path).expanduser()
+    location = str(p if p.is_absolute() else base / p)
+    return f"{location}#{inp.table}" if inp.table else location
+
+
+def _split(location: str) -> tuple[str, str | None]:
+    """``(file, SQL table)`` of a location written ``file#table``."""
+    if "#" in location and not Path(location).exists():
+        file, _, table = location.rpartition("#")
+        return file, table
+    return location, None
+
+
+def _run_report(summary: dict[str, Any], json_path: Path, show_values: bool) -> tuple[str, list[str]]:
+    run = summary.get("run")
+    if not isinstance(run, Mapping):
+        raise InputError("the run summary has no 'run' section (an older anonkit wrote it): re-run anonkit "
+                         "anonymize --json", file=str(json_path))
+    config, config_text, config_dir = _config(run.get("config"), json_path)
+    if run.get("config"):
+        _check(str(run["config"]), run.get("config_sha256"), "config")
+    location = run.get("input")
+    original = None
+    if location:
+        _check(str(location), run.get("input_sha256"), "input")
+        original = _read_input(config, Path(run.get("base") or config_dir or "."), str(location))
+    outputs = [o for o in run.get("outputs") or [] if isinstance(o, Mapping) and o.get("path")]
+    frames = {}
+    for i, o in enumerate(outputs):
+        _check(str(o["path"]), o.get("sha256"), "release")
+        frames[_table_name(config, i, len(outputs), str(o["path"]))] = _read_output(config, str(o["path"]))
+    release: pd.DataFrame | dict[str, pd.DataFrame] | None = (
+        None if not frames else next(iter(frames.values())) if len(frames) == 1 else frames)
+    audit = summary.get("audit")
+    if audit is None and config is not None and release is not None:
+        # a run without an audit: the report's privacy section needs one (default settings)
+        from anonkit.audit.run import audit_frames
+
+        base = Path(run.get("base") or config_dir or ".")
+        audit = audit_frames(config, base, _as_text(release), original=_override(config, base, location))
+    html = build_report(summary, original=original, release=release, config_text=config_text,
+                        audit=audit, show_values=show_values)
+    refuse = [str(p) for p in (run.get("config"), location) if p] + [str(o["path"]) for o in outputs]
+    return html, [_split(p)[0] for p in refuse]
+
+
+def _read_input(config: Config | None, base: Path, location: str) -> pd.DataFrame:
+    """The input as the run read it: through the config (its separator, encoding, missing values;
+    ``location`` instead when the run was given another input), cells stripped when the config does."""
+    if config is None:
+        file, table = _split(location)
+        return read_table(file, table=table)
+    frame, _ = load_input(config, base, _override(config, base, location))
+    if config.input.strip and len(frame.columns):
+        frame = frame.apply(strip_cells)
+    return frame
+
+
+def _override(config: Config, base: Path, location: str | None) -> str | None:
+    """The input the run read when it is not the config's own (``--input``), else ``None``."""
+    if not location or location == _own_input(config, base):
+        return None
+    return _split(location)[0]
+
+
+def _as_text(release: pd.DataFrame | dict[str, pd.DataFrame]) -> pd.DataFrame | dict[str, pd.DataFrame]:
+    """Published cells as text, as the audit reads a release."""
+    from anonkit.audit.inputs import published_text
+
+    if isinstance(release, dict):
+        return {k: published_text(v) for k, v in release.items()}
+    return published_text(release)
+
+
+def _read_output(config: Config | None, location: str) -> pd.DataFrame:
+    file, table = _split(location)
+    if config is None:
+        return read_table(file, table=table)
+    out = config.output
+    return read_table(file, format=out.format, separator=out.separator, encoding=out.encoding, table=table)
+
+
+def _table_name(config: Config | None, i: int, n: int, location: str) -> str:
+    """A released table's name: the algorithm's (``qit``, ``st``) when it publishes several."""
+    tables = config.algorithm.spec.tables if config is not None else ()
+    if n > 1 and len(tables) == n:
+        return str(tables[i])
+    return Path(_split(location)[0]).stem if n > 1 else "release"
+
+
+def _explore_report(doc: dict[str, Any], json_path: Path, show_values: bool) -> tuple[str, list[str]]:
+    runs = doc.get("runs")
+    if not isinstance(runs, list):
+        raise InputError("the exploration has no 'runs' list; give the explore.json anonkit explore wrote",
+                         file=str(json_path))
+    frame = pd.DataFrame(runs)
+    for c in ("satisfied", "verified", "meets", "pareto"):
+        if c in frame.columns:
+            frame[c] = frame[c].fillna(False).astype(bool)
+    for c in ("loss", "risk", "seconds"):
+        if c in frame.columns:
+            frame[c] = pd.to_numeric(frame[c], errors="coerce")
+    frame.attrs.update(risk=doc.get("risk"), loss=doc.get("loss"), thresholds=doc.get("thresholds") or {})
+    config, config_text, config_dir = _config(doc.get("config"), json_path)
+    # the input is read to know which values to hide (a run's message may name one) and to draw its shape
+    original = None if config is None or config_dir is None else _read_input(config, config_dir, _own_input(
+        config, config_dir))
+    summary = {"kind": "explore", "warnings": list(doc.get("notes") or [])}
+    html = build_report(summary, original=original, release=None, config_text=config_text, explore=frame,
+                        show_values=show_values)
+    return html, [str(doc["config"])] if doc.get("config") else []
