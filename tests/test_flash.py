@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from anonkit import Attribute, Schema, Table, load_adult
-from anonkit.algorithms.lattice._space import INFERRED_ANONYMOUS, INFERRED_NOT_ANONYMOUS, NOT_ANONYMOUS
+from anonkit.algorithms.lattice._search import Search
+from anonkit.algorithms.lattice._space import INFERRED_ANONYMOUS, INFERRED_NOT_ANONYMOUS, NOT_ANONYMOUS, UNKNOWN
 from anonkit.algorithms.lattice.flash import flash
 from anonkit.metrics import SearchMetric
 from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness
@@ -32,8 +33,12 @@ def test_flash_finds_arx_optimum_and_classifies_the_lattice(adult) -> None:
     assert rel.transformation == dict(zip(QI8, [0, 4, 1, 1, 3, 2, 2, 1], strict=True))
     lat = rel.search.counts
     assert lat["nodes"] == 4320 and lat["checked"] < 100  # predictive tagging did the rest
-    assert lat["unknown"] == 0 and sum(lat[k] for k in ("anonymous", "not-anonymous", "inferred-anonymous",
-                                                         "inferred-not-anonymous")) == 4320
+    # every node is classified except those whose lower bound is worse than the optimum (pruned)
+    assert lat["unknown"] == lat["pruned"] and lat["unknown"] + sum(
+        lat[k] for k in ("anonymous", "not-anonymous", "inferred-anonymous", "inferred-not-anonymous")) == 4320
+    search = Search(table, models, max_suppression=0.0, metric=SearchMetric("entropy"))
+    unknown = np.flatnonzero(rel.search.status == UNKNOWN)
+    assert all(search.bound(int(i)) > rel.search.score for i in unknown)
     assert verify(rel.to_frame(), table.schema, models, reference=frame).ok
 
 

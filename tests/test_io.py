@@ -96,11 +96,11 @@ def test_csv_other_encoding_and_blank_lines(tmp_path: Path) -> None:
 
 def test_format_from_suffix_and_unknown_suffix(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot tell the format"):
-        read_table(_write(tmp_path / "in.xlsx", "a\n1\n"))
+        read_table(_write(tmp_path / "in.ods", "a\n1\n"))
     frame = read_table(_write(tmp_path / "in.dat", "a\n1\n"), format="csv")
     assert frame["a"].tolist() == ["1"]
     with pytest.raises(InputError, match="unknown format"):
-        read_table(tmp_path / "in.dat", format="excel")
+        read_table(tmp_path / "in.dat", format="ods")
 
 
 # ------------------------------------------------------------------------------------------ CSV errors
@@ -525,16 +525,32 @@ def test_postgresql_needs_optional_driver(monkeypatch: pytest.MonkeyPatch) -> No
     assert "s3cret" not in str(err.value)
 
 
-def test_postgresql_reads_through_the_driver(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _sqlite_stand_in(path: Path) -> object:
+    """ADBC's SQLite driver standing in for PostgreSQL's (same DB-API and ingest), passing over the
+    reader's PostgreSQL-only ``SET TRANSACTION READ ONLY`` (the real server is in test_postgresql_server)."""
     from adbc_driver_sqlite import dbapi as sqlite_dbapi
 
+    conn = sqlite_dbapi.connect(str(path))
+    make_cursor = conn.cursor
+
+    def cursor() -> object:
+        cur = make_cursor()
+        execute = cur.execute
+        cur.execute = lambda sql, *args: None if sql == "SET TRANSACTION READ ONLY" else execute(sql, *args)
+        return cur
+
+    conn.cursor = cursor  # type: ignore[method-assign]
+    return conn
+
+
+def test_postgresql_reads_through_the_driver(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "stand-in.db"
     write_table(_sample(), path, table="people")
     seen: list[str] = []
 
     def connect(uri: str) -> object:
         seen.append(uri)
-        return sqlite_dbapi.connect(str(path))
+        return _sqlite_stand_in(path)
 
     fake = types.ModuleType("adbc_driver_postgresql.dbapi")
     fake.connect = connect  # type: ignore[attr-defined]
@@ -556,24 +572,21 @@ def test_postgresql_write_goes_through_adbc_ingest_in_one_transaction(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The write path against ADBC's SQLite driver standing in for PostgreSQL (same DB-API + ingest)."""
-    from adbc_driver_sqlite import dbapi as sqlite_dbapi
-
     path = tmp_path / "stand-in.db"
 
     fake = types.ModuleType("adbc_driver_postgresql.dbapi")
-    fake.connect = lambda uri: sqlite_dbapi.connect(str(path))  # type: ignore[attr-defined]
+    fake.connect = lambda uri: _sqlite_stand_in(path)  # type: ignore[attr-defined]
     package = types.ModuleType("adbc_driver_postgresql")
     package.dbapi = fake  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "adbc_driver_postgresql", package)
     monkeypatch.setitem(sys.modules, "adbc_driver_postgresql.dbapi", fake)
     uri = "postgresql://user:s3cret@db.example/prod"
-    write_table(_sample(), uri, table="people")
-    write_table(_sample(), uri, table="people")  # replace, not append
+    write_table(_sample(), uri, table="people", if_exists="fail")  # replace reads pg_catalog: test_postgresql_server
     back = read_table(uri, table="people")
     pd.testing.assert_frame_equal(back, _sample())
     with pytest.raises(InputError, match="needs a table name"):
         write_table(_sample(), uri)
-    with pytest.raises(InputError, match="writing PostgreSQL failed") as err:
+    with pytest.raises(InputError, match=r"the table already exists.*key 'if_exists'") as err:
         write_table(_sample(), uri, table="people", if_exists="fail")
     assert "s3cret" not in str(err.value)
 

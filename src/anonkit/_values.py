@@ -32,12 +32,22 @@ def is_missing(values: pd.Series) -> np.ndarray:
     return np.isin(codes, np.flatnonzero(labels == ""))
 
 
-def factorize_text(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def factorize_text(values: pd.Series | np.ndarray, *, compact: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Codes of every cell and the canonical text of each code, with one hash pass over the cells.
 
     Cells are matched as text (as ARX does): ``1`` and ``"1"`` are one value, and a missing cell
-    (NaN/None) is the value ``""``. Only the distinct values are converted to text.
+    (NaN/None) is the value ``""``. Only the distinct values are converted to text. Codes follow
+    the first appearance of each text.
+
+    A categorical column (the compact frames of :mod:`anonkit.io.batches`) is factorized from its
+    codes and categories without touching the cells; with ``compact=True`` its codes come back in
+    the smallest integer type that holds them (no copy when they are already in first-appearance
+    order), else always as int64.
     """
+    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
+        values = values.array
+    if isinstance(values, pd.Categorical):
+        return _factorize_categorical(values, compact)
     cells = values if isinstance(values, pd.Series) else np.asarray(values, dtype=object)
     codes, uniques = pd.factorize(cells, use_na_sentinel=False)
     if any(isinstance(u, bool | np.bool_) for u in uniques):
@@ -48,6 +58,37 @@ def factorize_text(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarr
     if len(labels) < len(text):
         codes = merged[codes]
     return codes.astype(np.int64, copy=False), np.asarray(labels, dtype=object)
+
+
+def _factorize_categorical(cat: pd.Categorical, compact: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`factorize_text` of a categorical: the same codes and texts as for its dense values,
+    computed on the category codes (one pass over small integers) and the categories' texts."""
+    codes = np.asarray(cat.codes)
+    categories = cat.categories
+    if pd.api.types.infer_dtype(categories, skipna=False) == "string":
+        texts = categories.to_numpy(dtype=object)
+    else:
+        texts = np.array([cell_text(v) for v in categories.to_numpy(dtype=object)], dtype=object)
+    texts = np.append(texts, "")  # code -1 (missing) indexes the last entry: ""
+    seen = pd.unique(codes)  # the codes in order of first appearance (-1 included)
+    merged, labels = pd.factorize(texts[seen])
+    labels = np.asarray(labels, dtype=object)
+    small = _code_type(len(labels))
+    if len(seen) and (seen >= 0).all() and np.array_equal(merged, seen):
+        out = codes  # already the first-appearance codes of distinct texts
+    else:
+        lut = np.zeros(len(texts), dtype=small)
+        lut[seen] = merged
+        out = lut[codes]
+    return (out.astype(small, copy=False) if compact else out.astype(np.int64)), labels
+
+
+def _code_type(n: int) -> type[np.signedinteger]:
+    """The smallest signed integer type holding the codes ``0 … n−1``."""
+    for t in (np.int8, np.int16, np.int32):
+        if n <= np.iinfo(t).max:
+            return t
+    return np.int64
 
 
 def as_text(values: pd.Series | np.ndarray) -> np.ndarray:

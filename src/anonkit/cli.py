@@ -327,7 +327,9 @@ def _print_summary(s: dict) -> None:
     t.add_row("[underline]Run", "", "")
     if s.get("lattice"):
         lat = s["lattice"]
-        t.add_row("  lattice", f"{lat['checked']:,} of {lat['nodes']:,} transformations checked, the rest inferred", "")
+        pruned = f", {lat['pruned']:,} pruned by the metric's lower bound" if lat.get("pruned") else ""
+        t.add_row("  lattice", f"{lat['checked']:,} of {lat['nodes']:,} transformations checked{pruned}, the rest "
+                  "inferred", "")
     if s.get("fallback"):
         t.add_row("  note", f"[yellow]{escape(str(s['fallback']))}", "")
     if s.get("background_knowledge"):

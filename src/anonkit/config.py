@@ -66,7 +66,7 @@ class _Strict(BaseModel):
 class InputConfig(_Strict):
     path: str | None = None
     dataset: Literal["adult"] | None = None
-    format: Literal["csv", "parquet", "sqlite", "postgresql"] | None = None
+    format: Literal["csv", "parquet", "sqlite", "postgresql", "excel", "duckdb"] | None = None
     separator: str = ","
     encoding: str = "utf-8"
     table: str | None = None
@@ -76,6 +76,13 @@ class InputConfig(_Strict):
     strip: bool = True
     #: a person whose quasi-identifiers differ between rows: an error, or their first row's values
     person_qi: Literal["error", "first"] = "error"
+    #: Excel: the sheet to read (default: the first worksheet)
+    sheet: str | None = None
+    #: Excel: the sheet's row (1-based) holding the column names; default: the first row holding a value
+    header_row: int | None = Field(None, ge=1)
+    #: CSV/Parquet read in batches of this many rows into codes (anonkit.io.batches); 0: whole; default: in
+    #: batches above 64 MB (CSV, Parquet) or 1,000,000 rows (Parquet)
+    batch_rows: int | None = Field(None, ge=0)
 
     @model_validator(mode="after")
     def _one_source(self) -> InputConfig:
@@ -359,7 +366,7 @@ class AlgorithmConfig(BaseModel):
 
 class OutputConfig(_Strict):
     path: str | None = None
-    format: Literal["csv", "parquet", "sqlite", "postgresql"] | None = None
+    format: Literal["csv", "parquet", "sqlite", "postgresql", "excel", "duckdb"] | None = None
     separator: str = ","
     encoding: str = "utf-8"
     table: str | None = None
@@ -367,6 +374,10 @@ class OutputConfig(_Strict):
     neutralise: bool = True
     #: the private list of fake (noise) records, never published; default beside the output
     manifest: str | None = None
+    #: an output SQL table that exists: ``fail`` refuses it, ``replace`` replaces it atomically (files are replaced)
+    if_exists: Literal["fail", "replace"] = "fail"
+    #: Excel: the sheet to write (default Sheet1)
+    sheet: str | None = None
 
 
 class PostAnalyticsConfig(_Strict):

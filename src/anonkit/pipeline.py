@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, NoReturn, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -33,13 +33,15 @@ from anonkit.algorithms import registry
 from anonkit.algorithms.common import check_models
 from anonkit.algorithms.feasibility import explain, impossible
 from anonkit.algorithms.spec import RUNTIME, Algorithm
-from anonkit.config import BackgroundKnowledgeConfig, BuilderConfig, Config, MetricConfig, PriorConfig
+from anonkit.config import BackgroundKnowledgeConfig, BuilderConfig, Config, InputConfig, MetricConfig, PriorConfig
 from anonkit.datasets import DATASETS
 from anonkit.engines import Engine, get_engine
 from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.hierarchy import Hierarchy, builders, read_hierarchy
 from anonkit.io import check_format, check_target, read_table, same_table, sole_sqlite_table, write_table
+from anonkit.io.batches import batch_rows_for, is_compact, read_compact
 from anonkit.io.categories import read_categories
+from anonkit.io.postgresql import _without_password
 from anonkit.metrics import compute_metrics
 from anonkit.models import BackgroundKnowledge, Criterion
 from anonkit.release import Release, check_seed
@@ -491,10 +493,24 @@ def _read_categories(base: Path, name: str, path: str) -> dict[str, str]:
 
 
 def load_input(config: Config, base: Path, override: str | None = None) -> tuple[pd.DataFrame, dict[str, Hierarchy]]:
-    """The input frame of a config (or of ``override``) and the dataset's default hierarchies."""
+    """The input frame of a config (or of ``override``) and the dataset's default hierarchies.
+
+    A CSV or Parquet file is read in batches into a compact frame (every column codes and a
+    dictionary, :mod:`anonkit.io.batches`) when ``input.batch_rows`` asks for it or the file is
+    large; identifier columns are then not read."""
     inp = config.input
+    where = override if override is not None else None if inp.path is None else _location(base, inp.path)
+    rows = None if where is None else batch_rows_for(where, None if override is not None else inp.format,
+                                                     inp.batch_rows)
+    if rows is not None and where is not None and inp.table is None and inp.query is None:
+        skip = [n for n, a in config.attributes.items() if a.role in ("identifier", "id")]
+        return read_compact(where, format=None if override is not None else inp.format, separator=inp.separator,
+                            encoding=inp.encoding, na_values=inp.na_values, strip=inp.strip, batch_rows=rows,
+                            skip=skip), {}
     if override is not None:
-        return read_table(override, separator=inp.separator, encoding=inp.encoding, na_values=inp.na_values), {}
+        sheet = _excel_options(inp) if _suffix_format(override) == "excel" else {}
+        return read_table(override, separator=inp.separator, encoding=inp.encoding, na_values=inp.na_values,
+                          **sheet), {}
     if inp.dataset is not None:
         path_fn, hier_fn = DATASETS[inp.dataset]
         frame = read_table(path_fn(), separator=";", na_values=inp.na_values)
@@ -508,8 +524,14 @@ def load_input(config: Config, base: Path, override: str | None = None) -> tuple
         table=inp.table,
         query=inp.query,
         na_values=inp.na_values,
+        **(_excel_options(inp) if (inp.format or _suffix_format(inp.path)) == "excel" else {}),
     )
     return frame, {}
+
+
+def _excel_options(inp: InputConfig) -> dict[str, object]:
+    """``sheet`` and ``header_row`` for an Excel input (the other formats refuse them)."""
+    return {"sheet": inp.sheet, "header_row": inp.header_row}
 
 
 # ---------------------------------------------------------------------- priors from a config (§3)
@@ -618,24 +640,36 @@ def planned_outputs(
     for location, table in outputs:
         try:
             fmt, _ = check_target(location, format=out.format, table=table, separator=out.separator,
-                                  encoding=out.encoding)
+                                  encoding=out.encoding, if_exists=out.if_exists if table is not None else None,
+                                  sheet=out.sheet)
         except InputError as exc:
+            if exc.key == "if_exists" and _is_input(location, out.format, table, in_loc, in_fmt, in_table):
+                _refuse_input(location, table, key)  # the more useful reason: the existing table is the input
             raise InputError(str(exc), key=key if exc.key is None else None) from None
-        try:
-            same = same_table(location, fmt, table, in_loc, in_fmt, in_table)
-        except InputError:
-            same = False  # an input whose format is unknown is refused when it is read
-        if same:
-            raise InputError(
-                "the output is the input: anonkit never overwrites its input; write the release elsewhere",
-                file=location if table is None else f"{location}#{table}", key=key,
-            )
+        if _is_input(location, fmt, table, in_loc, in_fmt, in_table):
+            _refuse_input(location, table, key)
         if table is None and any(same_table(location, "csv", None, f, "csv", None) for f in reads):
             raise InputError(
                 "the output is a file this run reads (the config, a hierarchy or prior file); write the release "
                 "elsewhere", file=location, key=key,
             )
     return outputs
+
+
+def _is_input(location: str, fmt: str | None, table: str | None, in_loc: str, in_fmt: str | None,
+              in_table: str | None) -> bool:
+    """Whether an output is the input (the same file after resolving links, or the same SQL table)."""
+    try:
+        return same_table(location, fmt or _suffix_format(location), table, in_loc, in_fmt, in_table)
+    except InputError:
+        return False  # an input whose format is unknown is refused when it is read
+
+
+def _refuse_input(location: str, table: str | None, key: str) -> NoReturn:
+    raise InputError(
+        "the output is the input: anonkit never overwrites its input; write the release elsewhere",
+        file=location if table is None else f"{_without_password(location)}#{table}", key=key,
+    )
 
 
 def _suffix_format(location: str) -> str | None:
@@ -751,7 +785,7 @@ def run_config(
     manifest_target = _manifest_target(config, base, outputs)
     say("reading input")
     frame, defaults = load_input(config, base, input_path)
-    if config.input.strip:
+    if config.input.strip and not is_compact(frame):  # a compact frame was stripped as it was read
         frame = frame.apply(strip_cells) if len(frame.columns) else frame
     interrupt.check()
     schema = config_schema(config, base, defaults, frame)
@@ -801,8 +835,10 @@ def run_config(
                 encoding=out.encoding,
                 table=sql_table,
                 neutralise=out.neutralise,
+                if_exists="replace" if sql_table is None else out.if_exists,
+                sheet=out.sheet,
             )
-        written = [loc if tab is None else f"{loc}#{tab}" for loc, tab in outputs]
+        written = [loc if tab is None else f"{_without_password(loc)}#{tab}" for loc, tab in outputs]
         result.summary["output"] = written[0] if len(written) == 1 else written
         if manifest is not None and manifest_target is not None:
             write_table(manifest, manifest_target, format="csv", neutralise=out.neutralise)
@@ -873,13 +909,13 @@ def run_facts(config: Config, base: Path, input_path: str | None, config_file: s
     frames = [result.frame] if not tables else list(tables.values())
     out = []
     for (loc, sql_table), frame_out in zip(outputs, frames if outputs else [], strict=True):
-        out.append({"path": loc if sql_table is None else f"{loc}#{sql_table}",
+        out.append({"path": loc if sql_table is None else f"{_without_password(loc)}#{sql_table}",
                     "sha256": None if sql_table is not None else sha256_of(loc), "rows": len(frame_out)})
     return {
         "config": None if config_file is None else str(Path(config_file).resolve()),
         "config_sha256": None if config_file is None else sha256_of(str(config_file)),
         "base": str(base.resolve()),
-        "input": location if table is None else f"{location}#{table}",
+        "input": _without_password(location) if table is None else f"{_without_password(location)}#{table}",
         "input_sha256": None if table is not None else sha256_of(location),
         "outputs": out,
         "versions": {"anonkit": __version__, "python": platform.python_version(), "numpy": np.__version__,

@@ -47,7 +47,8 @@ CUSTOM = -1
 class SearchStats:
     """What a full-domain search found and did (ARX reports the same): the ``score`` of the chosen
     transformation under the search metric (a vector for the ``rank`` aggregate), the lattice's
-    ``counts`` (``nodes``, ``checked``, ``scored`` and the nodes per status), and, when the lattice
+    ``counts`` (``nodes``, ``checked``, ``scored``, ``pruned`` — nodes left unclassified because the
+    metric's lower bound shows they cannot be optimal — and the nodes per status), and, when the lattice
     was too large for an optimal search, the ``fallback`` note. ``lattice`` and ``status`` are the
     classified lattice (node ids and the status of every node), ``traversal_status`` the
     classification by the monotonic models alone (when not every model is monotonic), for
@@ -235,11 +236,37 @@ class Release:
         """The published table: QIs generalized, suppressed rows dropped or marked, rows shuffled
         (row ``i`` is input record ``published_rows(...)[i]``)."""
         rows = self.published_rows(suppressed=suppressed, seed=seed)
-        out = self.table.frame.copy()
+        frame = self.table.frame
+        if len(frame.columns) and all(isinstance(t, pd.CategoricalDtype) for t in frame.dtypes):
+            return self._categorical_frame(rows)
+        out = frame.copy()
         gen = self.generalized()
         for name in self.table.qi:
             out[name] = gen[name].to_numpy()
         return out.iloc[rows].reset_index(drop=True)
+
+    def _categorical_frame(self, rows: np.ndarray) -> pd.DataFrame:
+        """:meth:`to_frame` of a table whose columns are all categorical (the compact frames of
+        :mod:`anonkit.io.batches`): the same values, every column categorical — a quasi-identifier's
+        codes index its published labels (``*`` for suppressed records) — so that no cell becomes a
+        Python object. Writing it (:func:`anonkit.io.write_table`) gives the bytes of the dense frame."""
+        t = self.table
+        rc = self.record_class[rows]
+        data: dict[str, pd.Categorical] = {}
+        for name in t.frame.columns:
+            if name not in t.qi:
+                data[name] = t.frame[name].array.take(rows)
+                continue
+            codes, labels = pd.factorize(self.class_labels(t.qi.index(name)).astype(object))
+            labels = list(labels)
+            if SUPPRESSED not in labels:
+                labels.append(SUPPRESSED)
+            lut = np.append(codes, labels.index(SUPPRESSED))  # class −1 (suppressed) → "*"
+            small = np.int8 if len(labels) < 128 else np.int16 if len(labels) < 2**15 else np.int32
+            labels = np.array(labels, dtype=object)  # the dtype pandas gives these labels in a column (str: pandas 3)
+            categories = pd.CategoricalDtype(pd.Index(labels, dtype=pd.Series(labels).dtype))
+            data[name] = pd.Categorical.from_codes(lut.astype(small)[rc], dtype=categories, validate=False)
+        return pd.DataFrame(data, columns=t.frame.columns)
 
 
 def _number(x: float) -> str:

@@ -148,7 +148,7 @@ class Table:
         for name in frame.columns:
             encoded = name in schema.quasi or name in schema.sensitive
             if encoded:
-                coded[name] = factorize_text(frame[name])
+                coded[name] = factorize_text(frame[name], compact=True)  # categorical codes kept small
             if strip and (not encoded or any(t != t.strip() for t in coded[name][1])):
                 cleaned = strip_cells(frame[name])
                 if cleaned is not frame[name]:

@@ -103,7 +103,7 @@ def _suppressed_rows(frame: pd.DataFrame, qis: list[str]) -> np.ndarray:
         return np.zeros(len(frame), dtype=bool)
     mask = np.ones(len(frame), dtype=bool)
     for q in qis:
-        codes, labels = factorize_text(frame[q])
+        codes, labels = factorize_text(frame[q], compact=True)
         star = np.flatnonzero(labels == SUPPRESSED)
         if not star.size:
             return np.zeros(len(frame), dtype=bool)
@@ -116,7 +116,7 @@ def _group(frame: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, int]:
         return np.zeros(len(frame), dtype=np.int64), 1 if len(frame) else 0
     cols, sizes = [], []
     for c in columns:
-        codes, labels = factorize_text(frame[c])
+        codes, labels = factorize_text(frame[c], compact=True)
         cols.append(codes)
         sizes.append(len(labels))
     return group_columns(cols, sizes)
@@ -147,7 +147,8 @@ def released_stats(
             raise InputError("unknown sensitive column", column=name)
         ref = None
         if reference is not None:
-            ref = as_text(pd.Series(list(reference[name]), dtype=object))
+            given = reference[name]  # a column as it is (a compact one stays codes), anything else as cells
+            ref = as_text(given if isinstance(given, pd.Series) else pd.Series(list(given), dtype=object))
         domain, codes = build_domain(
             name,
             as_text(frame[name]),

@@ -97,10 +97,14 @@ def _failing_at(table: Table, models: list[Criterion], levels: list[int]) -> lis
 
 
 def _failing_whole(table: Table, models: list[Criterion]) -> list[Criterion]:
-    """The models that fail when all records (but those suppressed up front) form one class."""
+    """The models that fail when all records (but those suppressed up front) form one class.
+
+    Record-level models (background knowledge, spec §1.7) are judged from each record's prior, not
+    from class statistics: they are left out here (their own explanation names them)."""
     one = np.where(table.presuppressed, -1, 0).astype(np.int64)
     stats = record_stats(table, one, 1)
-    return [m for m in models if m.qis is None and not bool(m.passes(stats)[0])]
+    return [m for m in models if m.qis is None and not getattr(m, "record_level", False)
+            and not bool(m.passes(stats)[0])]
 
 
 def _names(models: list[Criterion]) -> str:

@@ -33,8 +33,6 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from scipy.optimize import curve_fit
-from scipy.stats import hypergeom
 
 from anonkit._kernels import group_columns
 from anonkit._values import factorize_text, labels_look_numeric
@@ -138,6 +136,9 @@ def _control_at(counts: np.ndarray, m: int, n: int) -> tuple[float, float]:
     from their ``counts`` among the ``m`` controls: exact (hypergeometric) when ``n ≤ m``, else
     extrapolated with anonymeter's model fitted to the exact curve over sizes up to ``m``.
     Returns (expected count, correction factor over the raw count)."""
+    from scipy.optimize import curve_fit  # loaded with a control set only (a lean import of anonkit)
+    from scipy.stats import hypergeom
+
     raw = float((counts == 1).sum())
     if m == n or len(counts) == 0:
         return raw, 1.0

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any
-
-from scipy.stats import norm
 
 __all__ = ["AttackOutcome", "excess_risk", "wilson"]
 
@@ -35,7 +34,7 @@ def wilson(successes: int, n: int, confidence: float = CONFIDENCE) -> tuple[floa
         return (0.0, 1.0)
     if not 0 <= successes <= n:
         raise ValueError(f"successes must lie in [0, {n}], got {successes}")
-    z = float(norm.ppf(0.5 + confidence / 2))
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
     p = successes / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom

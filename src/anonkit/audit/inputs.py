@@ -18,7 +18,7 @@ from anonkit._values import strip_cells
 from anonkit.config import Config
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
-from anonkit.io import read_table
+from anonkit.io import check_format, read_table
 from anonkit.pipeline import config_schema, load_input, output_targets
 from anonkit.schema import Schema
 
@@ -74,7 +74,9 @@ def read_release(config: Config, location: str, *, key: str = "RELEASE") -> tupl
             what = "the release" if not names else f"the release's {name!r} table"
             raise InputError(f"{what} was not found (anonkit writes linked tables beside the named path)",
                              file=loc, key=key)
-        frame = read_table(loc, format=out.format, separator=out.separator, encoding=out.encoding, table=table)
+        sheet = {"sheet": out.sheet} if (out.format or check_format(loc)) == "excel" else {}
+        frame = read_table(loc, format=out.format, separator=out.separator, encoding=out.encoding, table=table,
+                           **sheet)
         frames[name] = published_text(frame)
     shown = [loc if tab is None else f"{loc}#{tab}" for loc, tab in targets]
     if not names:

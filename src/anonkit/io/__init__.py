@@ -1,4 +1,4 @@
-"""Reading and writing tables: CSV, Parquet, SQLite and PostgreSQL.
+"""Reading and writing tables: CSV, Parquet, SQLite, Excel, DuckDB and PostgreSQL.
 
 :func:`read_table` turns a file (or a PostgreSQL URI) into a :class:`pandas.DataFrame`;
 :func:`write_table` writes a frame back atomically; :func:`shuffle_rows` puts the records of a release
@@ -11,11 +11,12 @@ CSV is read with the standard :mod:`csv` module, every cell as a plain Python ``
 missing, unless ``na_values`` says otherwise.
 
 This module holds the public functions, which check the options and hand each format to its module:
-:mod:`~anonkit.io.csv`, :mod:`~anonkit.io.parquet`, :mod:`~anonkit.io.sqlite` and
-:mod:`~anonkit.io.postgresql`; :mod:`~anonkit.io.shuffle` shuffles. What several formats share is in
-the private modules ``_locations`` (the format of a path or URI), ``_files`` (input checks and the
-atomic write through a temporary file), ``_frames`` (column names, missing values, text columns, the
-Arrow tables), ``_messages`` (one-line errors, masked passwords) and ``_sql`` (quoted identifiers).
+:mod:`~anonkit.io.csv`, :mod:`~anonkit.io.parquet`, :mod:`~anonkit.io.sqlite`, :mod:`~anonkit.io.excel`
+(the ``excel`` extra), :mod:`~anonkit.io.duckdb` (the ``duckdb`` extra) and :mod:`~anonkit.io.postgresql`;
+:mod:`~anonkit.io.shuffle` shuffles. What several formats share is in the private modules
+``_locations`` (the format of a path or URI), ``_files`` (input checks and the atomic write through a
+temporary file), ``_frames`` (column names, missing values, text columns, the Arrow tables), ``_messages``
+(one-line errors, masked passwords) and ``_sql`` (quoted identifiers).
 """
 
 from __future__ import annotations
@@ -31,8 +32,15 @@ from anonkit.io._frames import _column_names, _na_values
 from anonkit.io._locations import _PG_PREFIXES, FORMATS, _resolve_format
 from anonkit.io._messages import _shown
 from anonkit.io.csv import _encoding, _quotechar, _read_csv, _separator, _write_csv
+from anonkit.io.duckdb import _check_duckdb_target, _read_duckdb, _write_duckdb, sole_duckdb_table
+from anonkit.io.excel import _check_openpyxl, _read_excel, _sheet_title, _write_excel
 from anonkit.io.parquet import _read_parquet, _write_parquet
-from anonkit.io.postgresql import _check_driver, _read_postgresql, _write_postgresql
+from anonkit.io.postgresql import (
+    _check_postgresql_target,
+    _read_postgresql,
+    _same_postgresql_table,
+    _write_postgresql,
+)
 from anonkit.io.shuffle import shuffle_rows
 from anonkit.io.sqlite import _read_sqlite, _write_sqlite, sole_sqlite_table
 
@@ -52,17 +60,20 @@ def read_table(
     table: str | None = None,
     query: str | None = None,
     na_values: list[str] | None = None,
+    sheet: str | None = None,
+    header_row: int | None = None,
 ) -> pd.DataFrame:
-    """Read a table from a CSV, Parquet or SQLite file or a PostgreSQL database.
+    """Read a table from a CSV, Parquet, SQLite, Excel or DuckDB file or a PostgreSQL database.
 
     Parameters
     ----------
     path:
         The file, or a ``postgresql://`` / ``postgres://`` URI.
     format:
-        ``"csv"``, ``"parquet"``, ``"sqlite"`` or ``"postgresql"``. ``None`` infers it from the
-        suffix: ``.csv``/``.txt``/``.tsv`` → CSV, ``.parquet``/``.pq`` → Parquet,
-        ``.db``/``.sqlite``/``.sqlite3`` → SQLite; a PostgreSQL URI → PostgreSQL.
+        ``"csv"``, ``"parquet"``, ``"sqlite"``, ``"excel"``, ``"duckdb"`` or ``"postgresql"``. ``None``
+        infers it from the suffix: ``.csv``/``.txt``/``.tsv`` → CSV, ``.parquet``/``.pq`` → Parquet,
+        ``.db``/``.sqlite``/``.sqlite3`` → SQLite, ``.xlsx`` → Excel, ``.duckdb``/``.ddb`` → DuckDB; a
+        PostgreSQL URI → PostgreSQL.
     separator:
         The CSV field separator, one character (``"\\t"`` written out as backslash-t is accepted).
         A ``.tsv`` file read with the default ``","`` uses a tab.
@@ -72,14 +83,21 @@ def read_table(
         The CSV quote character; ``""`` reads without quoting.
     table:
         SQL inputs: the table to read (quoted as an identifier; for PostgreSQL ``schema.table`` names a
-        table in a schema). Without ``table`` and ``query``, a SQLite file holding exactly one table is
-        read whole.
+        table in a schema). Without ``table`` and ``query``, a SQLite or DuckDB file holding exactly one
+        table is read whole.
     query:
         SQL inputs: a ``SELECT`` to run instead of reading a whole table.
     na_values:
-        Cell texts that mean "missing" and become ``None``. By default nothing is missing in a CSV
-        file: an empty cell is the value ``""``. For Parquet and SQL inputs, the text cells equal to
-        one of these become ``None`` too.
+        Cell texts that mean "missing" and become ``None``. By default nothing is missing in a CSV or
+        Excel file: an empty cell is the value ``""``. For Parquet and SQL inputs, the text cells equal
+        to one of these become ``None`` too.
+    sheet:
+        Excel: the sheet to read (default the first worksheet); an unknown sheet is an error listing
+        the workbook's sheets.
+    header_row:
+        Excel: the sheet's row (1-based, as Excel numbers it) holding the column names; rows above it
+        are ignored. Default: the first row holding a value. Cells are read as text, as in CSV (see
+        :mod:`anonkit.io.excel`).
 
     Returns
     -------
@@ -107,8 +125,10 @@ def read_table(
     """
     fmt, loc = _resolve_format(path, format)
     na = _na_values(na_values)
-    if fmt in ("csv", "parquet") and (table is not None or query is not None):
+    if fmt in ("csv", "parquet", "excel") and (table is not None or query is not None):
         raise InputError(f"`table` and `query` only apply to SQL inputs, not {fmt}", file=_shown(loc))
+    if fmt != "excel" and (sheet is not None or header_row is not None):
+        raise InputError(f"`sheet` and `header_row` only apply to Excel inputs, not {fmt}", file=_shown(loc))
     if fmt == "csv":
         sep = _separator(separator, loc)
         quote = _quotechar(quotechar, sep)
@@ -118,6 +138,10 @@ def read_table(
         return _read_parquet(loc, na)
     if fmt == "sqlite":
         return _read_sqlite(loc, table, query, na)
+    if fmt == "excel":
+        return _read_excel(loc, sheet, header_row, na)
+    if fmt == "duckdb":
+        return _read_duckdb(loc, table, query, na)
     return _read_postgresql(loc, table, query, na)
 
 
@@ -131,8 +155,9 @@ def write_table(
     table: str | None = None,
     if_exists: str = "replace",
     neutralise: bool = True,
+    sheet: str | None = None,
 ) -> None:
-    """Write a frame to a CSV, Parquet or SQLite file, atomically.
+    """Write a frame to a CSV, Parquet, SQLite, Excel or DuckDB file, atomically.
 
     Parameters
     ----------
@@ -150,9 +175,14 @@ def write_table(
         SQLite: the table to write (required).
     if_exists:
         ``"replace"`` (default) replaces an existing file or table; ``"fail"`` raises
-        :class:`InputError` if it exists; ``"append"`` (SQLite only) adds the rows to an existing table.
+        :class:`InputError` if it exists; ``"append"`` (SQLite, DuckDB, PostgreSQL) adds the rows to an
+        existing table.
     neutralise:
-        CSV only: defuse spreadsheet formula injection (see Notes).
+        CSV and Excel: defuse spreadsheet formula injection (see Notes).
+    sheet:
+        Excel: the name of the sheet to write (default ``Sheet1``). The workbook is written anew: other
+        sheets of an existing file are not kept. DuckDB, like SQLite, takes ``table`` (required) and
+        ``if_exists``.
 
     Raises
     ------
@@ -166,14 +196,16 @@ def write_table(
     and moved into place with :func:`os.replace`: readers see the old file or the new one, never a
     part, and a failed write leaves the old file untouched and no temporary file behind. A SQLite
     table is written in one transaction into a temporary table that then replaces the old one
-    (drop and rename in the same transaction).
+    (drop and rename in the same transaction); a DuckDB table is created, replaced or appended to in
+    one transaction, and a failure leaves the file as it was.
 
     *Formula injection* (CSV with ``neutralise=True``). A text cell starting with ``=``, ``+``,
     ``-``, ``@``, a tab or a carriage return is run as a formula by spreadsheet programs; such a
     cell gets a leading ``'`` (the OWASP advice), and so does such a column name. A cell that is
     entirely a number (``-5``, ``+1.5``, ``3.2e-4``) is left alone so that negative numbers stay
     numbers: a plain number cannot carry a formula. Non-text cells (ints, floats) are never changed.
-    Reading the file back keeps the ``'``.
+    Reading the file back keeps the ``'``. An Excel file never holds a formula, with or without
+    ``neutralise``: every text cell is written as a string (see :mod:`anonkit.io.excel`).
 
     *Determinism.* The same frame gives the same bytes (CSV, Parquet: no timestamps are written).
     Missing values (``None``/``NaN``) are written to CSV as empty cells, so they read back as ``""``.
@@ -190,15 +222,22 @@ def write_table(
     if fmt == "sqlite":
         _write_sqlite(frame, names, loc, table, if_exists)
         return
+    if fmt != "excel" and sheet is not None:
+        raise InputError(f"`sheet` only applies to Excel outputs, not {fmt}", file=loc, key="sheet")
+    if fmt == "duckdb":
+        _write_duckdb(frame, names, loc, table, if_exists)
+        return
     if table is not None:
-        raise InputError(f"`table` only applies to SQLite outputs, not {fmt}", file=loc)
+        raise InputError(f"`table` only applies to SQL outputs, not {fmt}", file=loc)
     if if_exists == "append":
-        raise InputError(f"if_exists='append' only applies to SQLite outputs, not {fmt}", file=loc)
+        raise InputError(f"if_exists='append' only applies to SQL outputs, not {fmt}", file=loc)
     target = _target(loc)
     if if_exists == "fail" and target.exists():
         raise InputError("the file already exists (if_exists='fail')", file=loc)
     if fmt == "csv":
         _write_csv(frame, names, target, loc, separator, encoding, neutralise)
+    elif fmt == "excel":
+        _write_excel(frame, names, target, loc, sheet, neutralise)
     else:
         _write_parquet(frame, names, target, loc)
 
@@ -210,12 +249,18 @@ def check_target(
     table: str | None = None,
     separator: str = ",",
     encoding: str = "utf-8",
+    if_exists: str | None = None,
+    sheet: str | None = None,
 ) -> tuple[str, str]:
     """Check, before any work, that :func:`write_table` can write there; return ``(format, path)``.
 
     The format must be known (from ``format`` or the suffix), a file's directory must exist and be
     writable and the path must not be a directory, SQL outputs need ``table``, the CSV separator and
-    encoding must be valid, and PostgreSQL needs its optional driver.
+    encoding must be valid, and PostgreSQL needs its optional driver, a valid table name, a server that
+    takes the login and an existing database (and schema, when named); with ``if_exists="fail"`` a
+    PostgreSQL table must not exist yet. Excel and DuckDB need their optional package, an Excel
+    ``sheet`` name must be one Excel accepts, an existing DuckDB file must open as one (and with
+    ``if_exists="fail"`` must not hold the table yet).
 
     Raises
     ------
@@ -226,13 +271,15 @@ def check_target(
     if not shown.lower().startswith(_PG_PREFIXES) and Path(shown).is_dir():
         raise InputError("this is a directory, not a file", file=shown)
     fmt, loc = _resolve_format(path, format)
-    if fmt in ("sqlite", "postgresql") and not table:
-        raise InputError(f"writing {'SQLite' if fmt == 'sqlite' else 'PostgreSQL'} needs a table name",
-                         file=_shown(loc), key="table")
-    if fmt in ("csv", "parquet") and table is not None:
+    if fmt in ("sqlite", "duckdb", "postgresql") and not table:
+        kind = {"sqlite": "SQLite", "duckdb": "DuckDB", "postgresql": "PostgreSQL"}[fmt]
+        raise InputError(f"writing {kind} needs a table name", file=_shown(loc), key="table")
+    if fmt in ("csv", "parquet", "excel") and table is not None:
         raise InputError(f"`table` only applies to SQL outputs, not {fmt}", file=loc, key="table")
+    if fmt != "excel" and sheet is not None:
+        raise InputError(f"`sheet` only applies to Excel outputs, not {fmt}", file=_shown(loc), key="sheet")
     if fmt == "postgresql":
-        _check_driver(_shown(loc))
+        _check_postgresql_target(loc, table, if_exists)
         return fmt, loc
     target = _target(loc)
     if not os.access(target.parent, os.W_OK | os.X_OK):
@@ -242,6 +289,11 @@ def check_target(
     if fmt == "csv":
         _separator(separator, loc)
         _encoding(encoding)
+    if fmt == "excel":
+        _check_openpyxl(loc)
+        _sheet_title(sheet)
+    if fmt == "duckdb":
+        _check_duckdb_target(loc, table, if_exists)
     return fmt, loc
 
 
@@ -256,14 +308,16 @@ def same_table(
 ) -> bool:
     """Whether two locations name the same data: the same file (after resolving links and relative
     paths; for SQLite the same file and the same table, compared as SQLite does, ignoring case — an
-    unknown table, as for a query, is not the same), or for PostgreSQL the same database URI and
-    table."""
+    unknown table, as for a query, is not the same; for DuckDB likewise, except that no table means
+    the file's only table when it holds one, which is what :func:`read_table` reads), or for
+    PostgreSQL the same database URI and table. Two sheets of one Excel file are the same: a write
+    replaces the whole workbook."""
     fa, la = _resolve_format(a, a_format)
     fb, lb = _resolve_format(b, b_format)
     if (fa == "postgresql") != (fb == "postgresql"):
         return False
     if fa == "postgresql":
-        return _shown(la) == _shown(lb) and (a_table or "").lower() == (b_table or "").lower()
+        return _same_postgresql_table(la, a_table, lb, b_table)
     pa_, pb_ = Path(la), Path(lb)
     try:
         same = pa_.exists() and pb_.exists() and pa_.samefile(pb_)
@@ -273,6 +327,10 @@ def same_table(
     if not same:
         return False
     if fa == "sqlite" and fb == "sqlite":  # one database file holds many tables
+        return bool(a_table and b_table and a_table.lower() == b_table.lower())
+    if fa == "duckdb" and fb == "duckdb":
+        a_table = a_table or sole_duckdb_table(la)
+        b_table = b_table or sole_duckdb_table(lb)
         return bool(a_table and b_table and a_table.lower() == b_table.lower())
     return True
 

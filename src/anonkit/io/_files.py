@@ -97,3 +97,13 @@ def _fsync(path: str | Path) -> None:
     finally:
         os.close(fd)
 
+
+
+def _remove_new_db(target: Path, existed: bool, companion: str) -> None:
+    """After a failed write, remove the database file the write created and its companion file
+    (SQLite's ``-journal``, DuckDB's ``.wal``); an existing file is left to the rolled-back transaction."""
+    if existed:
+        return
+    for path in (target, Path(f"{target}{companion}")):
+        with contextlib.suppress(OSError):
+            path.unlink()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from anonkit.errors import InputError
 
-FORMATS: tuple[str, ...] = ("csv", "parquet", "sqlite", "postgresql")
+FORMATS: tuple[str, ...] = ("csv", "parquet", "sqlite", "postgresql", "excel", "duckdb")
 """The formats :func:`read_table` and :func:`write_table` know."""
 
 _SUFFIXES = {
@@ -23,6 +23,15 @@ _SUFFIXES = {
     ".db": "sqlite",
     ".sqlite": "sqlite",
     ".sqlite3": "sqlite",
+    ".xlsx": "excel",
+    ".duckdb": "duckdb",
+    ".ddb": "duckdb",
+}
+#: spreadsheet suffixes anonkit cannot read, with what to do instead
+_UNREADABLE = {
+    ".xls": "the old Excel format .xls cannot be read; save the workbook as .xlsx (Excel Workbook)",
+    ".xlsm": "macro-enabled workbooks are not read; save the workbook as .xlsx (Excel Workbook)",
+    ".xlsb": "binary Excel workbooks are not read; save the workbook as .xlsx (Excel Workbook)",
 }
 _ALIASES = {
     "csv": "csv",
@@ -33,6 +42,10 @@ _ALIASES = {
     "sqlite": "sqlite",
     "sqlite3": "sqlite",
     "db": "sqlite",
+    "excel": "excel",
+    "xlsx": "excel",
+    "duckdb": "duckdb",
+    "ddb": "duckdb",
     "postgresql": "postgresql",
     "postgres": "postgresql",
     "pg": "postgresql",
@@ -52,15 +65,19 @@ def _resolve_format(path: str | os.PathLike[str], format: str | None) -> tuple[s
             return "postgresql", loc
         suffix = Path(loc).suffix.lower()
         fmt = _SUFFIXES.get(suffix)
+        if fmt is None and suffix in _UNREADABLE:
+            raise InputError(_UNREADABLE[suffix], file=loc)
         if fmt is None:
             raise InputError(
-                "cannot tell the format from the file name; pass format='csv', 'parquet', 'sqlite' or 'postgresql'",
+                "cannot tell the format from the file name; pass format='csv', 'parquet', 'sqlite', 'excel', "
+                "'duckdb' or 'postgresql'",
                 file=loc,
             )
         return fmt, loc
     fmt = _ALIASES.get(str(format).strip().lower()) if isinstance(format, str) else None
     if fmt is None:
-        raise InputError("unknown format; use 'csv', 'parquet', 'sqlite' or 'postgresql'", key="format", value=format)
+        raise InputError("unknown format; use 'csv', 'parquet', 'sqlite', 'excel', 'duckdb' or 'postgresql'",
+                         key="format", value=format)
     if fmt == "postgresql" and not is_uri:
         raise InputError("a PostgreSQL input must be a URI starting with postgresql://", file=loc)
     return fmt, loc

@@ -279,6 +279,10 @@ def _write_csv(
     frame: pd.DataFrame, names: list[str], target: Path, loc: str, separator: str, encoding: str, neutralise: bool
 ) -> None:
     """Write ``frame`` as CSV to ``target`` through a temporary file (see :func:`anonkit.io.write_table`)."""
+    from anonkit.io.batches import has_categories, write_csv_compact
+
+    if has_categories(frame):  # categorical columns (compact frames) are written in batches of rows
+        return write_csv_compact(frame, names, target, loc, separator, encoding, neutralise)
     sep = _separator(separator, loc)
     _encoding(encoding)
     data = _csv_bytes(frame, names, sep, encoding, neutralise)
@@ -301,16 +305,21 @@ def _neutralise(col: pd.Series) -> pd.Series:
     return out
 
 
+def _neutralise_columns(out: pd.DataFrame) -> None:
+    """Neutralise every column of ``out`` in place (a shallow copy: columns are replaced, not changed)."""
+    for i in range(out.shape[1]):
+        col = out.iloc[:, i]
+        fixed = _neutralise(col)
+        if fixed is not col:
+            out.isetitem(i, fixed)
+
+
 def _csv_bytes(frame: pd.DataFrame, names: list[str], sep: str, encoding: str, neutralise: bool) -> bytes:
     out = frame.copy(deep=False)
     header = names
     if neutralise:
         header = _neutralise(pd.Series(names, dtype=object)).tolist()
-        for i in range(out.shape[1]):
-            col = out.iloc[:, i]
-            fixed = _neutralise(col)
-            if fixed is not col:
-                out.isetitem(i, fixed)
+        _neutralise_columns(out)
     out.columns = pd.Index(header, dtype=object)
     text = out.to_csv(
         None,

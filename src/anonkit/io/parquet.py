@@ -34,5 +34,9 @@ def _read_parquet(loc: str, na: frozenset[str]) -> pd.DataFrame:
 
 def _write_parquet(frame: pd.DataFrame, names: list[str], target: Path, loc: str) -> None:
     """Write ``frame`` as Parquet to ``target`` through a temporary file (see :func:`anonkit.io.write_table`)."""
+    from anonkit.io.batches import has_categories, write_parquet_compact
+
+    if has_categories(frame):  # categorical columns (compact frames) are written one row group at a time
+        return write_parquet_compact(frame, names, target, loc)
     arrow = _to_arrow(frame, names)
     _atomic_write(target, loc, lambda tmp: pq.write_table(arrow, tmp))

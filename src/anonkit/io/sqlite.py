@@ -20,7 +20,7 @@ import pandas as pd
 
 from anonkit import interrupt
 from anonkit.errors import InputError
-from anonkit.io._files import _check_file, _target
+from anonkit.io._files import _check_file, _remove_new_db, _target
 from anonkit.io._frames import _apply_na, _check_header, _strings_to_object
 from anonkit.io._messages import _one_line
 from anonkit.io._sql import _quote_ident
@@ -191,22 +191,13 @@ def _write_sqlite(frame: pd.DataFrame, names: list[str], loc: str, table: str | 
                     con.execute("ROLLBACK")
                 raise
     except (sqlite3.Error, OverflowError) as exc:
-        _remove_new_db(target, existed)
+        _remove_new_db(target, existed, "-journal")
         bad = _bad_sql_cell(names, columns)
         if bad is not None:
             name, row, value = bad
             raise InputError("SQLite cannot store this value", column=name, value=value, row=row) from exc
         raise InputError(f"cannot write the SQLite table: {_one_line(exc)}", file=loc, value=table) from exc
     except BaseException:
-        _remove_new_db(target, existed)
+        _remove_new_db(target, existed, "-journal")
         raise
-
-
-def _remove_new_db(target: Path, existed: bool) -> None:
-    """After a failed write, remove the database file the write created."""
-    if existed:
-        return
-    for path in (target, Path(f"{target}-journal")):
-        with contextlib.suppress(OSError):
-            path.unlink()
 

@@ -113,6 +113,32 @@ class NodeScorer:
     def lower_bounds(self, levels: np.ndarray) -> list[float | tuple[float, ...]]:
         return [self.lower_bound(row) for row in levels]
 
+    def lower_bound_table(self, levels: np.ndarray) -> np.ndarray:
+        """:meth:`lower_bound` of every row of the ``(N × d)`` level matrix at once, with the same
+        floating-point operations in the same order (so the same values): an ``(N,)`` array, or for
+        the ``rank`` aggregate an ``(N × d)`` array of the sorted vectors."""
+        name, g = self.metric.name, self.g
+        levels = np.asarray(levels, dtype=np.int64)
+        n_rows = levels.shape[0]
+        if name == "height":
+            return levels.sum(axis=1).astype(np.float64)
+        if name == "loss":
+            cols = [self._loss_bound[j][levels[:, j]] for j in range(levels.shape[1])]
+            return _aggregate_columns(cols, self.weights, self.metric.aggregate, n_rows)
+        if name == "entropy":
+            cols = [np.floor(self._ent_main[j][levels[:, j]] * g * 1e10) / 1e10 for j in range(levels.shape[1])]
+            return _aggregate_columns(cols, self.weights, "sum", n_rows)
+        if name == "precision":
+            cols = []
+            for j in range(levels.shape[1]):
+                if self.heights[j]:
+                    frac = levels[:, j].astype(np.float64) / float(self.heights[j])
+                    cols.append(frac * g if self.metric.monotonic else np.minimum(frac * g, self.s))
+                else:
+                    cols.append(np.zeros(n_rows))
+            return _aggregate_columns(cols, self.weights, "arithmetic", n_rows)
+        return np.full(n_rows, NEG_INF)
+
     # ------------------------------------------------------------------ exact
     def exact(self, ev: NodeEvaluation) -> float | tuple[float, ...]:
         """The node's score with its failing classes suppressed (ARX's scoring of a node)."""
@@ -191,3 +217,37 @@ class NodeScorer:
             frac = float(lv) / self.heights[j] if self.heights[j] else 0.0
             vals.append(frac * g if self.metric.monotonic else (keep_n * frac * g + n_sup * s) / self.n)
         return self._aggregate(vals, "arithmetic")
+
+
+def _aggregate_columns(cols: list[np.ndarray], weights: np.ndarray, how: str, n_rows: int) -> np.ndarray:
+    """:func:`~anonkit.metrics.aggregate_values` applied to every row of the columns ``cols`` (one
+    array per attribute), operation for operation."""
+    w = [float(x) for x in weights]
+    n = len(cols)
+    if how == "sum":
+        total = np.zeros(n_rows)
+        for x, y in zip(cols, w, strict=True):
+            total = total + x * y
+        return np.where(np.isfinite(total), total, float(np.finfo(np.float64).max))
+    if how == "max":
+        best = np.zeros(n_rows)
+        for x, y in zip(cols, w, strict=True):
+            best = np.maximum(best, x * y)
+        return best
+    if how == "arithmetic":
+        total = np.zeros(n_rows)
+        for x, y in zip(cols, w, strict=True):
+            total = total + (x / n) * y
+        return total
+    if how == "geometric":
+        if not n:
+            return np.zeros(n_rows)
+        prod = np.ones(n_rows)
+        for x, y in zip(cols, w, strict=True):
+            prod = prod * np.power((x + 1.0) * y, 1.0 / n)
+        return prod - 1.0
+    if how == "rank":
+        if not n:
+            return np.zeros((n_rows, 0))
+        return -np.sort(-np.stack([x * y for x, y in zip(cols, w, strict=True)], axis=1), axis=1)
+    return np.asarray([aggregate_values([float(c[i]) for c in cols], w, how) for i in range(n_rows)])

@@ -1,5 +1,5 @@
-"""What every lattice algorithm shares: checking nodes with predictive tagging, and finding the
-optimum among the anonymous nodes with lower-bound pruning.
+"""What every lattice algorithm shares: checking nodes with predictive tagging, pruning by the
+metric's lower bound, and finding the optimum among the anonymous nodes.
 
 Soundness (issue: "a non-monotonic model or metric must still give the true optimum"):
 
@@ -10,13 +10,19 @@ Soundness (issue: "a non-monotonic model or metric must still give the true opti
 * Otherwise only one inference is sound: if the monotone models *alone* already suppress more
   than the limit at a node, that node and all its specializations fail (adding models only adds
   failing classes). Nothing is inferred upward.
-* The optimum is searched among all nodes not known to fail, in the order of a lower bound of the
-  metric that depends on the levels only (see ``_score``); the search stops when the bound exceeds
-  the best exact score. Unknown nodes are checked lazily on the way. When the models and the
-  metric are both monotone, only minimal anonymous nodes are candidates.
+* Every node has a lower bound of the metric that depends on its levels only (``_score``), never
+  decreasing under generalization. The best anonymous node evaluated so far (:attr:`Search.best`)
+  makes every node whose bound is *clearly* worse than its score irrelevant (it cannot be optimal,
+  nor tie with the optimum): :meth:`Search.pruned`. A traversal may leave such nodes unknown.
+* The optimum is searched among all nodes not known to fail, in the order of the lower bound; the
+  search stops when the bound is clearly worse than the best exact score. Unknown nodes are checked
+  on the way, and anonymous nodes known only by tagging are evaluated (each is a check). When the
+  models and the metric are both monotone, only minimal anonymous nodes (no anonymous direct
+  predecessor) are candidates, so nodes inferred anonymous are never evaluated.
 * Ties (equal exact scores) go to the lower node (sum of levels), then to the lexicographically
   smaller transformation. ARX does not specify its tie rule (its tests never assert the
-  transformation, ARX compatibility notes §2.9 item 7), so this one is ours.
+  transformation, ARX compatibility notes §2.9 item 7), so this one is ours. Pruning never touches
+  a tie: only bounds worse than the best score by more than rounding noise prune.
 """
 
 from __future__ import annotations
@@ -101,6 +107,13 @@ class Search:
         self.fully_monotone = all(self.monotone(m) for m in self.models)
         self._exact: dict[int, object] = {}
         self._monotone_state: SearchState | None = None
+        #: ``(fast exact score, height, id)`` of the best anonymous node evaluated so far
+        self.best: tuple | None = None
+        self._bounds: np.ndarray | None = None
+        self._priority: np.ndarray | None = None
+        self._order: np.ndarray | None = None
+        self._pruned: np.ndarray | None = None
+        self._pruned_for: tuple | None = None
         #: score anonymous nodes as they are checked (cheap then: their classes are at hand)
         self.score_on_check = True
         weight = presuppressed_weight(table)
@@ -120,31 +133,96 @@ class Search:
 
     def check(self, node: tuple[int, ...]) -> bool:
         """Is ``node`` anonymous? Checks it unless its status is known; tags; scores it if anonymous."""
+        return self.check_id(self.lattice.id(node), node)
+
+    def check_id(self, nid: int, node: tuple[int, ...] | None = None) -> bool:
+        """:meth:`check` by node id."""
         state = self.start()
-        nid = self.lattice.id(node)
         known = state.anonymous(nid)
         if known is not None:
             return known
-        self._check(node, nid)
+        self._check(self.lattice.node(nid) if node is None else node, nid)
         return bool(state.anonymous(nid))
 
     def _check(self, node: tuple[int, ...], nid: int) -> None:
         state = self.start()
         ev = self.evaluate(node)
-        state.stats.checked += 1
-        if state.stats.checked % 16 == 0:
-            report_progress(state.stats.checked, self.lattice.size)
-        state.tag(node, ev.anonymous, infer=self.fully_monotone)
+        self._count_check()
+        state.tag_id(nid, ev.anonymous, infer=self.fully_monotone)
         if not self.fully_monotone:
             mono_ok = ev.monotone_suppressed <= ev.limit
-            self.monotone_state.tag(node, mono_ok, infer=True)
+            self.monotone_state.tag_id(nid, mono_ok, infer=True)
             if not mono_ok:
-                state.infer_not_anonymous_below(node)
+                state.infer_not_anonymous_below(nid)
         if ev.anonymous and self.score_on_check:
             value = self.scorer.exact(ev)
-            state.score[nid] = _as_float(value)
-            self._exact[nid] = value
+            self._record(nid, value)
             state.stats.scored += 1
+
+    def _count_check(self) -> None:
+        stats = self.start().stats
+        stats.checked += 1
+        if stats.checked % 16 == 0:
+            report_progress(stats.checked, self.lattice.size)
+
+    def _record(self, nid: int, value: object) -> None:
+        """Keep the exact score of anonymous node ``nid`` and the best node so far."""
+        self._exact[nid] = value
+        self.start().score[nid] = _as_float(value)
+        key = (value, self._height(nid), nid)
+        if self.best is None or key < self.best:
+            self.best = key
+
+    def _height(self, nid: int) -> int:
+        return int(self.lattice.levels[nid].sum())
+
+    # ------------------------------------------------------------------ bounds and pruning
+    @property
+    def bounds(self) -> np.ndarray:
+        """The metric's level-only lower bound of every node (``(N,)``, or ``(N × d)`` sorted
+        vectors for the ``rank`` aggregate), see :meth:`NodeScorer.lower_bound`."""
+        if self._bounds is None:
+            self._bounds = self.scorer.lower_bound_table(self.lattice.levels)
+        return self._bounds
+
+    def bound(self, nid: int) -> object:
+        b = self.bounds[nid]
+        return tuple(float(x) for x in b) if b.ndim else float(b)
+
+    @property
+    def priority(self) -> np.ndarray:
+        """Every node's position in the order of its lower bound, ties by Flash's strategy
+        (:func:`strategy_rank`: height first). Without a level-only bound this is the strategy."""
+        if self._priority is None:
+            b = self.bounds
+            keys = [strategy_rank(self)]
+            keys += [b[:, j] for j in range(b.shape[1] - 1, -1, -1)] if b.ndim == 2 else [b]
+            order = np.lexsort(keys)
+            rank = np.empty(order.size, dtype=np.int64)
+            rank[order] = np.arange(order.size)
+            self._priority = rank
+        return self._priority
+
+    @property
+    def order(self) -> np.ndarray:
+        """The node ids sorted by :attr:`priority`."""
+        if self._order is None:
+            self._order = np.argsort(self.priority)
+        return self._order
+
+    def pruned_mask(self) -> np.ndarray | None:
+        """The nodes whose lower bound is clearly worse than :attr:`best` (None before any)."""
+        if self.best is None:
+            return None
+        if self._pruned_for is not self.best:
+            self._pruned = bounds_clearly_worse(self.bounds, self.best[0])
+            self._pruned_for = self.best
+        return self._pruned
+
+    def pruned(self, nid: int) -> bool:
+        """Whether node ``nid`` cannot be (or tie with) the optimum, by its lower bound."""
+        mask = self.pruned_mask()
+        return bool(mask is not None and mask[nid])
 
     # ------------------------------------------------------------------ traversal interface
     @property
@@ -163,21 +241,28 @@ class Search:
 
     def classify_check(self, node: tuple[int, ...]) -> bool:
         """Check ``node`` for a traversal: its anonymity under :attr:`traversal_state`."""
+        return self.classify_id(self.lattice.id(node), node)
+
+    def classify_id(self, nid: int, node: tuple[int, ...] | None = None) -> bool:
+        """:meth:`classify_check` by node id."""
         ts = self.traversal_state
-        nid = self.lattice.id(node)
         known = ts.anonymous(nid)
         if known is None:
+            node = self.lattice.node(nid) if node is None else node
             if self.start().anonymous(nid) is None:
                 self._check(node, nid)
             else:  # the full verdict is known (inferred), the monotone one is not yet
-                self._mono_only(node)
+                self._mono_only(node, nid)
             known = ts.anonymous(nid)
         return bool(known)
 
-    def _mono_only(self, node: tuple[int, ...]) -> None:
+    def _mono_only(self, node: tuple[int, ...], nid: int) -> None:
         ev = self.evaluate(node)
-        self.start().stats.checked += 1
-        self.monotone_state.tag(node, ev.monotone_suppressed <= ev.limit, infer=True)
+        self._count_check()
+        mono_ok = ev.monotone_suppressed <= ev.limit
+        self.monotone_state.tag_id(nid, mono_ok, infer=True)
+        if not mono_ok:
+            self.start().infer_not_anonymous_below(nid)
 
     @property
     def has_traversal(self) -> bool:
@@ -185,7 +270,7 @@ class Search:
         return self.fully_monotone or any(self.monotone(m) and m.qis is None for m in self.models)
 
     def exact_score(self, nid: int) -> object:
-        """The exact score of an anonymous node (evaluating it if it was only inferred)."""
+        """The exact score of an anonymous node (evaluating it — a check — if it was only inferred)."""
         if nid in self._exact:
             return self._exact[nid]
         node = self.lattice.node(nid)
@@ -193,41 +278,52 @@ class Search:
             value = self.scorer.lower_bound(node)
         else:
             ev = self.evaluate(node)
+            self._count_check()
             if not ev.anonymous:  # pragma: no cover - would be a tagging bug
                 raise AssertionError(f"node {node} was inferred anonymous but is not")
             value = self.scorer.exact(ev)
             self.start().stats.scored += 1
-        self._exact[nid] = value
-        self.start().score[nid] = _as_float(value)
+        self._record(nid, value)
         return value
 
     # ------------------------------------------------------------------ optimum
     def optimum(self) -> tuple[int, ...] | None:
         """The best anonymous node (see the module docstring for pruning and ties)."""
         state = self.start()
-        levels = self.lattice.levels
-        failed = np.isin(state.status, (NOT_ANONYMOUS, INFERRED_NOT_ANONYMOUS))
-        if self._monotone_state is not None:
-            failed |= np.isin(self._monotone_state.status, (NOT_ANONYMOUS, INFERRED_NOT_ANONYMOUS))
-        cand = np.flatnonzero(~failed)
-        if self.fully_monotone and self.scorer.monotone and cand.size:
-            cand = self._minimal(cand)
-        heights = levels[cand].sum(axis=1)
-        bounds = self.scorer.lower_bounds(levels[cand])
-        order = sorted(range(len(cand)), key=lambda i: (bounds[i], int(heights[i]), int(cand[i])))
+        lat = self.lattice
+        status = state.status
+        mono = self._monotone_state.status if self._monotone_state is not None else None
+        minimal_only = self.fully_monotone and self.scorer.monotone
+        levels = lat.levels
+        strides = lat.strides
+        bounds = self.bounds
+        heights = levels.sum(axis=1)
         best_key: tuple | None = None
-        seen: list[tuple[object, int, int]] = []  # (fast score, height, id) of every anonymous candidate
-        for i in order:
-            nid = int(cand[i])
-            if best_key is not None and clearly_worse(bounds[i], best_key[0]):
+        seen: list[tuple[object, int, int]] = []  # (fast score, height, id) of every candidate scored
+        order = self.order
+        open_ = ~np.isin(status[order], FAILED)  # (statuses only ever become known: filter once)
+        if mono is not None:
+            open_ &= ~np.isin(mono[order], FAILED)
+        pruned = self.pruned_mask()
+        if pruned is not None:
+            open_ &= ~pruned[order]
+        for nid in order[open_].tolist():
+            bound = self.bound(nid) if bounds.ndim == 2 else float(bounds[nid])
+            if self.best is not None and clearly_worse(bound, self.best[0]):
                 break
-            status = int(state.status[nid])
-            if status == UNKNOWN:
-                if not self.check(self.lattice.node(nid)):
+            if mono is not None and mono[nid] in FAILED:
+                continue
+            st = int(status[nid])
+            if st == UNKNOWN:
+                if not self.check_id(nid):
                     continue
-            elif status in (NOT_ANONYMOUS, INFERRED_NOT_ANONYMOUS):
-                continue  # tagged while this loop ran
-            key = (self.exact_score(nid), int(heights[i]), nid)
+            elif st in FAILED:
+                continue
+            if minimal_only and any(
+                levels[nid, j] > lat.min[j] and status[nid - strides[j]] in PASSED for j in range(lat.d)
+            ):
+                continue  # an anonymous direct predecessor scores no worse and is lower
+            key = (self.exact_score(nid), int(heights[nid]), nid)
             seen.append(key)
             if best_key is None or key < best_key:
                 best_key = key
@@ -243,22 +339,6 @@ class Search:
                 exact.append((score(self.table, rel, self.metric), height, nid))
             best_key = min(exact)
         return self.lattice.node(best_key[2])
-
-    def _minimal(self, cand: np.ndarray) -> np.ndarray:
-        """The candidates none of whose direct predecessors is a candidate."""
-        lat = self.lattice
-        is_cand = np.zeros(lat.size, dtype=bool)
-        is_cand[cand] = True
-        levels = lat.levels[cand]
-        strides = np.ones(lat.d, dtype=np.int64)
-        for j in range(lat.d - 2, -1, -1):
-            strides[j] = strides[j + 1] * lat.span[j + 1]
-        minimal = np.ones(len(cand), dtype=bool)
-        for j in range(lat.d):
-            has_pred = levels[:, j] > lat.min[j]
-            pred = cand - strides[j]
-            minimal &= ~(has_pred & is_cand[np.where(has_pred, pred, 0)])
-        return cand[minimal]
 
     # ------------------------------------------------------------------ result
     def release(self, algorithm: str, node: tuple[int, ...] | None, **extra: object) -> Release:
@@ -279,9 +359,11 @@ class Search:
             rel.satisfied = False
             rel.message = "no transformation satisfies the models within the suppression limit"
         value = score(self.table, rel, self.metric)
+        counts = state.counts()
+        counts["pruned"] = self.pruned_count()
         rel.search = SearchStats(
             score=list(value) if isinstance(value, tuple) else float(value),
-            counts=state.counts(),
+            counts=counts,
             lattice=self.lattice,
             status=state.status.copy(),
             traversal_status=self.traversal_state.status.copy(),
@@ -289,9 +371,59 @@ class Search:
         rel.notes.update(extra)
         return rel
 
+    def pruned_count(self) -> int:
+        """Nodes the traversal left unknown because their lower bound is clearly worse than the
+        best score (0 when no bound was used)."""
+        mask = self.pruned_mask() if self._bounds is not None else None
+        if mask is None or not self.traversal_state.status.size:
+            return 0
+        return int((mask & (self.traversal_state.status == UNKNOWN)).sum())
+
+
+def strategy_rank(search: Search) -> np.ndarray:
+    """Position of every node (by id) in Flash's strategy order (ARX's ``FLASHStrategy``): (i)
+    height / maximum height, (ii) mean of ``level/height``, (iii) ``1 − mean(distinct values at the
+    level / distinct values at level 0)``, lower first; ties by id (lexicographic levels)."""
+    lat, table = search.lattice, search.table
+    d = table.distinct
+    levels = lat.levels
+    heights = np.maximum(np.array(table.heights, dtype=float), 1.0)
+    share = np.zeros(levels.shape, dtype=float)
+    for j, h in enumerate(table.hierarchies):
+        leaves = np.unique(d.columns[j])  # the leaf codes present; each level maps these
+        per_level = np.array([len(np.unique(h.maps[lv][leaves])) / len(leaves) for lv in range(h.height + 1)])
+        share[:, j] = per_level[levels[:, j]]
+    k1 = (levels.sum(axis=1) - lat.min.sum()) / max(lat.max_height, 1)
+    k2 = (levels / heights).mean(axis=1) if lat.d else np.zeros(len(levels))
+    k3 = 1.0 - share.mean(axis=1) if lat.d else np.zeros(len(levels))
+    order = np.lexsort((np.arange(len(levels)), k3, k2, k1))
+    rank = np.empty(len(levels), dtype=np.int64)
+    rank[order] = np.arange(len(levels))
+    return rank
+
+
+FAILED = (NOT_ANONYMOUS, INFERRED_NOT_ANONYMOUS)
+PASSED = (ANONYMOUS, INFERRED_ANONYMOUS)
 
 #: scores closer than this may be ordered differently by the fast and the exact computation
 TOLERANCE = 1e-9
+
+
+def bounds_clearly_worse(bounds: np.ndarray, best: object) -> np.ndarray:
+    """:func:`clearly_worse` of every bound (a row of ``(N × d)`` sorted vectors for ``rank``)
+    against the score ``best``, vectorized."""
+    if bounds.ndim == 1:
+        b = float(best)  # type: ignore[arg-type]
+        with np.errstate(invalid="ignore"):  # −∞ − (−∞): not worse, as in clearly_worse
+            return (bounds - b) > TOLERANCE * max(1.0, abs(b))
+    ref = np.asarray(best, dtype=np.float64)
+    if not ref.size:
+        return np.zeros(bounds.shape[0], dtype=bool)
+    differ = bounds != ref
+    first = differ.argmax(axis=1)
+    rows = np.arange(bounds.shape[0])
+    gap = bounds[rows, first] - ref[first]
+    return differ.any(axis=1) & (gap > TOLERANCE * np.maximum(1.0, np.abs(ref[first])))
 
 
 def clearly_worse(a: object, b: object) -> bool:
@@ -310,4 +442,4 @@ def _as_float(value: object) -> float:
     return float(value[0]) if isinstance(value, tuple) and value else float(value)  # type: ignore[arg-type]
 
 
-__all__ = ["ANONYMOUS", "INFERRED_ANONYMOUS", "Lattice", "Search", "as_metric"]
+__all__ = ["ANONYMOUS", "INFERRED_ANONYMOUS", "Lattice", "Search", "as_metric", "strategy_rank"]

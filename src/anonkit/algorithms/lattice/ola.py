@@ -87,7 +87,7 @@ def classify(search: Search) -> None:
     def judge(nid: int) -> bool:
         if status[nid] == UNKNOWN:
             untagged["stale"] = True
-            return search.classify_check(lat.node(nid))
+            return search.classify_id(nid)
         return int(status[nid]) in ANON
 
     def all_tagged(b: np.ndarray, t: np.ndarray) -> bool:
