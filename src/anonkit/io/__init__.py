@@ -157,7 +157,7 @@ def write_table(
     neutralise: bool = True,
     sheet: str | None = None,
 ) -> None:
-    """Write a frame to a CSV, Parquet, SQLite, Excel or DuckDB file, atomically.
+    """Write a frame to a CSV, Parquet, SQLite, Excel or DuckDB file or a PostgreSQL table, atomically.
 
     Parameters
     ----------
@@ -166,13 +166,14 @@ def write_table(
     path:
         The file to write; the format is inferred from its suffix as in :func:`read_table`.
     format:
-        ``"csv"``, ``"parquet"`` or ``"sqlite"`` (writing to PostgreSQL is not supported).
+        ``"csv"``, ``"parquet"``, ``"sqlite"``, ``"excel"``, ``"duckdb"`` or ``"postgresql"`` (a
+        ``postgresql://`` URI is recognised without it).
     separator:
         The CSV field separator, one character (a ``.tsv`` file with the default ``","`` gets a tab).
     encoding:
         The CSV text encoding (no byte-order mark is written).
     table:
-        SQLite: the table to write (required).
+        SQLite, DuckDB and PostgreSQL: the table to write (required).
     if_exists:
         ``"replace"`` (default) replaces an existing file or table; ``"fail"`` raises
         :class:`InputError` if it exists; ``"append"`` (SQLite, DuckDB, PostgreSQL) adds the rows to an
@@ -197,7 +198,9 @@ def write_table(
     part, and a failed write leaves the old file untouched and no temporary file behind. A SQLite
     table is written in one transaction into a temporary table that then replaces the old one
     (drop and rename in the same transaction); a DuckDB table is created, replaced or appended to in
-    one transaction, and a failure leaves the file as it was.
+    one transaction, and a failure leaves the file as it was; a PostgreSQL table is written in one
+    transaction (replacing a table with the same columns deletes its rows and copies the new ones, so
+    readers see the old rows or the new, and its indexes and grants stay).
 
     *Formula injection* (CSV with ``neutralise=True``). A text cell starting with ``=``, ``+``,
     ``-``, ``@``, a tab or a carriage return is run as a formula by spreadsheet programs; such a
@@ -310,8 +313,10 @@ def same_table(
     paths; for SQLite the same file and the same table, compared as SQLite does, ignoring case — an
     unknown table, as for a query, is not the same; for DuckDB likewise, except that no table means
     the file's only table when it holds one, which is what :func:`read_table` reads), or for
-    PostgreSQL the same database URI and table. Two sheets of one Excel file are the same: a write
-    replaces the whole workbook."""
+    PostgreSQL the same server, database and table — every loopback spelling is one host, the port
+    defaults to 5432, names are compared ignoring case and an unqualified name matches any schema, so
+    it errs towards "the same"; two names of one host, a proxy or a view it cannot tell). Two sheets
+    of one Excel file are the same: a write replaces the whole workbook."""
     fa, la = _resolve_format(a, a_format)
     fb, lb = _resolve_format(b, b_format)
     if (fa == "postgresql") != (fb == "postgresql"):
