@@ -24,7 +24,7 @@ from anonkit import Schema, Table, load_adult
 from anonkit.algorithms import get_algorithm
 from anonkit.models import KAnonymity
 from anonkit.release import Release
-from anonkit.verify import verify
+from anonkit.verifier import verify
 
 QI8 = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"]
 S = "occupation"

@@ -23,7 +23,7 @@ from anonkit.models import (
 )
 from anonkit.release import Release
 from anonkit.table import Table
-from anonkit.verify import verify
+from anonkit.verifier import verify
 
 #: models a class of k or more records can still fail, on the sensitive attribute ``s``
 MODEL_CHOICES = {

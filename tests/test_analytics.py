@@ -17,7 +17,7 @@ from anonkit import InputError, Schema
 from anonkit.analytics import fakes_needed, inject_fakes, leakage, normalized_leakage, post_analytics
 from anonkit.config import load_config
 from anonkit.pipeline import run_config
-from anonkit.verify import verify
+from anonkit.verifier import verify
 from support import run_cli
 
 

@@ -140,7 +140,7 @@ def _is_module(name: str) -> bool:
 LOWER = ("anonkit/models/", "anonkit/metrics/", "anonkit/hierarchy/", "anonkit/io/", "anonkit/table.py",
          "anonkit/stats.py", "anonkit/schema.py", "anonkit/_values.py", "anonkit/distance.py",
          # the verifiers judge releases independently: they never import the algorithms that make them
-         "anonkit/verify.py", "anonkit/verify_buckets.py")
+         "anonkit/verifier.py", "anonkit/verify_buckets.py")
 UPPER = ("anonkit.algorithms", "anonkit.pipeline", "anonkit.config", "anonkit.cli", "anonkit.experiments")
 
 
@@ -211,3 +211,19 @@ def test_algorithms_command_lists_every_algorithm() -> None:
     assert re.search(r"heuristic_threshold", json.dumps(flash))
     res = CliRunner().invoke(app, ["algorithms"])
     assert res.exit_code == 0 and "anatomy" in res.stdout
+
+
+def test_import_anonkit_and_the_cli_stay_lean() -> None:
+    """``import anonkit`` and ``anonkit --help`` load no pandas, scipy, scikit-learn, matplotlib or
+    numba (issue 16: a lean process); the public names load on first use."""
+    import subprocess
+    import sys
+
+    heavy = ("pandas", "scipy", "sklearn", "matplotlib", "numba")
+    code = ("import sys, anonkit, anonkit.cli; "
+            f"print(','.join(m for m in {heavy!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+    code = "import anonkit; f = anonkit.verify; import anonkit.verifier; print(callable(anonkit.verify))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"  # no public name is rebound by importing a submodule

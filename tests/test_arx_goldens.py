@@ -58,7 +58,7 @@ from anonkit.models import BetaLikeness, EntropyLDiversity, KAnonymity, Recursiv
 from anonkit.release import Release
 from anonkit.schema import Schema
 from anonkit.table import Table
-from anonkit.verify import verify
+from anonkit.verifier import verify
 
 pytestmark = pytest.mark.slow
 

@@ -23,7 +23,7 @@ from anonkit.models import BackgroundKnowledge, KAnonymity
 from anonkit.pipeline import config_priors as config_priors
 from anonkit.pipeline import run_config
 from anonkit.release import Release
-from anonkit.verify import verify
+from anonkit.verifier import verify
 
 # ---------------------------------------------------------------------------- a small table
 AGES = [20, 21, 22, 23, 60, 61, 62, 63]

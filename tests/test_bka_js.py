@@ -28,7 +28,7 @@ from anonkit.algorithms.cluster.hilbert import (
 from anonkit.algorithms.common import PROGRESS
 from anonkit.knowledge import group_is_bk_safe, jsd, omega_posterior
 from anonkit.models import BackgroundKnowledge, KAnonymity, TCloseness
-from anonkit.verify import verify
+from anonkit.verifier import verify
 
 try:  # the oracle of the Hilbert index (dev extra)
     from hilbertcurve.hilbertcurve import HilbertCurve

@@ -29,7 +29,7 @@ from anonkit.models import (
 )
 from anonkit.schema import Schema
 from anonkit.table import Table
-from anonkit.verify import verify
+from anonkit.verifier import verify
 
 AGES = [21, 23, 25, 32, 35, 38]
 SEXES = ["M", "M", "F", "F", "F", "M"]

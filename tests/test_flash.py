@@ -11,7 +11,7 @@ from anonkit.algorithms.lattice._space import INFERRED_ANONYMOUS, INFERRED_NOT_A
 from anonkit.algorithms.lattice.flash import flash
 from anonkit.metrics import SearchMetric
 from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness
-from anonkit.verify import verify
+from anonkit.verifier import verify
 
 QI8 = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"]
 

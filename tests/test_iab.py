@@ -17,7 +17,7 @@ from anonkit import Hierarchy, Schema, Table, anonymize
 from anonkit.algorithms import get_algorithm
 from anonkit.models import DistinctLDiversity, KAnonymity
 from anonkit.release import Release
-from anonkit.verify import verify
+from anonkit.verifier import verify
 
 GENDER = Hierarchy([["M", "*"], ["F", "*"]], name="Gender")
 AGE = Hierarchy([["20s", "Young", "*"], ["30s", "Young", "*"], ["40s", "Middle", "*"], ["50s", "Middle", "*"]],

@@ -24,7 +24,7 @@ from anonkit.models import (
     KAnonymity,
     TCloseness,
 )
-from anonkit.verify import verify
+from anonkit.verifier import verify
 from support import EDU, MODEL_CHOICES, SEX, verified
 
 

@@ -32,7 +32,7 @@ from anonkit.models import (
 )
 from anonkit.stats import ClassStats, build_domain
 from anonkit.table import Table
-from anonkit.verify import verify
+from anonkit.verifier import verify
 
 CATS = {"Flu": "Low", "Cold": "Low", "Cancer": "Severe", "HIV": "Severe"}
 

@@ -36,7 +36,7 @@ from anonkit.models import (
     RecursiveCLDiversity,
     TCloseness,
 )
-from anonkit.verify import verify
+from anonkit.verifier import verify
 
 OPTIMAL = ("flash", "ola", "incognito")
 AGES = [21, 23, 25, 32, 35, 38]

@@ -20,7 +20,7 @@ from anonkit.models import DistinctLDiversity, EntropyLDiversity, KAnonymity, Re
 from anonkit.release import Release
 from anonkit.schema import Schema
 from anonkit.table import Table
-from anonkit.verify import verify
+from anonkit.verifier import verify
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pandas as pd
 from anonkit import Hierarchy, Schema, Table
 from anonkit.algorithms.local import partition_release
 from anonkit.models import KAnonymity
-from anonkit.verify import verify
+from anonkit.verifier import verify
 
 
 def _table() -> Table:

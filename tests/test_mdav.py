@@ -23,7 +23,7 @@ from anonkit.models import (
     KAnonymity,
     TCloseness,
 )
-from anonkit.verify import verify
+from anonkit.verifier import verify
 from support import MODEL_CHOICES, verified
 
 VALUES = [1, 2, 3, 10, 11, 12, 20, 21, 22, 30]

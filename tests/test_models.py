@@ -1,7 +1,7 @@
 """Privacy models: the worked examples of spec §1 as exact tests, plus property tests.
 
 Class statistics are built the way the library builds them (``build_domain`` + ``class_stats``,
-or ``anonkit.verify.released_stats`` from a frame), so these tests also exercise that path.
+or ``anonkit.verifier.released_stats`` from a frame), so these tests also exercise that path.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from anonkit.models.ldiversity import entropy_nats, grassberger
 from anonkit.schema import Schema
 from anonkit.stats import ClassStats, build_domain, class_stats
 from anonkit.table import Table
-from anonkit.verify import check, released_stats
+from anonkit.verifier import check, released_stats
 
 EXACT = 1e-12
 EULER_GAMMA = 0.5772156649015329

@@ -25,7 +25,7 @@ from anonkit.models import (
 )
 from anonkit.release import CUSTOM
 from anonkit.stats import class_stats
-from anonkit.verify import verify
+from anonkit.verifier import verify
 
 QI8 = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"]
 

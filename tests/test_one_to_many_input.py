@@ -18,7 +18,7 @@ from anonkit.errors import InputError
 from anonkit.models import KAnonymity, ThetaSensitivity
 from anonkit.models.theta import full_variance
 from anonkit.stats import DEFAULT_CATEGORY_ORDER
-from anonkit.verify import check
+from anonkit.verifier import check
 
 CATS = {"Cold": "Asymptomatic", "Flu": "Low", "Gastritis": "Mild", "Pneumonia": "High", "Cancer": "Severe"}
 
@@ -95,7 +95,7 @@ def test_full_variance_is_the_spread_over_the_categories(k: int, expected: float
 
 
 def test_the_verifier_judges_theta_from_the_release() -> None:
-    from anonkit.verify import verify
+    from anonkit.verifier import verify
 
     published = pd.DataFrame({"zip": ["13**"] * 4 + ["14**"] * 4,
                               "disease": ["Cold", "Flu", "Pneumonia", "Cancer",
@@ -109,7 +109,7 @@ def test_the_verifier_judges_theta_from_the_release() -> None:
 
 
 def test_theta_without_categories_says_what_to_add() -> None:
-    from anonkit.verify import verify
+    from anonkit.verifier import verify
 
     published = pd.DataFrame({"zip": ["1"] * 4, "disease": ["Cold", "Flu", "Pneumonia", "Cancer"]})
     with pytest.raises(InputError, match="needs categories"):

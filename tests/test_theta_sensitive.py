@@ -16,7 +16,7 @@ from anonkit.datasets.one_to_many import CATEGORY_ORDER, ONE_TO_MANY_CATEGORIES,
 from anonkit.models import DistinctLDiversity, KAnonymity, ThetaSensitivity
 from anonkit.models.theta import full_variance
 from anonkit.stats import ClassStats, build_domain
-from anonkit.verify import verify
+from anonkit.verifier import verify
 
 SPEC = theta_sensitive.spec  # type: ignore[attr-defined]
 #: five values, one per category (code = position)

@@ -19,7 +19,7 @@ from anonkit.models import BackgroundKnowledge, BetaLikeness, DistinctLDiversity
 from anonkit.models.knowledge import max_pairwise_jsd
 from anonkit.models.tcloseness import emd_equal
 from anonkit.stats import SensitiveDomain
-from anonkit.verify import verify
+from anonkit.verifier import verify
 
 # ---------------------------------------------------------------------------- the worked example
 AGES = [25, 27, 30, 45, 50, 52, 60, 33]

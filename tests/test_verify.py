@@ -20,7 +20,7 @@ from anonkit.models import (
 )
 from anonkit.schema import Schema
 from anonkit.table import Table
-from anonkit.verify import check, verify
+from anonkit.verifier import check, verify
 
 QIS = ["ZIPCode", "Age"]
 

@@ -9,14 +9,52 @@ Data flows one way: load → encode (:class:`Table`) → anonymize (an algorithm
 :class:`Release`) → :func:`verify` → measure (:mod:`anonkit.metrics`) → write (:mod:`anonkit.io`).
 """
 
-from anonkit.datasets import load_adult
+from typing import TYPE_CHECKING
+
 from anonkit.errors import AnonkitError, InputError
-from anonkit.hierarchy import Hierarchy, read_hierarchy, write_hierarchy
-from anonkit.pipeline import Result, anonymize
-from anonkit.release import Release
-from anonkit.schema import Attribute, Schema
-from anonkit.table import Table
-from anonkit.verify import Verification, check, verify
+
+if TYPE_CHECKING:  # the names below load on first use (a lean ``import anonkit`` and ``anonkit --help``)
+    from anonkit.datasets import load_adult
+    from anonkit.hierarchy import Hierarchy, read_hierarchy, write_hierarchy
+    from anonkit.pipeline import Result, anonymize
+    from anonkit.release import Release
+    from anonkit.schema import Attribute, Schema
+    from anonkit.table import Table
+    from anonkit.verifier import Verification, check, verify
+
+#: public name → the module that defines it, imported when the name is first used (no public name
+#: is also a submodule's name: importing the submodule would rebind it on the package)
+_LAZY = {
+    "load_adult": "anonkit.datasets",
+    "Hierarchy": "anonkit.hierarchy",
+    "read_hierarchy": "anonkit.hierarchy",
+    "write_hierarchy": "anonkit.hierarchy",
+    "Result": "anonkit.pipeline",
+    "anonymize": "anonkit.pipeline",
+    "Release": "anonkit.release",
+    "Attribute": "anonkit.schema",
+    "Schema": "anonkit.schema",
+    "Table": "anonkit.table",
+    "Verification": "anonkit.verifier",
+    "check": "anonkit.verifier",
+    "verify": "anonkit.verifier",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'anonkit' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
+
 
 __version__ = "0.1.0"
 

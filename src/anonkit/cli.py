@@ -388,7 +388,7 @@ def check(
     from anonkit.hierarchy import read_hierarchy
     from anonkit.io import read_table
     from anonkit.io.categories import read_categories
-    from anonkit.verify import check as check_table
+    from anonkit.verifier import check as check_table
 
     start = time.perf_counter()
 

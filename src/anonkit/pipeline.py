@@ -47,7 +47,7 @@ from anonkit.models import BackgroundKnowledge, Criterion
 from anonkit.release import Release, check_seed
 from anonkit.schema import Attribute, AttrType, Schema
 from anonkit.table import MissingPolicy, PersonQIPolicy, Table
-from anonkit.verify import Verification, verify
+from anonkit.verifier import Verification, verify
 
 if TYPE_CHECKING:
     from anonkit.knowledge import Priors
@@ -113,7 +113,7 @@ def anonymize(
     background-knowledge models all must be about the same sensitive attribute.
 
     Returns only a release that satisfies its models: :attr:`Result.frame` always does. The
-    published frame is verified independently (:func:`anonkit.verify.verify`) against the input's
+    published frame is verified independently (:func:`anonkit.verifier.verify`) against the input's
     sensitive distributions; a release that fails verification raises ``AssertionError`` — it would
     be a bug, never a user error.
 

@@ -221,7 +221,7 @@ class Release:
 
         This is the link from the release back to the input that record-level models need: the
         background-knowledge model (spec §1.7) is judged from the priors of the records of each
-        class, so :func:`anonkit.verify.verify` takes ``rows=release.published_rows(...)``. It is
+        class, so :func:`anonkit.verifier.verify` takes ``rows=release.published_rows(...)``. It is
         private to the publisher — the shuffle exists so the published rows cannot be joined to the
         input by position.
         """

@@ -39,7 +39,7 @@ row is its own person and ``persons`` gives row positions), ``persons`` the pers
 * the variance of the representatives' category codes, fakes included, reaches θ, and the
   distinct rule holds.
 
-Every failure is a failing :class:`BucketResult` (a :class:`~anonkit.verify.ModelResult` with a
+Every failure is a failing :class:`BucketResult` (a :class:`~anonkit.verifier.ModelResult` with a
 ``detail``); :class:`BucketVerification.summary` prints the details. Wrong *arguments* (a
 ``persons`` of the wrong length, ``source`` without ``persons``) are an
 :class:`~anonkit.errors.InputError`.
@@ -59,21 +59,21 @@ from anonkit.hierarchy import Hierarchy
 from anonkit.models import Criterion, KAnonymity, ThetaSensitivity
 from anonkit.schema import AttrType, Schema
 from anonkit.stats import build_domain
-from anonkit.verify import ModelResult, Verification
+from anonkit.verifier import ModelResult, Verification
 
 TOL = 1e-12
 
 
 @dataclass
 class BucketResult(ModelResult):
-    """A :class:`~anonkit.verify.ModelResult` with what failed, in words."""
+    """A :class:`~anonkit.verifier.ModelResult` with what failed, in words."""
 
     detail: str = ""
 
 
 @dataclass
 class BucketVerification(Verification):
-    """A :class:`~anonkit.verify.Verification` whose summary shows every failing check's detail."""
+    """A :class:`~anonkit.verifier.Verification` whose summary shows every failing check's detail."""
 
     def summary(self) -> str:
         lines = [

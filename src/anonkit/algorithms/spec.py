@@ -22,7 +22,7 @@ need to know about it:
   θ-sensitive k-anonymity);
 * how the independent verifier reads what it publishes when that is not one row per record
   (``verifier(table, release, models)``: the per-person tables of the 1:M algorithms, with the
-  schema and the private link they are judged under; the verdict comes from :mod:`anonkit.verify`
+  schema and the private link they are judged under; the verdict comes from :mod:`anonkit.verifier`
   or :mod:`anonkit.verify_buckets`, never from the algorithm's own bookkeeping).
 
 Parameters the pipeline provides rather than the user (:data:`RUNTIME`: ``seed``, ``priors``,
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from anonkit.models import Criterion
     from anonkit.release import Release
     from anonkit.table import Table
-    from anonkit.verify import Verification
+    from anonkit.verifier import Verification
 
 Family = Literal["lattice", "search", "partition", "cluster", "bucket"]
 #: the order families are listed in

@@ -8,7 +8,7 @@ that view, from the published text alone (no :class:`~anonkit.table.Table`, no a
   intervals ``[20-39]``, sets ``{a,b}`` or ``*``. Rows with identical quasi-identifier text form a
   class; rows whose quasi-identifiers are all ``*`` are suppressed records and form none. The
   grouping and the sensitive domains are the independent verifier's
-  (:func:`anonkit.verify.released_stats`), so an attack sees the classes the verifier judges.
+  (:func:`anonkit.verifier.released_stats`), so an attack sees the classes the verifier judges.
 * **two linked tables** (:func:`published_buckets`): a quasi table (Anatomy's ``qit``,
   angelization's ``qt``) with a group id, and a sensitive table (``st``) listing per group each
   sensitive value with its count. A group is a class. In a 1:M release (``unit="person"``) every
@@ -36,7 +36,7 @@ from anonkit.hierarchy import Hierarchy
 from anonkit.release import Release
 from anonkit.schema import AttrType, Schema
 from anonkit.stats import ClassStats, SensitiveDomain, build_domain
-from anonkit.verify import DomainSpec, released_stats
+from anonkit.verifier import DomainSpec, released_stats
 
 __all__ = [
     "PublishedRelease",

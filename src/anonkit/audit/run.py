@@ -4,7 +4,7 @@
 release), the original input, the schema and the config's privacy models:
 
 1. **Models** — the independent verifier recomputes every model from the published table
-   (:func:`anonkit.verify.verify`); for linked tables the models judge the published groups
+   (:func:`anonkit.verifier.verify`); for linked tables the models judge the published groups
    (sizes and sensitive histograms, :mod:`anonkit.analytics.published`).
 2. **Risk** (:mod:`anonkit.risk`, ARX's definitions) — prosecutor, journalist and marketer risk from
    the published class sizes (journalist and marketer against a population table when one is given:
@@ -52,7 +52,7 @@ from anonkit.risk import (
     risk_distribution,
     sample_uniqueness,
 )
-from anonkit.verify import verify
+from anonkit.verifier import verify
 
 __all__ = ["ATTACKS", "DEFAULT_TARGETS", "audit", "audit_frames"]
 

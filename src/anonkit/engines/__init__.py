@@ -36,7 +36,7 @@ class Engine(Protocol):
         ...
 
     def verify(self, published: Any, schema: Any, models: list, **link: Any) -> Any:
-        """The independent verifier's :class:`~anonkit.verify.Verification` of ``published``."""
+        """The independent verifier's :class:`~anonkit.verifier.Verification` of ``published``."""
         ...
 
 

@@ -9,12 +9,12 @@ import pandas as pd
 from anonkit.release import Release
 from anonkit.schema import Schema
 from anonkit.table import MissingPolicy, PersonQIPolicy, Table
-from anonkit.verify import Verification, verify
+from anonkit.verifier import Verification, verify
 
 
 class LocalEngine:
     """Encode with :class:`~anonkit.table.Table`, publish with :meth:`Release.to_frame`, verify with
-    :func:`anonkit.verify.verify`."""
+    :func:`anonkit.verifier.verify`."""
 
     name = "local"
 

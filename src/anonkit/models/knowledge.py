@@ -15,7 +15,7 @@ sensitive histogram (``record_level = True``). Two tests, both with base-2 JSD:
 ``bka-js``, ``pairwise`` otherwise (see :meth:`BackgroundKnowledge.resolved`).
 
 Only the background-knowledge algorithms (``uhra``, ``bka-js``, ``k-primacy``) enforce this model;
-:func:`anonkit.verify.verify` checks it when given the input and the row link of the release.
+:func:`anonkit.verifier.verify` checks it when given the input and the row link of the release.
 """
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ from anonkit.errors import InputError
 from anonkit.models import Criterion
 from anonkit.release import Release, nothing_released
 from anonkit.table import Table
-from anonkit.verify import Verification
+from anonkit.verifier import Verification
 from anonkit.verify_buckets import verify_buckets
 
 NAME = "angelization"

@@ -42,7 +42,7 @@ of published items, which is at most its number of records. ``notes``: ``persons
 ``transaction_rounds``, ``partitions`` (Mondrian's final partitions), ``achieved_k``,
 ``achieved_l`` (frequency l of the classes), ``reconstructed: true``.
 
-The guarantee, on the published table (:func:`implies`, checked by :func:`anonkit.verify.verify`
+The guarantee, on the published table (:func:`implies`, checked by :func:`anonkit.verifier.verify`
 under :func:`published_schema`): k-anonymity of the persons on the QIs, frequency l-diversity of
 the transaction column, and k-anonymity of the transaction column alone
 (``KAnonymity(k, attributes=(S,))``).
@@ -84,7 +84,7 @@ from anonkit.models import Criterion, DistinctLDiversity, FrequencyLDiversity, K
 from anonkit.release import Release, nothing_released
 from anonkit.schema import Attribute, AttrType, Role, Schema
 from anonkit.table import Table
-from anonkit.verify import Verification, verify
+from anonkit.verifier import Verification, verify
 
 NAME = "kl-diversity"
 #: transaction anonymity when neither the option nor a k-anonymity model gives one (spec §6)
@@ -171,7 +171,7 @@ def published_schema(table: Table, sensitive: str | None = None) -> Schema:
 
 
 def verify_published(table: Table, release: Release, models: list[Criterion]) -> Verification:
-    """The independent verdict on the published per-person table: :func:`anonkit.verify.verify`
+    """The independent verdict on the published per-person table: :func:`anonkit.verifier.verify`
     recomputes ``models`` (:func:`implies`) from ``release.tables["persons"]`` alone, under
     :func:`published_schema`."""
     sa = release.params.get("sensitive") if release.params else None
