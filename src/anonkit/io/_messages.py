@@ -10,7 +10,13 @@ from anonkit.io._locations import _PG_PREFIXES
 
 
 def _shown(loc: str) -> str:
-    """``loc`` fit for a message: a URI's password is masked."""
+    """``loc`` fit for a message: a URI's password is masked (``***``)."""
+    return _password_rewritten(loc, "***")
+
+
+def _password_rewritten(loc: str, mask: str | None) -> str:
+    """``loc`` with a PostgreSQL URI's password — in the userinfo or a ``password=`` parameter —
+    replaced by ``mask``, or removed when ``mask`` is ``None``. Any other location as it is."""
     if not loc.lower().startswith(_PG_PREFIXES):
         return loc
     try:
@@ -19,8 +25,11 @@ def _shown(loc: str) -> str:
         if parts.password is not None:
             userinfo, _, host = netloc.rpartition("@")
             user = userinfo.split(":", 1)[0]
-            netloc = f"{user}:***@{host}"
-        query = re.sub(r"(?i)(password=)[^&]*", r"\1***", parts.query)
+            netloc = f"{user}@{host}" if mask is None else f"{user}:{mask}@{host}"
+        if mask is None:
+            query = "&".join(p for p in parts.query.split("&") if not p.lower().startswith("password="))
+        else:
+            query = re.sub(r"(?i)(password=)[^&]*", rf"\g<1>{mask}", parts.query)
         return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
     except ValueError:
         return "<PostgreSQL URI>"

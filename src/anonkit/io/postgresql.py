@@ -39,7 +39,7 @@ import re
 import uuid
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import pandas as pd
 import pyarrow as pa
@@ -48,7 +48,7 @@ import pyarrow.compute as pc
 from anonkit import interrupt
 from anonkit.errors import InputError
 from anonkit.io._frames import _apply_na, _check_header, _from_arrow, _to_arrow
-from anonkit.io._messages import _one_line, _shown
+from anonkit.io._messages import _one_line, _password_rewritten, _shown
 from anonkit.io._sql import _quote_ident
 
 _MAX_NAME_BYTES = 63  # NAMEDATALEN - 1: PostgreSQL truncates longer identifiers
@@ -419,18 +419,7 @@ def _without_password(location: str) -> str:
     """``location`` to record (a run's summary): a URI without its password, in the userinfo or a
     ``password=`` parameter, so that it can be kept and shown; the driver then takes the password from
     ``PGPASSWORD`` or ``~/.pgpass``. Any other location as it is."""
-    if not location.lower().startswith(("postgresql://", "postgres://")):
-        return location
-    try:
-        parts = urlsplit(location)
-        netloc = parts.netloc
-        if parts.password is not None:
-            userinfo, _, host = netloc.rpartition("@")
-            netloc = f"{userinfo.split(':', 1)[0]}@{host}"
-        query = "&".join(p for p in parts.query.split("&") if not p.lower().startswith("password="))
-        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-    except ValueError:
-        return _shown(location)
+    return _password_rewritten(location, None)
 
 
 def _same_postgresql_table(a: str, a_table: str | None, b: str, b_table: str | None) -> bool:
