@@ -6,6 +6,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import settings
+
+# CI and a plain ``pytest`` run the same examples every time (the project's runs are deterministic);
+# ``--hypothesis-profile=explore`` draws new ones to look for fresh failures.
+settings.register_profile("default", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile("default")
 
 TESTS = Path(__file__).resolve().parent
 DATA = TESTS / "data"

@@ -219,7 +219,7 @@ def test_import_anonkit_and_the_cli_stay_lean() -> None:
     import subprocess
     import sys
 
-    heavy = ("pandas", "scipy", "sklearn", "matplotlib", "numba")
+    heavy = ("pandas", "scipy", "sklearn", "matplotlib", "numba", "pyspark")
     code = ("import sys, anonkit, anonkit.cli; "
             f"print(','.join(m for m in {heavy!r} if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -78,8 +78,8 @@ def test_the_pipeline_goes_through_the_engine() -> None:
     result = anonymize(frame, Schema.of(quasi=["q"], sensitive=["s"]), [KAnonymity(2)], engine=engine)
     assert engine.calls == ["encode", "publish", "verify"] and result.verification.ok
     assert isinstance(get_engine(None), LocalEngine) and isinstance(get_engine("local"), LocalEngine)
-    with pytest.raises(InputError, match="unknown engine 'spark'; available: local"):
-        anonymize(frame, Schema.of(quasi=["q"], sensitive=["s"]), [KAnonymity(2)], engine="spark")
+    with pytest.raises(InputError, match="unknown engine 'dask'; available: local, spark"):
+        anonymize(frame, Schema.of(quasi=["q"], sensitive=["s"]), [KAnonymity(2)], engine="dask")
 
 
 def test_linked_tables_are_declared_and_published_by_name() -> None:

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from anonkit.algorithms import registry
 from anonkit.algorithms.spec import Algorithm
 from anonkit.analytics.post import DEFAULT_RHO
+from anonkit.engines import DEFAULT_PARTITION_ROWS
 from anonkit.errors import InputError
 from anonkit.metrics import SearchMetric
 from anonkit.models import (
@@ -86,6 +87,8 @@ class InputConfig(_Strict):
 
     @model_validator(mode="after")
     def _one_source(self) -> InputConfig:
+        if self.path is None and self.dataset is None and self.table is not None:
+            return self  # a table of the Spark catalog (engine: spark)
         if (self.path is None) == (self.dataset is None):
             raise ValueError("give exactly one of 'path' or 'dataset'")
         return self
@@ -378,6 +381,19 @@ class OutputConfig(_Strict):
     if_exists: Literal["fail", "replace"] = "fail"
     #: Excel: the sheet to write (default Sheet1)
     sheet: str | None = None
+    #: engine: spark: write the Parquet directory in Hive-style sub-directories by these columns
+    partition_by: list[str] | None = None
+
+
+class SparkConfig(_Strict):
+    """``spark:``: the Spark session of ``engine: spark`` (:mod:`anonkit.engines.spark`)."""
+
+    #: ``spark.master``: ``local[*]`` (this machine's cores), ``local[2]``, ``spark://host:7077``, ``yarn``…
+    master: str = "local[*]"
+    #: further Spark settings, e.g. ``{spark.driver.memory: 2g, spark.sql.shuffle.partitions: 64}``
+    conf: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    #: Mondrian: partitions are cut on Spark until each holds at most this many records
+    partition_rows: int = Field(DEFAULT_PARTITION_ROWS, ge=1)
 
 
 class PostAnalyticsConfig(_Strict):
@@ -447,6 +463,9 @@ class Config(_Strict):
     post_analytics: PostAnalyticsConfig | None = None
     audit: AuditConfig | None = None
     seed: int = Field(0, ge=0, le=MAX_SEED, strict=True)
+    #: where the row-level work runs: this process (``local``) or Apache Spark (``spark``, the ``spark`` extra)
+    engine: Literal["local", "spark"] = "local"
+    spark: SparkConfig | None = None
 
     @model_validator(mode="after")
     def _some_quasi(self) -> Config:
@@ -454,6 +473,18 @@ class Config(_Strict):
             a.role in ("quasi", "qi", "quasi-identifier") for a in self.attributes.values()
         ):
             raise ValueError("at least one attribute needs role 'quasi'")
+        return self
+
+    @model_validator(mode="after")
+    def _engine_keys(self) -> Config:
+        if self.engine != "spark":
+            if self.spark is not None:
+                raise ValueError("'spark' settings need engine: spark")
+            if self.input.path is None and self.input.dataset is None:
+                raise ValueError("input.table without input.path names a Spark table: set engine: spark, "
+                                 "or give input.path")
+            if self.output.partition_by:
+                raise ValueError("output.partition_by applies to engine: spark")
         return self
 
     def models(self) -> list[Criterion]:

@@ -18,23 +18,39 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 _stop = threading.Event()
 _gate = threading.Lock()
 _temporary: set[str] = set()
 _committed: list[str] = []
+_cancellers: list[Callable[[], None]] = []
 
 
 def request() -> list[str]:
     """Ask the running job to stop; returns the outputs that were already made visible.
 
-    After this returns no further output can become visible (the commit gate stays closed).
+    After this returns no further output can become visible (the commit gate stays closed). Work
+    running elsewhere (a Spark job) is cancelled through the callbacks of :func:`cancelling`.
     """
     _stop.set()
+    for cancel in list(_cancellers):
+        with contextlib.suppress(Exception):
+            cancel()
     _gate.acquire()  # waits for a move in progress, then keeps every later one out
     return list(_committed)
+
+
+@contextlib.contextmanager
+def cancelling(cancel: Callable[[], None]) -> Iterator[None]:
+    """While inside, an interrupt also calls ``cancel`` (e.g. ``SparkContext.cancelAllJobs``)."""
+    _cancellers.append(cancel)
+    try:
+        yield
+    finally:
+        _cancellers.remove(cancel)
 
 
 def requested() -> bool:
@@ -68,10 +84,13 @@ def temporary(path: str) -> Iterator[None]:
 
 
 def remove_temporary() -> None:
-    """Remove every registered temporary file (after :func:`request`, before exiting)."""
+    """Remove every registered temporary file or directory (after :func:`request`, before exiting)."""
     for path in list(_temporary):
         with contextlib.suppress(OSError):
-            os.unlink(path)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
     _temporary.clear()
 
 

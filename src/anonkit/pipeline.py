@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TypeAlias
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -30,7 +30,7 @@ from anonkit import interrupt
 from anonkit import metrics as _m
 from anonkit._values import is_missing, strip_cells
 from anonkit.algorithms import registry
-from anonkit.algorithms.common import check_models
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, check_models
 from anonkit.algorithms.feasibility import explain, impossible
 from anonkit.algorithms.spec import RUNTIME, Algorithm
 from anonkit.config import BackgroundKnowledgeConfig, BuilderConfig, Config, InputConfig, MetricConfig, PriorConfig
@@ -63,6 +63,8 @@ class Result:
     summary: dict = field(default_factory=dict)
     #: the privacy models as enforced and verified (background-knowledge tests resolved)
     models: list[Criterion] = field(default_factory=list)
+    #: the schema the release was verified under (every type resolved)
+    schema: Schema | None = None
 
 
 #: What ``priors=`` accepts: :class:`~anonkit.knowledge.Priors`, an ``(n × S)`` (per record) or
@@ -132,6 +134,12 @@ def anonymize(
     options = spec.validate({k: v for k, v in params.items() if k not in RUNTIME})
     models = list(models)
     runner = get_engine(engine)
+    refuse = getattr(runner, "refuse", None)  # an engine of one's own may run everything
+    if refuse is not None:
+        refuse(spec, options)
+    if runner.name == "spark" and spec.family == "partition":  # Mondrian: its own distributed path
+        return _spark_mondrian(runner, frame, schema, models, options, seed=seed, suppressed=suppressed,
+                               missing=missing, strip=strip, start=start, spec_name=spec.name)
     table = runner.encode(frame, schema, missing=missing, strip=strip, person_qi=person_qi)
     if "person" in spec.needs and table.person is None:
         raise InputError(
@@ -196,25 +204,29 @@ def anonymize(
                 "rows": release.published_rows(suppressed=suppressed, seed=seed),  # type: ignore[arg-type]
                 "priors": bk_priors,
             }
-        verification = runner.verify(published, table.schema, models, reference=reference, **link)
+        verification = runner.verify(published, table.schema, models, reference=reference,
+                                     reference_weights=table.weights, **link)
     if not verification.ok:
         raise AssertionError("the release failed independent verification:\n" + verification.summary())
     interrupt.check()
-    metrics = compute_metrics(table, release, gs=search_metric.gs, aggregate=search_metric.aggregate)
+    # the measures on the distinct (class, tuple, sensitive values) rows with their counts: the same
+    # values from arrays as long as the distinct rows, not the records (Release.counted)
+    measured = release.counted()
+    metrics = compute_metrics(measured.table, measured, gs=search_metric.gs, aggregate=search_metric.aggregate)
     summary = {
         "algorithm": release.algorithm,
         "satisfied": True,
         "verified": verification.ok,
         "message": release.message,
-        "records": table.n,
+        "records": table.n_records,
         "released": release.n_released,
         "suppressed": release.n_suppressed,
         "classes": release.n_classes,
         "min_class_size": int(release.class_people().min()) if release.n_classes else 0,
         "transformation": release.transformation,
-        "generalization": _generalization(table, release),
+        "generalization": _generalization(measured.table, measured),
         "score": release.search.score if release.search is not None else _plain(
-            _m.score(table, release, search_metric)
+            _m.score(measured.table, measured, search_metric)
         ),
         "metric": dataclasses.asdict(search_metric),
         "metrics": metrics,
@@ -245,7 +257,77 @@ def anonymize(
             "prior": m.prior if priors is None else "given",
             "clusters": release.bk.clusters,  # an int (clustering algorithms) or None
         }
-    return Result(release, published, verification, summary, models)
+    return Result(release, published, verification, summary, models, table.schema)
+
+
+def _spark_mondrian(runner: Engine, frame: object, schema: Schema, models: list[Criterion],
+                    options: dict[str, object], *, seed: int, suppressed: str, missing: str, strip: bool,
+                    start: float, spec_name: str) -> Result:
+    """Mondrian (strict) on Spark (:mod:`anonkit.engines.spark_mondrian`): the published rows stay
+    on Spark, shuffled with ``seed`` and verified from Spark's counts of the published classes
+    against the input's sensitive distribution (also counted on Spark). The classes live on Spark,
+    so ``Result.release`` is ``None`` and the summary's measures are those of the class sizes (DM,
+    DM*, AECS, class sizes, suppression, prosecutor risk, sample uniqueness)."""
+    from anonkit.engines.spark import is_spark_frame
+    from anonkit.engines.spark_mondrian import mondrian_on_spark
+
+    engine: Any = runner
+    df = frame if is_spark_frame(frame) else engine.session.createDataFrame(pd.DataFrame(frame))
+    published, facts = mondrian_on_spark(
+        df, schema, models, partition_rows=engine.partition_rows, mode=options.get("mode"),
+        max_suppression=options.get("max_suppression", DEFAULT_MAX_SUPPRESSION),
+        missing=missing, strip=strip,
+    )
+    seconds = time.perf_counter() - start
+    resolved = facts["schema"]
+    base = {"algorithm": spec_name, "records": facts["records"], "released": facts["released"],
+            "suppressed": facts["suppressed"], "classes": facts["classes"], "engine": "spark",
+            "models": [m.describe() for m in models], "seed": seed, "seconds": round(seconds, 6)}
+    if not facts["satisfied"] or facts["released"] == 0:
+        summary = {**base, "satisfied": False, "verified": False, "message": facts["message"]}
+        raise UnsatisfiableError(facts["message"], summary=summary)
+    published = engine.shuffle(published, seed)  # nothing is suppressed when the models hold: nothing to mark
+    sens = sorted({m.attribute for m in models if m.attribute is not None})
+    reference, reference_weights = None, None
+    if sens:  # the input's sensitive distribution (t-closeness, β-likeness, δ-disclosure)
+        counted = engine.collect(df.groupBy(*sens).count())
+        reference_weights = counted.pop("count").to_numpy(dtype=np.int64)
+        reference = counted
+    verification = engine.verify(published, resolved, models, reference=reference,
+                                 reference_weights=reference_weights)
+    if not verification.ok:
+        raise AssertionError("the release failed independent verification:\n" + verification.summary())
+    hist = facts["class_sizes"]  # {size: number of classes}
+    sizes = np.repeat(np.array(list(hist), dtype=np.int64), np.array(list(hist.values()), dtype=np.int64))
+    n, sup = int(facts["records"]), int(facts["suppressed"])
+    released = int(sizes.sum())
+    metrics = {
+        "dm": float(int((sizes * sizes).sum()) + n * sup),
+        "aecs": n / (len(sizes) + (1 if sup else 0)),
+        "min_class_size": float(sizes.min()),
+        "avg_class_size": float(sizes.mean()),
+        "suppression_rate": sup / n,
+        "prosecutor_highest": float(1.0 / sizes.min()),
+        "prosecutor_average": len(sizes) / released,
+        "records_at_risk": float(sizes[1.0 / sizes > RISK_THRESHOLD].sum()) / released,
+        "sample_uniqueness": float((sizes == 1).sum()) / released,
+    }
+    summary = {
+        **base,
+        "satisfied": True,
+        "verified": True,
+        "message": facts["message"],
+        "min_class_size": int(sizes.min()),
+        "transformation": None,
+        "metrics": metrics,
+        "risk_threshold": RISK_THRESHOLD,
+        "verification": [{"model": r.model, "holds": r.passed, "achieved": r.achieved}
+                         for r in verification.results],
+        "warnings": [],  # the input's value warnings would count distinct values here, not records
+        "notes": {"partitions": facts["partitions"], "spark_levels": facts["top_levels"],
+                  "spark_groups": facts["groups"], "largest_group": facts["largest_group"]},
+    }
+    return Result(None, published, verification, summary, models, resolved)  # type: ignore[arg-type]
 
 
 def _persons_summary(table: Table, release: Release, seed: int, seconds: float) -> dict[str, object]:
@@ -296,9 +378,9 @@ def _failure_summary(
         "satisfied": False,
         "verified": False,
         "message": message,
-        "records": table.n,
+        "records": table.n_records,
         "released": 0,
-        "suppressed": table.n,
+        "suppressed": table.n_records,
         "would_suppress": None if release is None else release.n_suppressed,
         "models": [m.describe() for m in models],
         "warnings": warnings,
@@ -341,12 +423,15 @@ def _generalization(table: Table, release: Release, examples: int = 3) -> dict[s
     for j, name in enumerate(table.qi):
         h = table.hierarchies[j]
         labels = release.class_labels(j).astype(str)
-        pair, counts = np.unique(rc[kept] * np.int64(h.n_leaves) + table.codes[kept, j], return_counts=True)
+        pair, inverse = np.unique(rc[kept] * np.int64(h.n_leaves) + table.codes[kept, j], return_inverse=True)
+        counts = np.bincount(inverse.reshape(-1), weights=None if table.weights is None else table.weights[kept],
+                             minlength=len(pair))
         cls, leaf = pair // h.n_leaves, pair % h.n_leaves
         changed = labels[cls] != h.labels[0][leaf].astype(str)
         text_id, texts = pd.factorize(labels)
         per_text = np.bincount(text_id[cls], weights=counts, minlength=len(texts))
-        top = np.argsort(-per_text, kind="stable")[:examples]
+        # the most frequent first, equal counts by label (not by class numbering, which engines differ in)
+        top = np.lexsort((np.asarray(texts, dtype=str), -per_text))[:examples]
         level = None if release.transformation is None else release.transformation.get(name)
         out[name] = {
             "level": level,
@@ -775,6 +860,11 @@ def run_config(
     UnsatisfiableError
         The models cannot be met; nothing is written (``.summary`` is what ``--json`` prints).
     """
+    if config.engine == "spark":
+        from anonkit.spark_job import run_spark_config
+
+        return run_spark_config(config, config_dir=config_dir, input_path=input_path, output_path=output_path,
+                                seed=seed, progress=progress, config_file=config_file, audit=audit)
     say = progress or (lambda _msg: None)
     base = Path(config_dir)
     t0 = time.perf_counter()

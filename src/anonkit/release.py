@@ -18,12 +18,14 @@ joined by position.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
+from anonkit._kernels import group_columns
 from anonkit.errors import InputError
 from anonkit.table import Table
 
@@ -149,15 +151,21 @@ class Release:
 
     @property
     def n_suppressed(self) -> int:
-        return int(self.suppressed.sum())
+        """Suppressed records (rows weighted by the records they stand for, :attr:`Table.weights`)."""
+        w = self.table.weights
+        return int(self.suppressed.sum()) if w is None else int(w[self.suppressed].sum())
 
     @property
     def n_released(self) -> int:
-        return self.table.n - self.n_suppressed
+        return self.table.n_records - self.n_suppressed
 
     def class_sizes(self) -> np.ndarray:
         """Records per class (released classes only)."""
         rc = self.record_class
+        w = self.table.weights
+        if w is not None:
+            keep = rc >= 0
+            return np.bincount(rc[keep], weights=w[keep], minlength=self.n_classes).astype(np.int64)
         return np.bincount(rc[rc >= 0], minlength=self.n_classes)
 
     def class_people(self) -> np.ndarray:
@@ -165,6 +173,40 @@ class Release:
         with several records per person), else :meth:`class_sizes`. What k, uniqueness and risk
         count."""
         return self.table.class_people(self.record_class, self.n_classes)
+
+    def counted(self) -> Release:
+        """This release over its table's distinct (class, quasi-identifier tuple, sensitive values)
+        rows, each weighted by its records (:meth:`Table.counted_rows`), in order of first
+        appearance: every measure of :mod:`anonkit.metrics` gives the same value on it (sums over the
+        same terms in the same order), from arrays as long as the distinct rows, not the records.
+        The release itself when there is a person column (classes count persons)."""
+        t = self.table
+        if t.person is not None:
+            return self
+        cols = [self.record_class + 1, t.distinct.inverse, *t.sensitive_codes.values()]
+        sizes = [self.n_classes + 1, t.distinct.size, *[t.domains[s].size for s in t.sensitive_codes]]
+        if t.presuppressed.any():
+            cols.append(t.presuppressed.astype(np.int64))
+            sizes.append(2)
+        if t.numeric:  # local recodings publish the values: rows with other values are other rows
+            for values in t.numeric.values():
+                codes, uniq = pd.factorize(values, use_na_sentinel=False)
+                cols.append(codes.astype(np.int64))
+                sizes.append(len(uniq))
+        group, m = group_columns(cols, sizes)
+        if m == t.n:
+            return self
+        first = np.full(m, t.n, dtype=np.int64)
+        np.minimum.at(first, group, np.arange(t.n))
+        order = np.argsort(first, kind="stable")  # first appearance
+        rank = np.empty(m, dtype=np.int64)
+        rank[order] = np.arange(m)
+        own = np.ones(t.n, dtype=np.int64) if t.weights is None else t.weights
+        weights = np.bincount(rank[group], weights=own, minlength=m).astype(np.int64)
+        rows = first[order]
+        counted = dataclasses.replace(self, table=t.counted_rows(rows, weights), record_class=self.record_class[rows],
+                                      record_group=None if self.record_group is None else self.record_group[rows])
+        return counted
 
     def record_levels(self) -> np.ndarray:
         """``(n × d)`` level of every record's QIs; rows of suppressed records are the hierarchy heights."""

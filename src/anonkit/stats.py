@@ -115,12 +115,14 @@ def build_domain(
     reference_text: np.ndarray | None = None,
     categories: dict[str, str] | None = None,
     category_order: tuple[str, ...] | None = None,
+    reference_weights: np.ndarray | None = None,
 ) -> tuple[SensitiveDomain, np.ndarray]:
     """The domain of a sensitive attribute and the codes of ``text`` in it.
 
     The domain is the set of values of ``reference_text`` (default: ``text``), ordered by number
     (``numeric``), by the declared ``order``, or lexicographically. The reference distribution is
-    that of ``reference_text``. With ``categories`` (value → category, ``category_order`` the
+    that of ``reference_text``, each entry counted ``reference_weights`` times when given (rows
+    that stand for several records). With ``categories`` (value → category, ``category_order`` the
     categories from lowest to highest) every value gets its category's code; a value without one is
     an error naming it and its first row.
     """
@@ -145,7 +147,7 @@ def build_domain(
         labels = np.array(sorted(uniq), dtype=object)
     index = pd.Index(labels, dtype=object)
     ref_codes = index.get_indexer(pd.Index(uniq, dtype=object))[ref_codes0]
-    counts = np.bincount(ref_codes, minlength=len(labels)).astype(np.float64)
+    counts = np.bincount(ref_codes, weights=reference_weights, minlength=len(labels)).astype(np.float64)
     if reference_text is None:
         codes = ref_codes
     else:

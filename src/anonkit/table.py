@@ -113,6 +113,7 @@ class Table:
         missing: MissingPolicy = "value",
         strip: bool = True,
         person_qi: PersonQIPolicy = "error",
+        weights: np.ndarray | None = None,
     ) -> None:
         columns = [str(c) for c in frame.columns]
         dup = pd.Index(columns)[pd.Index(columns).duplicated()]
@@ -120,6 +121,17 @@ class Table:
             raise InputError("duplicate column", column=dup[0])
         if len(frame) == 0:
             raise InputError("input is empty: no records")
+        #: records per row when every row stands for several identical records (a distributed
+        #: engine's distinct tuples); ``None``: one record per row
+        self.weights: np.ndarray | None = None
+        if weights is not None:
+            w = np.asarray(weights)
+            if w.shape != (len(frame),) or not np.issubdtype(w.dtype, np.integer) or (w < 1).any():
+                raise ValueError("weights must be one whole number ≥ 1 per row")
+            if schema.person is not None:
+                raise InputError("rows that stand for several records cannot carry a person column",
+                                 column=schema.person)
+            self.weights = w.astype(np.int64)
         schema = schema.in_column_order(columns)
         ident = schema.identifiers
         frame = frame.set_axis(columns, axis=1)
@@ -159,7 +171,10 @@ class Table:
             self._reconcile(frame, schema.quasi, coded, person_labels, person_qi)  # type: ignore[arg-type]
         self.schema = schema = self._resolve_types(schema, coded, strip)
         self.frame: pd.DataFrame = frame
+        #: rows of the encoded arrays (``codes``, ``record_class``…)
         self.n: int = len(self.frame)
+        #: input records: ``n``, or the sum of :attr:`weights`
+        self.n_records: int = self.n if self.weights is None else int(self.weights.sum())
         self.qi: list[str] = schema.quasi
         self.sensitive: list[str] = schema.sensitive
         self.hierarchies: list[Hierarchy] = []
@@ -260,7 +275,7 @@ class Table:
         vcodes, vlabels = coded
         domain, codes = build_domain(
             name, vlabels[vcodes], numeric=attr.type == AttrType.NUMERIC, order=attr.order, hierarchy=attr.hierarchy,
-            categories=attr.categories, category_order=attr.category_order,
+            categories=attr.categories, category_order=attr.category_order, reference_weights=self.weights,
         )
         self.domains[name] = domain
         self.sensitive_codes[name] = codes
@@ -276,12 +291,39 @@ class Table:
         rc = np.asarray(record_class, dtype=np.int64)
         keep = rc >= 0
         if self.person is None:
+            if self.weights is not None:
+                return np.bincount(rc[keep], weights=self.weights[keep], minlength=n_classes).astype(np.int64)
             return np.bincount(rc[keep], minlength=n_classes)
         pairs = np.unique(rc[keep] * np.int64(self.n_persons) + self.person[keep])
         return np.bincount(pairs // self.n_persons, minlength=n_classes)
 
     def hierarchy(self, name: str) -> Hierarchy:
         return self.hierarchies[self.qi.index(name)]
+
+    def counted_rows(self, rows: np.ndarray, weights: np.ndarray) -> Table:
+        """This table's ``rows`` as a table whose row ``i`` stands for ``weights[i]`` records (see
+        :attr:`weights`): the same hierarchies, sensitive domains (with this table's distribution)
+        and schema, no re-encoding. For measures over many identical records (:meth:`Release.counted
+        <anonkit.release.Release.counted>`)."""
+        if self.person is not None:
+            raise ValueError("rows that stand for several records cannot carry a person column")
+        rows = np.asarray(rows, dtype=np.int64)
+        own = np.ones(self.n, dtype=np.int64) if self.weights is None else self.weights
+        w = np.asarray(weights, dtype=np.int64)
+        if int(w.sum()) != int(own.sum()):
+            raise ValueError("the counted rows must stand for every record")
+        out = object.__new__(Table)
+        out.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("distinct", "_flat_maps")})
+        out.weights = w
+        out.frame = self.frame.iloc[rows].reset_index(drop=True)
+        out.codes = self.codes[rows]
+        out.presuppressed = self.presuppressed[rows]
+        out.numeric = {k: v[rows] for k, v in self.numeric.items()}
+        out.sensitive_codes = {k: v[rows] for k, v in self.sensitive_codes.items()}
+        out.n = len(rows)
+        out.n_records = self.n_records
+        out.n_persons = out.n_records
+        return out
 
     # ------------------------------------------------------------------ distinct tuples
     @cached_property
@@ -299,12 +341,13 @@ class Table:
             inverse, m = np.zeros(n, dtype=np.int64), 1
         first = _first_index(inverse, m)
         tuples = self.codes[first]
-        counts = np.bincount(inverse, minlength=m).astype(np.float64)
+        w = self.weights
+        counts = np.bincount(inverse, weights=w, minlength=m).astype(np.float64)
         pairs = {}
         for name, scodes in self.sensitive_codes.items():
             pid, p = group_columns([inverse, scodes], [m, self.domains[name].size])
             pfirst = _first_index(pid, p)
-            pairs[name] = (inverse[pfirst], scodes[pfirst], np.bincount(pid, minlength=p).astype(np.float64))
+            pairs[name] = (inverse[pfirst], scodes[pfirst], np.bincount(pid, weights=w, minlength=p).astype(np.float64))
         return Distinct(tuples, counts, inverse, pairs)
 
     def tuple_classes(self, levels: list[int] | np.ndarray, qis: list[int] | None = None) -> tuple[np.ndarray, int]:

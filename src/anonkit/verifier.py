@@ -90,6 +90,30 @@ class Verification:
         return "\n".join(lines)
 
 
+#: above this many rows :func:`verify` counts identical (quasi-identifier, sensitive) rows first
+COUNT_ROWS_ABOVE = 100_000
+
+
+def _count_rows(frame: pd.DataFrame, columns: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
+    """The distinct rows of ``frame[columns]``, compared as the verifier reads cells (as text), in
+    order of first appearance, and how many rows each stands for."""
+    if not columns:
+        return frame.iloc[:1][[]], np.array([float(len(frame))])
+    cols, sizes = [], []
+    for c in columns:
+        codes, labels = factorize_text(frame[c], compact=True)
+        cols.append(codes)
+        sizes.append(len(labels))
+    group, m = group_columns(cols, sizes)
+    first = np.full(m, len(frame), dtype=np.int64)
+    np.minimum.at(first, group, np.arange(len(frame), dtype=np.int64))
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(m, dtype=np.int64)
+    rank[order] = np.arange(m)
+    counts = np.bincount(rank[group], minlength=m).astype(np.float64)
+    return frame[columns].iloc[first[order]].reset_index(drop=True), counts
+
+
 def _qi_columns(frame: pd.DataFrame, qis: Iterable[str]) -> list[str]:
     qis = list(qis)
     missing = [q for q in qis if q not in frame.columns]
@@ -128,10 +152,14 @@ def released_stats(
     sensitive: Mapping[str, DomainSpec],
     *,
     reference: pd.DataFrame | Mapping[str, Iterable[object]] | None = None,
+    weights: np.ndarray | None = None,
+    reference_weights: np.ndarray | None = None,
 ) -> tuple[ClassStats, np.ndarray, np.ndarray]:
     """Classes of a released frame: stats, class of every released row, and the suppressed mask.
 
     ``sensitive[name]`` (a :class:`DomainSpec`) describes each sensitive attribute's domain.
+    ``weights`` (``reference_weights``): how many records every row of ``frame`` (``reference``)
+    stands for, when identical rows were counted rather than kept (a distributed engine).
     """
     qis = _qi_columns(frame, qis)
     frame = frame.reset_index(drop=True)
@@ -140,13 +168,15 @@ def released_stats(
     cls, n_classes = _group(released, qis)
     if len(released) == 0:
         n_classes = 0
+    kept_w = None if weights is None else np.asarray(weights, dtype=np.float64)[~supp]
     domains, pairs = {}, {}
     for name, dspec in sensitive.items():
         dspec = dspec if isinstance(dspec, DomainSpec) else DomainSpec(*dspec)  # a (numeric, order, hierarchy) tuple
         if name not in frame.columns:
             raise InputError("unknown sensitive column", column=name)
-        ref = None
+        ref, ref_w = None, weights
         if reference is not None:
+            ref_w = reference_weights
             given = reference[name]  # a column as it is (a compact one stays codes), anything else as cells
             ref = as_text(given if isinstance(given, pd.Series) else pd.Series(list(given), dtype=object))
         domain, codes = build_domain(
@@ -158,11 +188,12 @@ def released_stats(
             reference_text=ref,
             categories=dspec.categories,
             category_order=dspec.category_order,
+            reference_weights=ref_w,
         )
         domains[name] = domain
         rcodes = codes[~supp]
-        pairs[name] = (np.arange(len(released)), rcodes, None)
-    stats = class_stats(cls, n_classes, None, pairs, domains)
+        pairs[name] = (np.arange(len(released)), rcodes, kept_w)
+    stats = class_stats(cls, n_classes, kept_w, pairs, domains)
     return stats, cls, supp
 
 
@@ -196,6 +227,8 @@ def verify(
     source: pd.DataFrame | None = None,
     rows: ArrayLike | None = None,
     priors: Priors | ArrayLike | None = None,
+    weights: ArrayLike | None = None,
+    reference_weights: ArrayLike | None = None,
 ) -> Verification:
     """Check that the released ``frame`` satisfies every model in ``models``.
 
@@ -220,6 +253,11 @@ def verify(
         :class:`~anonkit.knowledge.Priors` or an ``(n × S)`` array whose columns follow the sensitive
         domain of ``source`` (sorted values, or the declared order). Default: each model's own
         estimate (``model.priors``) from ``source``.
+    weights, reference_weights:
+        How many records each row of ``frame`` (of ``reference``) stands for, when a distributed
+        engine counted identical rows instead of collecting them (``SELECT …, COUNT(*) GROUP BY``
+        every published column the models read); default one each. Record-level models need the
+        records themselves and refuse weights.
 
     Returns
     -------
@@ -242,7 +280,23 @@ def verify(
     qis = schema.quasi
     sens = {m.attribute for m in models if m.attribute is not None}
     spec = _sensitive_spec(schema, sorted(sens))
-    stats, cls, supp = released_stats(frame, qis, spec, reference=reference)
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    if w is not None and (w.shape != (len(frame),) or (w < 1).any()):
+        raise InputError("weights must be one count ≥ 1 per row of the release", key="weights")
+    if w is not None and any(getattr(m, "record_level", False) for m in models):
+        raise InputError("record-level models are verified on the records themselves, not on counted rows",
+                         key="weights")
+    rw = None if reference_weights is None else np.asarray(reference_weights, dtype=np.float64)
+    record_level = any(getattr(m, "record_level", False) for m in models)
+    if w is None and not record_level and len(frame) > COUNT_ROWS_ABOVE:
+        # identical rows counted once: the same classes and statistics from arrays as long as the
+        # distinct (published quasi-identifiers, sensitive values) rows
+        frame, w = _count_rows(frame, [*_qi_columns(frame, qis), *[s for s in sorted(sens) if s in frame.columns]])
+        if reference is not None and rw is None and sens:
+            ref = pd.DataFrame({s: reference[s] for s in sorted(sens)})
+            if len(ref) > COUNT_ROWS_ABOVE:
+                reference, rw = _count_rows(ref, list(ref.columns))
+    stats, cls, supp = released_stats(frame, qis, spec, reference=reference, weights=w, reference_weights=rw)
     results = []
     linked: np.ndarray | None = None
     for m in models:
@@ -256,7 +310,7 @@ def verify(
         if m.qis is not None:
             sub = frame.reset_index(drop=True).loc[~supp].reset_index(drop=True)
             record_class, n_sub = _group(sub, _qi_columns(sub, m.qis))
-            sizes = np.bincount(record_class, minlength=n_sub).astype(float)
+            sizes = np.bincount(record_class, weights=None if w is None else w[~supp], minlength=n_sub).astype(float)
             st = ClassStats(sizes, {}, stats.domains)
         ok = m.passes(st)
         failing = np.flatnonzero(~ok)
@@ -271,9 +325,9 @@ def verify(
         )
     return Verification(
         ok=all(r.passed for r in results),
-        records=len(frame),
-        released=int((~supp).sum()),
-        suppressed=int(supp.sum()),
+        records=len(frame) if w is None else int(w.sum()),
+        released=int((~supp).sum()) if w is None else int(w[~supp].sum()),
+        suppressed=int(supp.sum()) if w is None else int(w[supp].sum()),
         classes=int(stats.n_classes),
         results=results,
     )

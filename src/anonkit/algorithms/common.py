@@ -83,7 +83,7 @@ def check_models(table: Table, models: Sequence[Criterion]) -> None:
     person column, more persons than the table has)."""
     check_references(table, models)
     people = table.person is not None
-    n, unit = (table.n_persons, "persons") if people else (table.n, "records")
+    n, unit = (table.n_persons, "persons") if people else (table.n_records, "records")
     for m in models:
         if m.minimum_class_size() > n:
             raise InputError(

@@ -59,13 +59,14 @@ def explain(
 ) -> str:
     """One line: why ``release`` fails ``models`` and what to change (see the module docstring)."""
     share = options.get("max_suppression", release.params.get("max_suppression"))
-    limit = suppression_limit(float(share), table.n) if share is not None else None  # type: ignore[arg-type]
+    limit = suppression_limit(float(share), table.n_records) if share is not None else None  # type: ignore[arg-type]
     if release.n_released == 0 and release.satisfied:
         return "every record would be suppressed: nothing could be released; relax the models"
     own = spec.explain(table, models, release, options) if spec.explain is not None else None
     if own is not None:
         return own
-    limit_text = "" if limit is None else f", the limit is {limit:,} ({_pct(limit, table.n)} of {table.n:,})"
+    n = table.n_records
+    limit_text = "" if limit is None else f", the limit is {limit:,} ({_pct(limit, n)} of {n:,})"
     if release.transformation is not None:  # full-domain: the top node is the most general release
         top = [a.max_level if a.max_level is not None else h.height
                for a, h in zip((table.schema[q] for q in table.qi), table.hierarchies, strict=True)]
@@ -76,7 +77,7 @@ def explain(
             return (
                 f"even at the top of every hierarchy ({where}) {ev.suppressed:,} records fail "
                 f"{_names(failing)}{limit_text}: relax the models or raise algorithm.max_suppression to at least "
-                f"{_ceil_share(ev.suppressed, table.n)}"
+                f"{_ceil_share(ev.suppressed, table.n_records)}"
             )
     else:
         failing = _failing_whole(table, models)
@@ -87,7 +88,7 @@ def explain(
     needed = release.n_suppressed - int(table.presuppressed.sum())
     hint = spec.on_failure
     if hint == Algorithm.on_failure:
-        hint = f"raise algorithm.max_suppression to at least {_ceil_share(needed, table.n)} or relax the models"
+        hint = f"raise algorithm.max_suppression to at least {_ceil_share(needed, table.n_records)} or relax the models"
     return f"{needed:,} records would have to be suppressed{limit_text}: {hint}"
 
 

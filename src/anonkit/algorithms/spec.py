@@ -106,6 +106,9 @@ class Algorithm:
     verifier: TablesVerifier | None = None
     on_failure: str = "raise algorithm.max_suppression or relax the models"
     label: str | None = None
+    #: the engines that run it (:mod:`anonkit.engines`): ``local``, and ``spark`` when its release is a
+    #: function of counts Spark can compute (the lattice searches, strict Mondrian)
+    engines: frozenset[str] = frozenset({"local"})
     docs: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     #: the decorated function (validating its options), set by :func:`algorithm`
     entry: Callable[..., Release] | None = field(default=None, compare=False, repr=False)
@@ -234,6 +237,7 @@ def algorithm(
     verifier: TablesVerifier | None = None,
     on_failure: str | None = None,
     label: str | None = None,
+    engines: Iterable[str] = ("local",),
 ) -> Callable[[Callable[..., Release]], Callable[..., Release]]:
     """Declare the decorated function as the algorithm ``name`` (see the module docstring).
 
@@ -262,6 +266,7 @@ def algorithm(
             verifier=verifier,
             on_failure=on_failure or Algorithm.on_failure,
             label=label,
+            engines=frozenset(engines),
             docs=_parameter_docs(run.__doc__ or ""),
         )
         if randomized and "seed" not in spec.parameters:

@@ -122,7 +122,7 @@ def evaluate_node(
     sizes = stats.sizes
     suppressed = int(sizes[~ok].sum())
     if limit is None:
-        limit = suppression_limit(0.0 if max_suppression is None else max_suppression, table.n)
+        limit = suppression_limit(0.0 if max_suppression is None else max_suppression, table.n_records)
     return NodeEvaluation(
         levels, tc, n_classes, ok, sizes, suppressed, limit, suppressed <= limit, mono_suppressed, codes
     )

@@ -11,8 +11,9 @@ else touches the rows:
 * ``verify``: the independent verifier on the published data.
 
 :class:`~anonkit.engines.local.LocalEngine` (pandas and numpy in this process) is the default.
-A distributed engine (Apache Spark) implements the same three calls on its own data frames, so
-the algorithms, the models and the verifier's formulas are shared unchanged.
+:class:`~anonkit.engines.spark.SparkEngine` (Apache Spark) implements the same three calls on
+Spark data frames: its ``encode`` returns a weighted table of the distinct combinations, so the
+algorithms, the models and the verifier's formulas are shared unchanged.
 """
 
 from __future__ import annotations
@@ -21,11 +22,18 @@ from typing import Any, Protocol
 
 from anonkit.errors import InputError
 
+#: Mondrian on Spark: partitions are cut on Spark until each holds at most this many records
+DEFAULT_PARTITION_ROWS = 1_000_000
+
 
 class Engine(Protocol):
     """A compute engine for the row-level work (see the module docstring)."""
 
     name: str
+
+    def refuse(self, spec: Any, options: dict[str, Any]) -> None:
+        """An :class:`~anonkit.errors.InputError` naming the algorithm if this engine cannot run it."""
+        ...
 
     def encode(self, data: Any, schema: Any, *, missing: str, strip: bool, person_qi: str = "error") -> Any:
         """The input encoded: a :class:`~anonkit.table.Table`."""
@@ -41,14 +49,20 @@ class Engine(Protocol):
 
 
 def get_engine(name: str | Engine | None) -> Engine:
-    """The engine called ``name`` (default ``local``), or ``name`` itself when it is an engine."""
+    """The engine called ``name`` (default ``local``), or ``name`` itself when it is an engine.
+    ``spark`` is :class:`~anonkit.engines.spark.SparkEngine` on the active (or a new ``local[*]``)
+    Spark session; it needs the ``spark`` extra."""
     if name is None or name == "local":
         from anonkit.engines.local import LocalEngine
 
         return LocalEngine()
     if not isinstance(name, str):
         return name
-    raise InputError(f"unknown engine {name!r}; available: local", key="engine")
+    if name == "spark":
+        from anonkit.engines.spark import SparkEngine
+
+        return SparkEngine()
+    raise InputError(f"unknown engine {name!r}; available: local, spark", key="engine")
 
 
-__all__ = ["Engine", "get_engine"]
+__all__ = ["DEFAULT_PARTITION_ROWS", "Engine", "get_engine"]

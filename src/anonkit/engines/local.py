@@ -22,6 +22,9 @@ class LocalEngine:
                strip: bool = True, person_qi: PersonQIPolicy = "error") -> Table:
         return Table(data, schema, missing=missing, strip=strip, person_qi=person_qi)
 
+    def refuse(self, spec: Any, options: dict[str, Any]) -> None:
+        """Every algorithm runs locally."""
+
     def publish(self, release: Release, *, suppressed: str = "drop", seed: int = 0) -> pd.DataFrame:
         return release.to_frame(suppressed=suppressed, seed=seed)  # type: ignore[arg-type]
 

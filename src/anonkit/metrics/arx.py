@@ -158,4 +158,5 @@ def effective_levels(table: Table, release: Release) -> np.ndarray:
 def tuple_counts(table: Table, mask: np.ndarray) -> np.ndarray:
     """Records selected by ``mask`` per distinct QI tuple."""
     d = table.distinct
-    return np.bincount(d.inverse[mask], minlength=d.size).astype(np.float64)
+    w = None if table.weights is None else table.weights[mask]
+    return np.bincount(d.inverse[mask], weights=w, minlength=d.size).astype(np.float64)

@@ -23,7 +23,7 @@ from anonkit.table import Table
 def discernibility(table: Table, release: Release) -> float:
     """DM (ARX ``MetricSDNMDiscernability``): Σ over released classes of |EC|² + n·|suppressed|."""
     sizes = release.class_sizes().astype(np.int64)
-    return float(int((sizes * sizes).sum()) + table.n * release.n_suppressed)
+    return float(int((sizes * sizes).sum()) + table.n_records * release.n_suppressed)
 
 
 def suppressed_class_sizes(table: Table, release: Release) -> np.ndarray:
@@ -66,7 +66,7 @@ def aecs(table: Table, release: Release, *, gs: float = 0.5) -> float:
     groups = release.n_classes * s_factor
     if release.n_suppressed:
         groups += 1.0 * g_factor
-    return table.n / groups if groups > 0 else float("inf")
+    return table.n_records / groups if groups > 0 else float("inf")
 
 
 def cavg(table: Table, release: Release, k: int) -> float:
@@ -98,4 +98,4 @@ def class_size_stats(table: Table, release: Release) -> ClassSizeStats:
 
 def suppression_rate(table: Table, release: Release) -> float:
     """Suppressed records / input records."""
-    return release.n_suppressed / table.n
+    return release.n_suppressed / table.n_records

@@ -103,7 +103,7 @@ def whd(
         cost = np.concatenate([[0.0], np.cumsum(w)]) / w.sum()
         per_class += cost[class_levels[:, j]]
     total = float(sizes @ (per_class / d)) + release.n_suppressed * 1.0
-    return WHDResult(total, total / table.n)
+    return WHDResult(total, total / table.n_records)
 
 
 def modification_rate(table: Table, release: Release) -> float:
@@ -123,6 +123,8 @@ def modification_rate(table: Table, release: Release) -> float:
     kept = rc >= 0
     cls = rc[kept]
     modified = release.n_suppressed * d
+    # rows that stand for several records (Table.weights) count as many cells
+    w = np.ones(int(kept.sum()), dtype=np.int64) if table.weights is None else table.weights[kept]
     for j, h in enumerate(table.hierarchies):
         levels = release.class_levels[cls, j]
         nodes = release.class_nodes[cls, j]
@@ -133,7 +135,7 @@ def modification_rate(table: Table, release: Release) -> float:
             sel = levels == level
             if level == CUSTOM:
                 labels = release.class_labels(j)[cls[sel]]
-                modified += int((labels != original[sel]).sum())
+                modified += int(w[sel][labels != original[sel]].sum())
                 continue
-            modified += int((h.labels[int(level)][nodes[sel]] != original[sel]).sum())
-    return modified / (table.n * d)
+            modified += int(w[sel][h.labels[int(level)][nodes[sel]] != original[sel]].sum())
+    return modified / (table.n_records * d)

@@ -59,13 +59,14 @@ def entropy_per_attribute(
     g_factor, s_factor = gs_factors(gs)
     levels = effective_levels(table, release)
     sup = release.suppressed
-    n_sup = int(sup.sum())
+    n_sup = release.n_suppressed
+    w = table.weights  # rows that stand for several records (None: one each)
     t = transformation_levels(table, release)
     out: dict[str, float] = {}
     for j, (name, h) in enumerate(zip(table.qi, table.hierarchies, strict=True)):
         codes = table.codes[:, j].astype(np.int64)
         nl = h.n_leaves
-        a = np.bincount(codes, minlength=nl).astype(np.float64)
+        a = np.bincount(codes, weights=w, minlength=nl).astype(np.float64)
         # records per (level, leaf); ARX walks values in dictionary order = first appearance in data
         key = levels[:, j] * nl + codes
         custom = levels[:, j] == CUSTOM
@@ -73,10 +74,13 @@ def entropy_per_attribute(
             # a CUSTOM value (interval or set) is a generalized value of its own: key it by its class
             rc = release.record_class.astype(np.int64)
             key = np.where(custom, (h.height + 1 + rc) * nl + codes, key)
-        pairs, first, cnt = np.unique(key, return_index=True, return_counts=True)
+        pairs, first, inv, cnt = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
+        if w is not None:
+            cnt = np.bincount(inv.reshape(-1), weights=w, minlength=len(pairs)).astype(np.int64)
         order = np.argsort(first, kind="stable")
         pairs, first, cnt = pairs[order], first[order], cnt[order].astype(np.float64)
-        node_counts = [np.bincount(h.maps[level][codes], minlength=h.size(level)) for level in range(h.height + 1)]
+        node_counts = [np.bincount(h.maps[level][codes], weights=w, minlength=h.size(level))
+                       for level in range(h.height + 1)]
         offsets = np.concatenate([[0], np.cumsum([len(c) for c in node_counts])])
         flat = np.concatenate(node_counts).astype(np.float64)
         if custom.any():
@@ -94,7 +98,7 @@ def entropy_per_attribute(
         result = raw * g_factor
         if not monotonic and n_sup and t is not None:
             # (without a transformation every suppressed record sits at the root: the term is 0)
-            for c in _suppressed_value_counts(h, codes, sup, int(t[j])):
+            for c in _suppressed_value_counts(h, codes, sup, int(t[j]), w):
                 result += c * (math.log(c / n_sup) / _LOG2) * s_factor
         out[name] = arx_round(-result if result != 0.0 else result)
     return out
@@ -162,10 +166,11 @@ def _arx_value_codes(h: Hierarchy, codes: np.ndarray, level: int) -> np.ndarray:
     return out
 
 
-def _suppressed_value_counts(h: Hierarchy, codes: np.ndarray, sup: np.ndarray, level: int) -> list[float]:
+def _suppressed_value_counts(h: Hierarchy, codes: np.ndarray, sup: np.ndarray, level: int,
+                             weights: np.ndarray | None = None) -> list[float]:
     """Suppressed records per generalized value of one QI, in the order ARX adds them up."""
     gen = h.maps[level][codes[sup]].astype(np.int64)
-    counts = np.bincount(gen, minlength=h.size(level))
+    counts = np.bincount(gen, weights=None if weights is None else weights[sup], minlength=h.size(level))
     nodes, first = np.unique(gen, return_index=True)
     nodes = nodes[np.argsort(first, kind="stable")]  # insertion order: first appearance
     dict_code = _arx_value_codes(h, codes, level)

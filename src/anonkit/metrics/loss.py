@@ -79,7 +79,7 @@ def loss_per_attribute(table: Table, release: Release, *, gs: float = 0.5) -> di
     materialized share, like a node's; one member = a leaf).
     """
     g_factor, s_factor = gs_factors(gs)
-    n = float(table.n)
+    n = float(table.n_records)
     sizes = release.class_sizes().astype(np.float64)
     sup = tuple_counts(table, release.suppressed)
     has_sup = sup > 0

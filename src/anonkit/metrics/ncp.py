@@ -110,7 +110,7 @@ def gcp(table: Table, release: Release, *, include_suppressed: bool = True) -> f
     sizes = release.class_sizes().astype(np.float64)
     released = float(sizes @ ncp_classes(table, release).sum(axis=1)) if release.n_classes else 0.0
     if include_suppressed:
-        return (released + release.n_suppressed * d) / (d * table.n)
+        return (released + release.n_suppressed * d) / (d * table.n_records)
     if release.n_released == 0:
         return float("nan")
     return released / (d * release.n_released)

@@ -59,7 +59,7 @@ def precision_per_attribute(
     """
     g_factor, s_factor = gs_factors(gs)
     t = transformation_levels(table, release)
-    n = float(table.n)
+    n = float(table.n_records)
     n_sup = float(release.n_suppressed)
     class_levels = hierarchy_class_levels(table, release)[0]
     out: dict[str, float] = {}

@@ -13,6 +13,7 @@ import numpy as np
 
 from anonkit._kernels import group_columns
 from anonkit.hierarchy import Hierarchy
+from anonkit.metrics.arx import tuple_counts
 from anonkit.metrics.coverage import Covered, covered
 from anonkit.release import CUSTOM, Release
 from anonkit.table import Table
@@ -307,8 +308,7 @@ def record_linkage(table: Table, release: Release) -> float:
     lies in ``c``'s interval (numeric, ``lo ≤ v ≤ hi``) or set, or below ``c``'s hierarchy node
     (:func:`linkage_candidates`); overlapping boxes (e.g. relaxed Mondrian) lower the score.
     """
-    d = table.distinct
-    kept = np.bincount(d.inverse[~release.suppressed], minlength=d.size).astype(np.float64)
+    kept = tuple_counts(table, ~release.suppressed)
     cand = linkage_candidates(table, release)
     use = (kept > 0) & (cand > 0)
-    return 100.0 * float((kept[use] / cand[use]).sum()) / table.n
+    return 100.0 * float((kept[use] / cand[use]).sum()) / table.n_records

@@ -39,7 +39,7 @@ class NodeScorer:
         self.g, self.s = gs_factors(metric.gs)
         self.weights = attribute_weights(table)
         d = table.distinct
-        self.n = float(table.n)
+        self.n = float(table.n_records)
         pre = np.zeros(d.size, dtype=bool)
         if table.presuppressed.any():
             pre[d.inverse[table.presuppressed]] = True

@@ -88,8 +88,8 @@ class Search:
         check_models(table, self.models)
         #: the records the models may suppress (``limit``, or ``⌊max_suppression · n⌋``) and that limit
         #: as a share of the records
-        self.limit = suppression_limit(float(max_suppression), table.n) if limit is None else int(limit)
-        self.max_suppression = float(max_suppression) if limit is None else self.limit / table.n
+        self.limit = suppression_limit(float(max_suppression), table.n_records) if limit is None else int(limit)
+        self.max_suppression = float(max_suppression) if limit is None else self.limit / table.n_records
         self.metric = as_metric(metric)
         mins, maxs = [], []
         for j, q in enumerate(table.qi):

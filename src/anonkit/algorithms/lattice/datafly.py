@@ -38,10 +38,10 @@ def allowance(
 ) -> int:
     """The number of records Datafly may leave in failing classes (module docstring)."""
     if suppression_allowance is not None:
-        return min(int(suppression_allowance), table.n)
+        return min(int(suppression_allowance), table.n_records)
     if max_suppression is not None:
-        return suppression_limit(float(max_suppression), table.n)
-    return min(largest_k(models) or 0, table.n)
+        return suppression_limit(float(max_suppression), table.n_records)
+    return min(largest_k(models) or 0, table.n_records)
 
 
 def distinct_values(table: Table, node: Node) -> list[int]:
@@ -56,7 +56,8 @@ def distinct_values(table: Table, node: Node) -> list[int]:
 
 
 @algorithm("datafly", family="lattice", summary="Sweeney's greedy heuristic: generalize the attribute with the most "
-           "distinct values until the failing records fit the allowance (k records by default)")
+           "distinct values until the failing records fit the allowance (k records by default)",
+           engines=("local", "spark"))
 def datafly(
     table: Table,
     models: list[Criterion],

@@ -22,6 +22,7 @@ from anonkit.table import Table
 @algorithm(
     "fixed",
     family="lattice",
+    engines=("local", "spark"),
     summary="apply one full-domain transformation (a level per quasi-identifier) and suppress failing classes",
     on_failure="choose higher levels or let a search algorithm find them",
     progress="",

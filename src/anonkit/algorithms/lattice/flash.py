@@ -108,6 +108,7 @@ def classify(search: Search) -> None:
 @algorithm(
     "flash",
     family="lattice",
+    engines=("local", "spark"),
     summary="globally optimal full-domain generalization, ARX's default (falls back to lightning above "
     "heuristic_threshold transformations)",
     default=True,

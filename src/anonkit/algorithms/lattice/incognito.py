@@ -199,7 +199,7 @@ def classify(search: Search, *, prune_subsets: bool = True) -> dict[str, int]:
 
 
 @algorithm("incognito", family="lattice", summary="globally optimal full-domain generalization by Incognito's "
-           "bottom-up search over attribute subsets")
+           "bottom-up search over attribute subsets", engines=("local", "spark"))
 def incognito(
     table: Table,
     models: Sequence[Criterion],

@@ -209,7 +209,7 @@ def _exceeds(bound: object, best: object) -> bool:
 
 
 @algorithm("lightning", family="lattice", summary="best-effort greedy full-domain search (ARX's Lightning) "
-           "within a time and step limit")
+           "within a time and step limit", engines=("local", "spark"))
 def lightning(
     table: Table,
     models: Sequence[Criterion],

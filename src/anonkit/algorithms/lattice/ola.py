@@ -122,7 +122,7 @@ def classify(search: Search) -> None:
 
 
 @algorithm("ola", family="lattice", summary="globally optimal full-domain generalization by OLA's binary search "
-           "on sub-lattices (k-minimal transformations)")
+           "on sub-lattices (k-minimal transformations)", engines=("local", "spark"))
 def ola(
     table: Table,
     models: list[Criterion],

@@ -273,28 +273,57 @@ class _Encoded:
         def rows(a: np.ndarray) -> np.ndarray:
             return a if active is None else a[active]
 
-        self.d = d
-        self.kinds = np.array([0 if q in table.numeric else 1 for q in table.qi], dtype=np.int64)
+        def column(j: int) -> tuple[np.ndarray, np.ndarray | None]:
+            name = table.qi[j]
+            return rows(table.codes[:, j]), rows(table.numeric[name]) if name in table.numeric else None
+
+        kinds = np.array([0 if q in table.numeric else 1 for q in table.qi], dtype=np.int64)
         self.X = np.empty((d + len(hist_attrs), n), dtype=np.int32)
+        self._describe(kinds, table.hierarchies, column)
+        for a, name in enumerate(hist_attrs):
+            self.X[d + a] = rows(table.sensitive_codes[name])
+
+    @classmethod
+    def from_columns(
+        cls, kinds: np.ndarray, hierarchies: list, column: Callable[[int], tuple[np.ndarray, np.ndarray | None]]
+    ) -> _Encoded:
+        """The encoding's geometry without the code matrix (``X`` is ``None``), from every QI's leaf
+        codes and numeric values (``column(j)``; repeated entries change nothing, so the distinct
+        values of a column suffice): what a distributed engine computes once for the whole table.
+        ``lookup[j]`` gives a leaf code's row-``j`` code of ``X``."""
+        enc = cls.__new__(cls)
+        enc.X = None
+        enc._describe(np.asarray(kinds, dtype=np.int64), hierarchies, column)
+        return enc
+
+    def _describe(self, kinds: np.ndarray, hierarchies: list, column: Callable) -> None:
+        """The geometry of every QI (``column(j)``: its leaf codes and numeric values, ``None`` for a
+        categorical QI), and row ``j`` of ``X`` when there is one."""
+        d = len(kinds)
+        self.d = d
+        self.kinds = kinds
         self.values: list[np.ndarray] = []  # numeric: the value of every rank
         self.ranges = np.zeros(d)  # numeric: the table's range
         self.share: list[np.ndarray] = []  # categorical: leaves below (level, node) / leaves, flattened
         self.leaves = np.ones(d, dtype=np.int64)
         self.nodes: list[np.ndarray] = []  # categorical: number of nodes on every level
+        self.lookup: list[np.ndarray] = []  # leaf code → code in X (numeric: rank; categorical: position)
         blocks, offsets, at = [], np.zeros(d, dtype=np.int64), 0
-        for j, name in enumerate(table.qi):
-            h = table.hierarchies[j]
-            codes = rows(table.codes[:, j])
+        for j in range(d):
+            h = hierarchies[j]
+            codes, numbers = column(j)
             nl = h.n_leaves
             if self.kinds[j] == 0:
                 vals = np.full(nl, np.nan)
-                vals[codes] = rows(table.numeric[name])
+                vals[codes] = numbers
                 seen = np.zeros(nl, dtype=bool)
                 seen[codes] = True
                 uniq, inv = np.unique(vals[seen], return_inverse=True)
                 rank = np.zeros(nl, dtype=np.int32)
                 rank[seen] = inv.reshape(-1)
-                self.X[j] = rank[codes]
+                if self.X is not None:
+                    self.X[j] = rank[codes]
+                self.lookup.append(rank)
                 finite = uniq[np.isfinite(uniq)]
                 span = float(finite[-1] - finite[0]) if finite.size else 0.0
                 if finite.size < uniq.size:  # a missing value: one more value, beyond the range
@@ -312,7 +341,9 @@ class _Encoded:
             dfs = np.lexsort(maps)  # by the path from the root (primary key last): subtrees are ranges
             pos = np.empty(nl, dtype=np.int32)
             pos[dfs] = np.arange(nl, dtype=np.int32)
-            self.X[j] = pos[codes]
+            if self.X is not None:
+                self.X[j] = pos[codes]
+            self.lookup.append(pos)
             maps = maps[:, dfs]
             self.leaves[j] = nl
             offsets[j] = at
@@ -325,8 +356,6 @@ class _Encoded:
             self.share.append(share.reshape(-1))
             self.nodes.append(np.array([len(c) for c in counts], dtype=np.int64))
             self.values.append(np.zeros(0))
-        for a, name in enumerate(hist_attrs):
-            self.X[d + a] = rows(table.sensitive_codes[name])
         self.maps = np.concatenate(blocks) if blocks else np.zeros(1, dtype=np.int64)
         self.offsets = offsets
         self.max_nodes = max([int(x.max()) for x in self.nodes if x.size] + [1])
@@ -356,7 +385,8 @@ class _Encoded:
 
 # ---------------------------------------------------------------------------------------- algorithm
 @algorithm("mondrian", family="partition", summary="top-down multidimensional partitioning (strict or relaxed) "
-           "with every model as the split condition; numeric quasi-identifiers become intervals", label="Mondrian")
+           "with every model as the split condition; numeric quasi-identifiers become intervals", label="Mondrian",
+           engines=("local", "spark"))
 def mondrian(
     table: Table,
     models: list[Criterion],

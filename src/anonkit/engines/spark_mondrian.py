@@ -1,0 +1,550 @@
+"""Mondrian, strict mode, on Apache Spark: the single-machine partition of a table too large for one
+machine.
+
+The model is Mondrian multidimensional partitioning (LeFevre, DeWitt, Ramakrishnan, "Mondrian
+Multidimensional K-Anonymity", ICDE 2006; spec §5.4) with every privacy model as the split
+condition, exactly as :mod:`anonkit.algorithms.partition.mondrian` runs it in strict mode: a
+partition tries its quasi-identifiers widest normalized first and takes the first *allowable* cut
+(numeric: ``left = {x ≤ v}`` at the ``⌊|P|/2⌋``-th smallest value ``v``; categorical: the children
+one level below the lowest common ancestor), allowable meaning at least two non-empty children, each
+with ``k`` records and passing every model on its size and sensitive histograms over the whole
+table's domain. In strict mode the final partition is a function of the multiset of the records'
+quasi-identifier and sensitive values only (record order plays no part), which is what makes the
+distributed run give the same partition — hence, after sorting, the same published rows — as the
+single-machine engine.
+
+How it runs (:func:`mondrian_on_spark`):
+
+1. *Global encoding.* Per quasi-identifier and sensitive column, one aggregation gives its distinct
+   values with their counts; on the driver, a :class:`~anonkit.table.Table` of those distinct values
+   (weighted by their counts) resolves the type (inferred like the local engine does), the hierarchy
+   (or the flat one), the numeric values, the missing values' policy and the sensitive domains with
+   the whole table's distribution (t-closeness). The geometry of the local kernels follows from it
+   (``_Encoded.from_columns``): numeric: rank among the table's distinct values, a missing value one
+   more value above all; categorical: depth-first leaf position in the hierarchy. Every row gets its
+   codes by a broadcast join with the (small) value → code tables.
+2. *Top levels on Spark*, breadth first, while a partition holds more than ``partition_rows``
+   records: one ``groupBy(partition)`` gives every active partition's state (size, lowest and highest
+   code of every QI: numeric ranges, categorical lowest common ancestors), the driver orders the
+   QIs by normalized width (the local code's ``widths``, the same floats), one aggregation per
+   attempt round gives each partition's histogram of its chosen QI's codes joined with the sensitive
+   codes (exact splits, no approximate quantiles), and the driver decides the cuts by the local
+   rules; a small broadcast table ``(partition, code range) → child`` assigns the children.
+3. *Bottom levels per partition*: ``applyInPandas`` grouped by partition runs the single-machine
+   loop (:func:`~anonkit.algorithms.partition.mondrian.cut`, numba kernels) on each partition's rows
+   with the global encoding, judges the final classes like ``partition_release`` does, and writes
+   the published rows: numeric QIs as ``[lo-hi]`` (the value when ``lo == hi``; the hierarchy's
+   lowest common ancestor for a class holding a missing value), categorical ones as the lowest common
+   ancestor's label, other columns as the local engine publishes them (text cells stripped unless
+   ``strip=False``), identifiers dropped.
+
+Decisions: the driver sees aggregates only (distinct values, per-partition states and histograms of
+the top levels), never rows. Relaxed mode (its ties follow record order), records pre-suppressed
+for missing values (``missing: suppress``), models on a QI subset or judged per record (background
+knowledge) and person columns are refused with an :class:`~anonkit.errors.InputError`. A partition
+the top levels find final (no allowable cut) is one class without re-running the loop. When the
+whole table fails the models nothing is released: the frame is empty and the facts say why, with
+the local engine's message. Classes publishing identical values (which strict partitions do not
+produce) are counted once in ``classes``, as the local release merges them.
+"""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonkit._values import strip_cells
+from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, suppression_limit, suppression_verdict
+from anonkit.algorithms.partition.mondrian import _children_pass, _Encoded, _kernels, cut
+from anonkit.engines import DEFAULT_PARTITION_ROWS
+from anonkit.errors import InputError
+from anonkit.hierarchy import class_lca
+from anonkit.models import Criterion
+from anonkit.release import _date, _number
+from anonkit.schema import AttrType, Schema
+from anonkit.stats import ClassStats
+from anonkit.table import Table
+
+PID = "__ak_pid"
+CLS = "__ak_cls"
+OK = "__ak_ok"
+_PREFIX = "__ak_"
+WHOLE_TABLE_FAILS = "the models cannot be met: the whole table fails them, so nothing can be released"
+
+
+def _x(j: int) -> str:
+    return f"{_PREFIX}x{j}"
+
+
+def _s(a: int) -> str:
+    return f"{_PREFIX}s{a}"
+
+
+def _h(j: int) -> str:
+    return f"{_PREFIX}h{j}"
+
+
+def mondrian_on_spark(
+    df: Any,
+    schema: Schema,
+    models: list[Criterion],
+    *,
+    partition_rows: int = DEFAULT_PARTITION_ROWS,
+    max_suppression: float = DEFAULT_MAX_SUPPRESSION,
+    mode: str | None = None,
+    missing: str = "value",
+    strip: bool = True,
+) -> tuple[Any, dict[str, Any]]:
+    """Mondrian (strict) on the Spark DataFrame ``df``; see the module docstring.
+
+    Parameters
+    ----------
+    df:
+        A ``pyspark.sql.DataFrame``; every column needs a role in ``schema`` (or its default role).
+    schema:
+        Roles, types (inferred where not declared, as :class:`~anonkit.table.Table` does) and
+        hierarchies.
+    models:
+        The privacy models (on all quasi-identifiers, judged from class statistics).
+    partition_rows:
+        Partitions larger than this are cut on Spark; smaller ones by the single-machine loop, one
+        ``applyInPandas`` group each (so this bounds a group's rows, apart from a partition the top
+        levels find final).
+    max_suppression:
+        Share of the records the models may suppress (the verdict in the facts).
+    mode, missing, strip:
+        As for the local engine; only ``mode="strict"`` and ``missing`` ``"value"`` or ``"error"``
+        are distributed.
+
+    Returns
+    -------
+    published, facts:
+        The published rows (identifiers dropped, QIs generalized; not shuffled: the caller shuffles
+        with the seed) and a dict: ``records``, ``partitions`` (final partitions), ``classes``
+        (distinct published QI tuples), ``released``, ``suppressed``, ``top_levels`` (depths cut on
+        Spark), ``groups`` (partitions handed to ``applyInPandas``) and ``largest_group`` (its rows),
+        ``class_sizes`` (class size → number of classes), ``satisfied`` and ``message`` (the verdict,
+        as the local release words it), ``schema`` (types resolved) and ``seconds``.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    started = time.perf_counter()
+    spark = df.sparkSession
+    models = list(models)
+    if mode not in (None, "strict"):
+        raise InputError(f"mode: {mode} is not distributed: its ties follow record order; use mode: strict or "
+                         "engine: local", key="mode")
+    if missing == "suppress":
+        raise InputError("missing: suppress is not distributed by Mondrian on Spark; use missing: value or "
+                         "engine: local", key="missing")
+    if missing not in ("value", "error"):
+        raise InputError(f"missing must be value, suppress or error, got {missing!r}", key="missing")
+    if isinstance(partition_rows, bool) or not isinstance(partition_rows, int | np.integer) or partition_rows < 1:
+        raise InputError("partition_rows must be a whole number ≥ 1", key="partition_rows", value=partition_rows)
+    suppression_limit(max_suppression, 0)  # validates the share
+    for m in models:
+        if m.qis is not None:
+            raise InputError(f"{m.describe()} on a subset of the quasi-identifiers is not distributed by Mondrian "
+                             "on Spark; use engine: local", key="models")
+        if getattr(m, "record_level", False):
+            raise InputError(f"{m.name} is judged per record and is not distributed by Mondrian on Spark; use "
+                             "engine: local", key="models")
+    columns = [str(c) for c in df.columns]
+    if len(set(columns)) < len(columns):
+        raise InputError("duplicate column", column=next(c for c in columns if columns.count(c) > 1))
+    clash = [c for c in columns if c.startswith(_PREFIX)]
+    if clash:
+        raise InputError(f"column names starting with {_PREFIX} are reserved by the Spark engine", column=clash[0])
+    schema = schema.in_column_order(columns)
+    if schema.person is not None:
+        raise InputError("a person column is not distributed by Mondrian on Spark; use engine: local",
+                         column=schema.person)
+    qi, sensitive = schema.quasi, schema.sensitive
+    if not qi:
+        raise InputError("Mondrian needs at least one quasi-identifier")
+    d = len(qi)
+    hist_attrs = sorted({m.attribute for m in models if m.attribute is not None})
+    unknown = [a for a in hist_attrs if a not in sensitive]
+    if unknown:
+        raise InputError("a model protects an attribute that is not sensitive", column=unknown[0])
+    published_cols = [c for c in columns if c not in schema.identifiers]
+
+    # ------------------------------------------------------------ 1. the global encoding
+    attrs = dict(schema.attributes)
+    hierarchies, leaf_of, numbers_of, n = [], [], [], 0
+    luts: dict[str, tuple[list, dict[str, np.ndarray]]] = {}
+    domains = {}
+    root_hist: dict[str, np.ndarray] = {}
+    distinct = _distinct(df, [*qi, *sensitive])
+    for name in [*qi, *sensitive]:
+        values, counts = distinct[name]
+        n = int(counts.sum())
+        one = Table(pd.DataFrame({name: pd.Series(values, dtype=object)}), Schema({name: schema[name]}),
+                    missing=missing, strip=strip, weights=counts)  # type: ignore[arg-type]
+        attrs[name] = one.schema[name]
+        if name in qi:
+            hierarchies.append(one.hierarchies[0])
+            leaf_of.append(one.codes[:, 0].copy())
+            numbers_of.append(one.numeric.get(name))
+            luts[name] = (values, {"leaf": one.codes[:, 0].astype(np.int64)})
+        else:
+            domains[name] = one.domains[name]
+            luts[name] = (values, {"code": one.sensitive_codes[name].astype(np.int64)})
+            root_hist[name] = np.bincount(one.sensitive_codes[name], weights=counts,
+                                          minlength=one.domains[name].size)[None, :].astype(float)
+    resolved = Schema(attrs, schema.default_role)
+    kinds = np.array([0 if resolved[q].type in (AttrType.NUMERIC, AttrType.DATE) else 1 for q in qi], dtype=np.int64)
+    enc = _Encoded.from_columns(kinds, hierarchies, lambda j: (leaf_of[j], numbers_of[j]))
+    # numeric QIs with a missing value (the largest rank) publish a class holding one as the LCA
+    has_missing = [bool(kinds[j] == 0 and numbers_of[j] is not None and np.isnan(numbers_of[j]).any())
+                   for j in range(d)]
+    kmin = max([int(m.minimum_class_size()) for m in models] + [1])
+
+    facts: dict[str, Any] = {"records": n, "top_levels": 0, "schema": resolved}
+    out_fields = []
+    for f in df.schema.fields:
+        if f.name in published_cols:
+            out_fields.append(T.StructField(f.name, T.StringType() if f.name in qi else f.dataType, True))
+    out_schema = T.StructType(out_fields)
+
+    def nothing(message: str) -> tuple[Any, dict[str, Any]]:
+        facts.update(partitions=1, classes=0, released=0, suppressed=n, groups=0, largest_group=0, class_sizes={},
+                     satisfied=False, message=message, seconds=time.perf_counter() - started)
+        return spark.createDataFrame([], out_schema), facts
+
+    root = ClassStats(np.array([float(n)]), {a: root_hist[a] for a in hist_attrs}, domains)
+    if n < kmin or not all(bool(m.passes(root)[0]) for m in models):
+        return nothing(WHOLE_TABLE_FAILS)
+
+    # every row's codes, by broadcast joins with the value → code tables
+    cur = df.select(*published_cols)
+    for name in [*qi, *sensitive]:
+        values, codes = luts[name]
+        key = f"{_PREFIX}key"
+        if name in qi:
+            j = qi.index(name)
+            cols = {_x(j): enc.lookup[j][codes["leaf"]]}
+            if has_missing[j]:
+                cols[_h(j)] = codes["leaf"]
+        elif name in hist_attrs:
+            cols = {_s(hist_attrs.index(name)): codes["code"]}
+        else:
+            continue
+        lut_schema = T.StructType([T.StructField(key, df.schema[name].dataType, True)]
+                                  + [T.StructField(c, T.IntegerType(), False) for c in cols])
+        data = [(v, *(int(c[i]) for c in cols.values())) for i, v in enumerate(values)]
+        lut = spark.createDataFrame(data, lut_schema)
+        cur = cur.join(F.broadcast(lut), cur[name].eqNullSafe(lut[key]), "left").drop(key)
+    cur = _truncate(cur.withColumn(PID, F.lit(0).cast("long")), eager=False)
+
+    # ------------------------------------------------------------ 2. the top levels on Spark
+    final_pids: set[int] = set()
+    active = [0] if n > partition_rows else []
+    leaving: dict[int, int] = {} if active else {0: n}  # the partitions handed to the local loop: rows
+    next_pid = 1
+    depth = 0
+    code_of = (lambda col: F.coalesce(*[F.when(col == j, F.col(_x(j))) for j in range(d)]))  # noqa: E731
+    while active:
+        stat = (cur.filter(F.col(PID).isin(active)).groupBy(PID)
+                .agg(F.count(F.lit(1)).alias("n"),
+                     *[F.min(_x(j)).alias(f"lo{j}") for j in range(d)],
+                     *[F.max(_x(j)).alias(f"hi{j}") for j in range(d)])
+                .toPandas().sort_values(PID))
+        pids = stat[PID].to_numpy(dtype=np.int64)
+        sizes = stat["n"].to_numpy(dtype=np.int64)
+        lo = np.stack([stat[f"lo{j}"].to_numpy(dtype=np.int64) for j in range(d)], axis=1)
+        hi = np.stack([stat[f"hi{j}"].to_numpy(dtype=np.int64) for j in range(d)], axis=1)
+        A, B = _state(enc, lo, hi)
+        small = sizes < 2 * kmin
+        final_pids.update(int(p) for p in pids[small])
+        leaving.update((int(p), int(z)) for p, z in zip(pids[small], sizes[small], strict=True))
+        big = np.flatnonzero(~small)
+        pids, sizes, A, B = pids[big], sizes[big], A[big], B[big]
+        W = enc.widths(A, B)
+        cuts: dict[int, tuple[int, list[tuple[int, int]], np.ndarray]] = {}
+        pend = np.arange(len(pids))
+        for _ in range(d):
+            if not len(pend):
+                break
+            cols = np.argmax(W[pend], axis=1)
+            keep = W[pend, cols] > 0
+            pend, cols = pend[keep], cols[keep]
+            if not len(pend):
+                break
+            choice = spark.createDataFrame([(int(pids[p]), int(c)) for p, c in zip(pend, cols, strict=True)],
+                                           f"{_PREFIX}cpid long, {_PREFIX}ccol int")
+            sel = cur.join(F.broadcast(choice), F.col(PID) == F.col(f"{_PREFIX}cpid"))
+            code = code_of(F.col(f"{_PREFIX}ccol")).alias("code")
+            if hist_attrs:
+                pairs = F.explode(F.array(*[F.struct(F.lit(a).alias("a"), F.col(_s(a)).alias("s"))
+                                            for a in range(len(hist_attrs))])).alias("e")
+                hist = (sel.select(PID, code, pairs).select(PID, "code", "e.a", "e.s")
+                        .groupBy(PID, "code", "a", "s").count())
+            else:
+                hist = sel.groupBy(PID, code).count()
+            hist = hist.toPandas()
+            proposals = _propose(enc, hist, pids[pend], cols, sizes[pend], A[pend], hist_attrs, domains)
+            nchild = np.array([len(p[2]) for p in proposals], dtype=np.int64)
+            cmin = np.array([p[2].min() for p in proposals], dtype=np.int64)
+            ok = (nchild >= 2) & (cmin >= kmin)
+            sel_ok = np.flatnonzero(ok)
+            if len(sel_ok) and models:
+                kid_sizes = np.concatenate([proposals[i][2] for i in sel_ok]).astype(np.float64)
+                kid_hist = {a: np.concatenate([proposals[i][3][a] for i in sel_ok]) for a in hist_attrs}
+                stats = ClassStats(kid_sizes, kid_hist, domains)
+                good = np.ones(len(kid_sizes), dtype=bool)
+                for m in models:
+                    good &= m.passes(stats)
+                starts = np.concatenate([[0], np.cumsum(nchild[sel_ok])[:-1]])
+                ok[sel_ok] = np.logical_and.reduceat(good, starts)
+            for i in np.flatnonzero(ok):
+                cuts[int(pend[i])] = (int(cols[i]), proposals[i][1], proposals[i][2])
+            W[pend[~ok], cols[~ok]] = -1.0
+            pend = pend[~ok]
+        final_pids.update(int(pids[i]) for i in range(len(pids)) if i not in cuts)
+        leaving.update((int(pids[i]), int(sizes[i])) for i in range(len(pids)) if i not in cuts)
+        if not cuts:
+            break
+        depth += 1
+        assign, active = [], []
+        for i, (col, ranges, kid_sizes) in sorted(cuts.items()):
+            for (a, b), size in zip(ranges, kid_sizes, strict=True):
+                assign.append((int(pids[i]), col, a, b, next_pid))
+                if size > partition_rows:
+                    active.append(next_pid)
+                else:
+                    leaving[next_pid] = int(size)
+                next_pid += 1
+        table = spark.createDataFrame(assign, f"{_PREFIX}apid long, {_PREFIX}acol int, {_PREFIX}alo int, "
+                                      f"{_PREFIX}ahi int, {_PREFIX}anew long")
+        code = code_of(F.col(f"{_PREFIX}acol"))
+        cond = ((F.col(PID) == F.col(f"{_PREFIX}apid")) & (code >= F.col(f"{_PREFIX}alo"))
+                & (code <= F.col(f"{_PREFIX}ahi")))
+        keep_cols = [c for c in cur.columns if c != PID]
+        cur = _truncate(cur.join(F.broadcast(table), cond, "left")
+                        .select(*keep_cols, F.coalesce(F.col(f"{_PREFIX}anew"), F.col(PID)).alias(PID)), eager=False)
+    facts["top_levels"] = depth
+
+    # ------------------------------------------------------------ 3. the bottom levels per partition
+    ctx = SimpleNamespace(
+        enc=enc, d=d, qi=qi, kinds=kinds, hierarchies=hierarchies, hist_attrs=hist_attrs, models=models,
+        domains=domains, kmin=kmin, final=frozenset(final_pids), has_missing=has_missing,
+        dates=[resolved[q].type == AttrType.DATE for q in qi], published=published_cols,
+        strip=[strip and c not in qi for c in published_cols],
+    )
+    hidden = [T.StructField(PID, T.LongType(), False), T.StructField(CLS, T.IntegerType(), False),
+              T.StructField(OK, T.BooleanType(), False)]
+    out = _truncate(cur.groupBy(PID).applyInPandas(lambda pdf: _local(pdf, ctx), T.StructType(out_fields + hidden)),
+                    eager=True)
+    # class sizes → number of classes, released or not: one small aggregation
+    sizes_hist = (out.groupBy(PID, CLS, OK).count().groupBy(OK, "count").agg(F.count(F.lit(1)).alias("classes"))
+                  .collect())
+    released = sum(int(r[1]) * int(r[2]) for r in sizes_hist if r[0])
+    suppressed = sum(int(r[1]) * int(r[2]) for r in sizes_hist if not r[0])
+    published = out.filter(F.col(OK)).drop(PID, CLS, OK)
+    # classes that publish identical values are one class of the release (partition_release merges them)
+    classes = published.select(*qi).distinct().count() if released else 0
+    satisfied, message = suppression_verdict(suppressed, suppression_limit(max_suppression, n), classes)
+    facts.update(
+        partitions=sum(int(r[2]) for r in sizes_hist),
+        classes=classes,
+        released=released,
+        suppressed=suppressed,
+        groups=len(leaving),
+        largest_group=max(leaving.values()),
+        class_sizes=dict(sorted((int(r[1]), int(r[2])) for r in sizes_hist if r[0])),
+        satisfied=satisfied,
+        message=message,
+        seconds=time.perf_counter() - started,
+    )
+    return published, facts
+
+
+# ---------------------------------------------------------------------------------------- driver side
+def _distinct(df: Any, names: list[str]) -> dict[str, tuple[list, np.ndarray]]:
+    """Every column's distinct values (as Spark gives them: ``None`` for null) with their counts, in
+    one aggregation (grouping sets)."""
+    from pyspark.sql import functions as F
+
+    if not hasattr(df, "groupingSets"):  # PySpark < 4: one aggregation per column
+        out = {}
+        for name in names:
+            rows = df.groupBy(name).count().collect()
+            out[name] = ([r[0] for r in rows], np.array([int(r[1]) for r in rows], dtype=np.int64))
+        return out
+    flags = [F.grouping(name).alias(f"{_PREFIX}g{i}") for i, name in enumerate(names)]
+    rows = df.groupingSets([[name] for name in names], *names).agg(F.count(F.lit(1)).alias(f"{_PREFIX}n"),
+                                                                   *flags).collect()
+    k = len(names)
+    found: dict[str, tuple[list, list]] = {name: ([], []) for name in names}
+    for r in rows:
+        i = next(i for i in range(k) if r[k + 1 + i] == 0)  # the one column this row groups by
+        found[names[i]][0].append(r[i])
+        found[names[i]][1].append(int(r[k]))
+    return {name: (v, np.array(c, dtype=np.int64)) for name, (v, c) in found.items()}
+
+
+def _truncate(df: Any, *, eager: bool) -> Any:
+    """``df`` with its lineage cut (so plans stay small from level to level): a reliable checkpoint
+    when the Spark context has a checkpoint directory, else a local one (executor storage)."""
+    if df.sparkSession.sparkContext.getCheckpointDir():
+        return df.checkpoint(eager=eager)
+    return df.localCheckpoint(eager=eager)
+
+
+def _state(enc: _Encoded, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The kernels' partition state from the lowest and highest code of every QI (as ``_apply_py``):
+    numeric: the ranks; categorical: level and node of the lowest common ancestor of the first and
+    the last leaf (in the hierarchy with its virtual root)."""
+    A, B = lo.copy(), hi.copy()
+    for j in np.flatnonzero(enc.kinds == 1):
+        M = _levels(enc, j)
+        a, b = M[:, lo[:, j]], M[:, hi[:, j]]
+        lv = np.argmax(a == b, axis=0)  # the virtual root always meets
+        A[:, j] = lv
+        B[:, j] = M[lv, lo[:, j]]
+    return A, B
+
+
+def _levels(enc: _Encoded, j: int) -> np.ndarray:
+    """QI ``j``'s lookup ``(levels × leaves)``: the node of every leaf position on every level."""
+    nl = int(enc.leaves[j])
+    levels = len(enc.nodes[j])
+    return enc.maps[enc.offsets[j]: enc.offsets[j] + levels * nl].reshape(levels, nl)
+
+
+def _propose(enc: _Encoded, hist: pd.DataFrame, pids: np.ndarray, cols: np.ndarray, sizes: np.ndarray,
+             A: np.ndarray, hist_attrs: list[str], domains: dict) -> list[tuple]:
+    """The cut of every partition ``pids[i]`` on QI ``cols[i]`` by the local rules (``_propose_py``),
+    from its histogram of codes (with the sensitive codes): per partition ``(codes, ranges, child
+    sizes, child histograms)``, ``ranges`` the code range ``(lo, hi)`` of every child."""
+    out = []
+    hist = hist.sort_values([PID, "code"], kind="stable")
+    groups = dict(tuple(hist.groupby(PID, sort=False)))
+    for i, pid in enumerate(pids):
+        g = groups[int(pid)]
+        j = int(cols[i])
+        if hist_attrs:
+            first = g[g["a"] == 0]
+            per_code = first.groupby("code", sort=True)["count"].sum()
+        else:
+            per_code = g.set_index("code")["count"]
+        codes = per_code.index.to_numpy(dtype=np.int64)
+        counts = per_code.to_numpy(dtype=np.int64)
+        size = int(sizes[i])
+        assert counts.sum() == size
+        if enc.kinds[j] == 0:
+            m = size // 2
+            t = int(np.searchsorted(np.cumsum(counts), m, side="left"))  # the m-th smallest rank (1-based)
+            median = int(codes[t])
+            child = (codes > median).astype(np.int64)
+        else:
+            node = _levels(enc, j)[int(A[i, j]) - 1, codes]
+            kids = np.unique(node)  # sorted, as the kernel orders children
+            child = np.searchsorted(kids, node)
+        nkids = int(child.max()) + 1
+        csize = np.bincount(child, weights=counts, minlength=nkids).astype(np.int64)
+        present = csize > 0  # a numeric cut with everything on the left has one child
+        remap = np.cumsum(present) - 1
+        child = remap[child]
+        csize = csize[present]
+        nkids = len(csize)
+        ranges = []
+        for r in range(nkids):
+            sel = codes[child == r]
+            ranges.append((int(sel.min()), int(sel.max())))
+        kid_hist = {}
+        for a, name in enumerate(hist_attrs):
+            rows = g[g["a"] == a]
+            rchild = child[np.searchsorted(codes, rows["code"].to_numpy(dtype=np.int64))]
+            h = np.zeros((nkids, domains[name].size))
+            np.add.at(h, (rchild, rows["s"].to_numpy(dtype=np.int64)), rows["count"].to_numpy(dtype=np.float64))
+            kid_hist[name] = h
+        out.append((codes, ranges, csize, kid_hist))
+    return out
+
+
+# ---------------------------------------------------------------------------------------- executors
+def _local(pdf: pd.DataFrame, ctx: SimpleNamespace) -> pd.DataFrame:
+    """One partition's rows → its published rows: the single-machine Mondrian loop with the global
+    encoding, the classes judged, every QI published as the local release does."""
+    enc, d = ctx.enc, ctx.d
+    n = len(pdf)
+    pid = int(pdf[PID].iloc[0])
+    hist_attrs = ctx.hist_attrs
+    codes = np.empty((d + len(hist_attrs), n), dtype=np.int32)
+    for j in range(d):
+        codes[j] = pdf[_x(j)].to_numpy(dtype=np.int32)
+    for a in range(len(hist_attrs)):
+        codes[d + a] = pdf[_s(a)].to_numpy(dtype=np.int32)
+    record_class = np.zeros(n, dtype=np.int64)
+    if pid in ctx.final:
+        n_final = 1
+    else:
+        K = _kernels()
+        holder = SimpleNamespace(domains=ctx.domains)
+
+        def accept(X, ps, pe, coff, nchild, csize, lab):
+            if not ctx.models:
+                return np.ones(len(ps), dtype=bool)
+            return _children_pass(K, X, d, hist_attrs, holder, ctx.models, ps, pe, coff, nchild, csize, lab)
+
+        n_final = cut(enc, codes.copy(), np.arange(n, dtype=np.int64), ctx.kmin, accept, record_class)
+    # the classes judged as partition_release judges them
+    sizes = np.bincount(record_class, minlength=n_final).astype(np.float64)
+    hist = {}
+    for a, name in enumerate(hist_attrs):
+        S = ctx.domains[name].size
+        hist[name] = np.bincount(record_class * S + codes[d + a], minlength=n_final * S).reshape(n_final, S)
+        hist[name] = hist[name].astype(np.float64)
+    ok = sizes > 0
+    stats = ClassStats(sizes, hist, ctx.domains)
+    for m in ctx.models:
+        ok &= m.passes(stats)
+    # per class the lowest and highest code of every QI
+    order = np.argsort(record_class, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(np.bincount(record_class, minlength=n_final))[:-1]])
+    out = {}
+    for j, name in enumerate(ctx.qi):
+        x = codes[j][order]
+        lo = np.minimum.reduceat(x, starts).astype(np.int64)
+        hi = np.maximum.reduceat(x, starts).astype(np.int64)
+        h = ctx.hierarchies[j]
+        labels = np.empty(n_final, dtype=object)
+        if enc.kinds[j] == 0:
+            vals = enc.values[j]
+            fmt = _date if ctx.dates[j] else _number
+            miss = np.zeros(n_final, dtype=bool)
+            if ctx.has_missing[j]:
+                miss = hi == len(vals) - 1
+                lv, nd = class_lca(h, pdf[_h(j)].to_numpy(dtype=np.int64), record_class, n_final, column=name)
+                for c in np.flatnonzero(miss):
+                    labels[c] = h.labels[lv[c]][nd[c]]
+            for c in np.flatnonzero(~miss):
+                a, b = vals[lo[c]], vals[hi[c]]
+                labels[c] = fmt(a) if a == b else f"[{fmt(a)}-{fmt(b)}]"
+        else:
+            leaf = np.empty(len(enc.lookup[j]), dtype=np.int64)
+            leaf[enc.lookup[j]] = np.arange(len(enc.lookup[j]))
+            lv, nd = class_lca(h, leaf[codes[j]], record_class, n_final, column=name)
+            for level in np.unique(lv):
+                sel = lv == level
+                labels[sel] = h.labels[level][nd[sel]]
+        out[name] = labels[record_class]
+    frame = {}
+    for c, strip in zip(ctx.published, ctx.strip, strict=True):
+        if c in out:
+            frame[c] = out[c]
+        else:
+            col = pdf[c]
+            frame[c] = strip_cells(col).to_numpy() if strip else col.to_numpy()
+    result = pd.DataFrame(frame)
+    result[PID] = np.int64(pid)
+    result[CLS] = record_class.astype(np.int32)
+    result[OK] = ok[record_class]
+    return result
