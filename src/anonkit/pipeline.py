@@ -191,6 +191,10 @@ def anonymize(
         summary = _failure_summary(table, release, spec.name, models, warnings, f"the models cannot be met: {why}")
         summary["seconds"] = round(seconds, 6)
         raise UnsatisfiableError(summary["message"], summary=summary, release=release)
+    # the measures run on the distinct (class, tuple, sensitive values) rows with their counts: the same
+    # values from arrays as long as the distinct rows, not the records (Release.counted); made before
+    # the release is published, when the least is held
+    measured = release.counted()
     if spec.verifier is not None:  # per-person tables (1:M data): verified as published
         published = release.tables[spec.tables[0]]
         verification = spec.verifier(table, release, models)
@@ -209,9 +213,6 @@ def anonymize(
     if not verification.ok:
         raise AssertionError("the release failed independent verification:\n" + verification.summary())
     interrupt.check()
-    # the measures on the distinct (class, tuple, sensitive values) rows with their counts: the same
-    # values from arrays as long as the distinct rows, not the records (Release.counted)
-    measured = release.counted()
     metrics = compute_metrics(measured.table, measured, gs=search_metric.gs, aggregate=search_metric.aggregate)
     summary = {
         "algorithm": release.algorithm,

@@ -188,21 +188,16 @@ class Release:
         if t.presuppressed.any():
             cols.append(t.presuppressed.astype(np.int64))
             sizes.append(2)
-        if t.numeric:  # local recodings publish the values: rows with other values are other rows
-            for values in t.numeric.values():
-                codes, uniq = pd.factorize(values, use_na_sentinel=False)
-                cols.append(codes.astype(np.int64))
-                sizes.append(len(uniq))
+        # (a numeric or date value is a function of its leaf code: the tuple determines it)
         group, m = group_columns(cols, sizes)
         if m == t.n:
             return self
-        first = np.full(m, t.n, dtype=np.int64)
-        np.minimum.at(first, group, np.arange(t.n))
+        first = np.empty(m, dtype=np.int64)
+        backwards = np.arange(t.n - 1, -1, -1, dtype=np.int64 if t.n >= 2**31 else np.int32)
+        first[group[backwards]] = backwards  # the last write of each group is its first row
+        del backwards
         order = np.argsort(first, kind="stable")  # first appearance
-        rank = np.empty(m, dtype=np.int64)
-        rank[order] = np.arange(m)
-        own = np.ones(t.n, dtype=np.int64) if t.weights is None else t.weights
-        weights = np.bincount(rank[group], weights=own, minlength=m).astype(np.int64)
+        weights = np.bincount(group, weights=t.weights, minlength=m).astype(np.int64)[order]
         rows = first[order]
         counted = dataclasses.replace(self, table=t.counted_rows(rows, weights), record_class=self.record_class[rows],
                                       record_group=None if self.record_group is None else self.record_group[rows])
@@ -271,8 +266,9 @@ class Release:
             raise InputError(f"suppressed must be 'drop' or 'mark', got {suppressed!r}", key="suppressed")
         seed = check_seed(seed)
         rows = np.flatnonzero(~self.suppressed) if suppressed == "drop" else np.arange(self.table.n)
-        order = np.random.default_rng(seed).permutation(len(rows))
-        return rows[order]
+        if self.table.n < 2**31:  # half the memory; the shuffle's swaps depend on the length only
+            rows = rows.astype(np.int32)
+        return np.random.default_rng(seed).permutation(rows)  # = rows[permutation(len(rows))]
 
     def to_frame(self, *, suppressed: Literal["drop", "mark"] = "drop", seed: int = 0) -> pd.DataFrame:
         """The published table: QIs generalized, suppressed rows dropped or marked, rows shuffled

@@ -104,13 +104,16 @@ def _count_rows(frame: pd.DataFrame, columns: list[str]) -> tuple[pd.DataFrame, 
         codes, labels = factorize_text(frame[c], compact=True)
         cols.append(codes)
         sizes.append(len(labels))
+    del codes
     group, m = group_columns(cols, sizes)
-    first = np.full(m, len(frame), dtype=np.int64)
-    np.minimum.at(first, group, np.arange(len(frame), dtype=np.int64))
-    order = np.argsort(first, kind="stable")
-    rank = np.empty(m, dtype=np.int64)
-    rank[order] = np.arange(m)
-    counts = np.bincount(rank[group], minlength=m).astype(np.float64)
+    del cols
+    n = len(frame)
+    first = np.empty(m, dtype=np.int64)
+    backwards = np.arange(n - 1, -1, -1, dtype=np.int64 if n >= 2**31 else np.int32)
+    first[group[backwards]] = backwards  # the last write of each group is its first row
+    del backwards
+    order = np.argsort(first, kind="stable")  # first appearance
+    counts = np.bincount(group, minlength=m).astype(np.float64)[order]
     return frame[columns].iloc[first[order]].reset_index(drop=True), counts
 
 
