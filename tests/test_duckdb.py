@@ -73,6 +73,27 @@ def test_round_trip_keeps_types_text_unicode_and_missing(tmp_path: Path) -> None
     assert _rows(path, "SELECT data_type FROM duckdb_columns() WHERE column_name = 'zip'") == [("VARCHAR",)]
 
 
+def test_integers_with_missing_values_stay_integers(tmp_path: Path) -> None:
+    """A nullable integer column is read as pandas' nullable integer of its width (not floats), is
+    published as such and lands as an integer column again."""
+    import duckdb
+
+    path = tmp_path / "n.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE t (id INTEGER, visits INTEGER, sex VARCHAR)")
+    con.execute("INSERT INTO t VALUES (1, 3, 'f'), (2, NULL, 'm'), (3, 4, 'f'), (4, 3, 'm')")
+    con.close()
+    back = read_table(path, table="t")
+    assert back["id"].dtype == np.int32 and str(back["visits"].dtype) == "Int32"
+    assert back["visits"].tolist()[:2] == [3, pd.NA] or pd.isna(back["visits"][1])
+    result = anonymize(back, Schema.of(identifier=["id"], quasi=["sex"], insensitive=["visits"]), [KAnonymity(2)])
+    assert str(result.frame["visits"].dtype) == "Int32"
+    write_table(result.frame, path, table="release")
+    assert _rows(path, "SELECT data_type FROM duckdb_columns() WHERE table_name = 'release' AND "
+                       "column_name = 'visits'") == [("INTEGER",)]
+    assert sorted(map(str, _rows(path, "SELECT visits FROM release"))) == ["(3,)", "(3,)", "(4,)", "(None,)"]
+
+
 def test_text_release_round_trip_and_odd_names(tmp_path: Path) -> None:
     frame = pd.DataFrame({'we"ird col': ["=1+1", "x"], "n": ["1", "2"]}, dtype=object)
     write_table(frame, tmp_path / "x.ddb", table='odd "name"')

@@ -169,6 +169,16 @@ def test_write_lands_with_the_right_types(pg_db: PgDatabase) -> None:
     assert back["id"].dtype == np.int64 and back["small"].dtype == np.int32
 
 
+def test_integers_with_missing_values_stay_integers(pg_db: PgDatabase) -> None:
+    pg_db.execute("CREATE TABLE visits (id integer, n integer, big bigint)")
+    pg_db.execute("INSERT INTO visits VALUES (1, 3, 10), (2, NULL, NULL), (3, 4, 12)")
+    back = read_table(pg_db.uri(), table="visits")
+    assert back["id"].dtype == np.int32 and str(back["n"].dtype) == "Int32" and str(back["big"].dtype) == "Int64"
+    write_table(back, pg_db.uri(), table="visits_copy")
+    assert pg_db.columns("visits_copy") == [("id", "integer"), ("n", "integer"), ("big", "bigint")]
+    assert pg_db.rows("SELECT n, big FROM visits_copy ORDER BY id") == [(3, 10), (None, None), (4, 12)]
+
+
 def test_write_schema_qualified_and_quoted_names(pg_db: PgDatabase) -> None:
     pg_db.execute("CREATE SCHEMA released")
     write_table(_frame(), pg_db.uri(), table="released.People", if_exists="fail")

@@ -11,10 +11,11 @@ The pipeline is the local one (:func:`anonkit.anonymize`); only the three engine
   unchanged and finds the same optimum, score and suppressed count; the measures (Loss, entropy,
   GCP, risk…) are computed from the weighted rows. The driver holds one row per distinct
   combination, never one per record.
-* **publish.** The chosen full-domain transformation is applied on Spark: one small broadcast
-  lookup per quasi-identifier (original value → generalized label) and one broadcast set of the
-  suppressed classes (their generalized tuples), then the rows are shuffled with the seed
-  (``ORDER BY rand(seed)``). Identifiers never leave the source: they are not selected.
+* **publish.** The chosen full-domain transformation is applied on Spark: one small lookup per
+  quasi-identifier (original value → generalized label: a literal map in the plan, or a broadcast
+  join above 4,096 values) and one broadcast set of the suppressed classes (their generalized
+  tuples), then the rows are shuffled with the seed (:meth:`SparkEngine.shuffle`). Identifiers
+  never leave the source: they are not selected.
 * **verify.** The independent verifier (:func:`anonkit.verifier.verify`) runs on the published rows
   counted by Spark (``GROUP BY`` the published quasi-identifiers and the models' sensitive
   attributes): the same classes and formulas as on the collected rows, without collecting them.
@@ -28,7 +29,8 @@ Decisions: whitespace around the cells of published text columns is removed with
 ``\\s`` (``strip: true``), which leaves the C0 separators ``\\x1c``–``\\x1f`` that Python's
 ``str.strip`` would also remove; the shuffle is ``rand(seed)`` per row, deterministic for the same
 input files and Spark configuration (partitioning), not the local engine's permutation — the same
-rows in another order.
+rows in another order. The written files are renamed ``part-00000.parquet``… and Spark's checksum
+files removed, so the same input, config and seed write the same bytes.
 """
 
 from __future__ import annotations
@@ -277,11 +279,14 @@ class SparkEngine:
 
     @staticmethod
     def shuffle(df: DataFrame, seed: int) -> DataFrame:
-        """``df``'s rows in an order drawn with ``seed`` (``ORDER BY rand(seed)``): the same for the
-        same input files and Spark settings."""
+        """``df``'s rows in an order drawn with ``seed``: a random key per row (``rand(seed)``), the
+        rows hash-partitioned by it (``spark.sql.shuffle.partitions`` partitions, one file each) and
+        sorted by it within each partition — a random order without ``ORDER BY``'s extra pass to
+        sample range bounds. The same for the same input files and Spark settings."""
         from pyspark.sql import functions as F
 
-        return df.withColumn("__r", F.rand(int(seed))).orderBy("__r").drop("__r")
+        keyed = df.withColumn("__r", F.rand(int(seed)))
+        return keyed.repartition("__r").sortWithinPartitions("__r").drop("__r")
 
     # ------------------------------------------------------------------ verify
     def verify(self, published: DataFrame, schema: Schema, models: list, *, reference: Any = None,

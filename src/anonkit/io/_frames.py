@@ -84,11 +84,18 @@ def _default_index(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.reset_index(drop=not named)
 
 
-def _from_arrow(data: pa.Table, what: str, loc: str) -> pd.DataFrame:
+def _from_arrow(data: pa.Table, what: str, loc: str, *, nullable_ints: bool = False) -> pd.DataFrame:
     """The Arrow table read from ``loc`` as a frame: a stored index dropped or kept as a column, text
-    columns as ``object`` columns of ``str``; InputError "cannot convert <what>" if pandas cannot."""
+    columns as ``object`` columns of ``str``; InputError "cannot convert <what>" if pandas cannot.
+    ``nullable_ints``: an integer column with missing values becomes pandas' ``Int64`` (a database's
+    integers stay integers, written back as integers) rather than floats."""
     try:
         frame = data.to_pandas()
+        if nullable_ints:  # of the same width: int32 → Int32
+            for i, f in enumerate(data.schema):
+                if pa.types.is_integer(f.type) and data.column(i).null_count and f.name in frame.columns:
+                    frame[f.name] = data.column(i).to_pandas(types_mapper={f.type: pd.ArrowDtype(f.type)}.get)
+                    frame[f.name] = frame[f.name].astype(str(f.type).replace("int", "Int").replace("uInt", "UInt"))
     except (pa.ArrowException, ValueError, TypeError) as exc:
         raise InputError(f"cannot convert {what}: {_one_line(exc)}", file=loc) from exc
     return _strings_to_object(_default_index(frame))

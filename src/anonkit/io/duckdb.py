@@ -176,7 +176,7 @@ def _read_duckdb(loc: str, table: str | None, query: str | None, na: frozenset[s
     _check_header([str(n) for n in data.schema.names], loc)
     if data.num_rows == 0:
         raise InputError("input is empty: no data rows", file=loc)
-    return _apply_na(_from_arrow(_plain_dictionaries(data), "the DuckDB result", loc), na)
+    return _apply_na(_from_arrow(_plain_dictionaries(data), "the DuckDB result", loc, nullable_ints=True), na)
 
 
 def _arrow_rows(frame: pd.DataFrame, names: list[str]) -> pa.Table:

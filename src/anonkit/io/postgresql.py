@@ -392,7 +392,7 @@ def _read_postgresql(uri: str, table: str | None, query: str | None, na: frozens
     if data.num_rows == 0:
         raise InputError("input is empty: no data rows", file=shown)
     data = _plain_columns(data, shown)
-    return _apply_na(_from_arrow(data, "the PostgreSQL result", shown), na)
+    return _apply_na(_from_arrow(data, "the PostgreSQL result", shown, nullable_ints=True), na)
 
 
 # ------------------------------------------------------------------------------------ same table
