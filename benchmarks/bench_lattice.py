@@ -15,8 +15,23 @@ Adult (30,162 rows), k-anonymity k = 5, ARX's default metric (Loss, gs 0.5, geom
 For each, in this process and warm: the median of ``--runs`` calls of :func:`anonkit.anonymize` on the
 loaded frame (encoding, search, release, independent verification and the default measures) and,
 separately, of the search alone on the encoded table; the transformations checked, the optimum, its
-score and the suppressed records. Then one whole ``anonkit anonymize`` process per configuration
-(``--no-process`` skips it) and Adult ×10 at 2 %.
+score and the suppressed records, and one whole ``anonkit anonymize`` process per configuration.
+
+Whole process at 30 k, 300 k and 3 M rows (``--sizes 1,10,100``: Adult ×1, ×10, ×100 = 30,162, 301,620 and
+3,016,200 rows): ``K5_8QI_S2`` (8 QIs, 2 % suppression) on Adult replicated into a ``;``-separated CSV,
+in fresh processes as a user runs them, CSV in and CSV out: ``anonkit anonymize CONFIG`` against one
+JVM of ARX's harness doing one run (JVM start, reading, the search and writing the output included).
+k is scaled with the copies, k = 5 × multiplier (k = 5, 50, 500), so that every size has the same
+classes, optimum, Loss and relative suppression as Adult ×1 and the search is the same lattice walk
+(``--fixed-k`` keeps k = 5, where on a replicated table every size from ×5 up is 5-anonymous untouched).
+``--rounds`` rounds (``--big-rounds`` from ×100 up) alternate the two, each first in turn; printed: the
+median wall time of each and the ratio anonkit / ARX, the peak resident memory of each process
+(``ru_maxrss`` of that child from ``wait4``) and its ratio, and whether the optimum and the suppressed
+records agree. Both do somewhat more than the search: anonkit verifies the release independently and
+computes its default measures, the harness computes ARX's class and quality statistics and writes the
+suppressed records as ``*`` rows (anonkit drops them). ARX's peak depends on its heap limit
+(``--arx-heap``, 4g as in the README). ``--no-process`` skips every whole-process run, ``--no-big`` (or
+``--sizes ''``) this section only, ``--configs ''`` the six configurations.
 
 ARX: with a class path of ARX's core (``--arx-classpath`` or the ``ARX_CLASSPATH`` environment
 variable, e.g. ``/tmp/arx/classes:/tmp/arx/lib/*``; build it as the harness README says, outside this
@@ -32,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import shutil
@@ -111,6 +127,43 @@ class ArxRun:
     suppressed: int
 
 
+@dataclass
+class ProcessRun:
+    """One whole process: wall time from spawn to exit, its peak RSS, and its result."""
+
+    seconds: float
+    peak: int | None  # bytes, None where wait4 is missing
+    code: int
+    transformation: list[int]
+    suppressed: int
+    score: float | None
+    checked: int
+    read: float  # the process's own figure for reading the input, seconds (ARX: loadMs; anonkit: nan)
+    work: float  # the process's own figure for the rest (ARX: anonymize; anonkit: its reported seconds)
+
+
+def timed_child(cmd: list[str]) -> tuple[float, int | None, int, str, str]:
+    """Run ``cmd`` to its end: (wall seconds, its peak RSS in bytes, exit code, stdout, stderr).
+
+    The peak is ``ru_maxrss`` of this child alone, from ``wait4`` (``getrusage(RUSAGE_CHILDREN)`` is a
+    maximum over every child ever waited for, so it cannot tell a later, smaller child's peak)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t = time.perf_counter()
+        child = subprocess.Popen(cmd, stdout=out, stderr=err)
+        if hasattr(os, "wait4"):
+            _, status, usage = os.wait4(child.pid, 0)
+            seconds = time.perf_counter() - t
+            child.returncode = os.waitstatus_to_exitcode(status)
+            peak: int | None = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+        else:
+            child.wait()
+            seconds, peak = time.perf_counter() - t, None
+        out.seek(0)
+        err.seek(0)
+        return (seconds, peak, child.returncode, out.read().decode(errors="replace"),
+                err.read().decode(errors="replace"))
+
+
 class Arx:
     """ARX's harness compiled against ``classpath``, run one JVM at a time."""
 
@@ -144,6 +197,28 @@ class Arx:
         transformation = [int(x) for x in m.group(1).split(",") if x.strip()] if m else []
         return ArxRun(warm, runs_ms, int(number("checked")), transformation, number("optimumLoss(highestScore)"),
                       int(number("suppressedRows")))
+
+    def process(self, csv: Path, k: int, out: Path, algorithm: str | None, heap: str) -> ProcessRun:
+        """One JVM of the harness doing one run on ``csv`` and writing the release to ``out`` (whole process)."""
+        cmd = ["java", f"-Xmx{heap}", f"-Darxbench.file={csv}", f"-Darxbench.k={k}"]
+        if algorithm is not None:
+            cmd.append(f"-Darxbench.algo={algorithm}")
+        cmd += ["-cp", f"{self.classpath}{os.pathsep}{self.dir}", "ArxBenchFile", str(self.data), "K5_8QI_S2", "1",
+                str(out)]
+        seconds, peak, code, text, err = timed_child(cmd)
+        if code or "optimumTransformation" not in text:
+            raise RuntimeError(f"ARX harness failed on {csv.name}:\n{err[-2000:]}{text[-2000:]}")
+
+        def field_(key: str) -> str:
+            m = re.search(rf"\b{re.escape(key)}=(\S+)", text)
+            return m.group(1) if m else "-1"
+
+        m = re.search(r"optimumTransformation=\[([^\]]*)\]", text)
+        m_ms = re.search(r"anonymizeMsPerRun=\[([^\]]*)\]", text)
+        return ProcessRun(seconds, peak, code, [int(x) for x in m.group(1).split(",") if x.strip()],
+                          int(field_("suppressedRows")), float(field_("optimumLoss(highestScore)")),
+                          int(field_("checked")), float(field_("loadMs")) / 1000,
+                          float(m_ms.group(1).split(",")[0]) / 1000 if m_ms else float("nan"))
 
     def close(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -212,6 +287,123 @@ def whole_process(algorithm: str, cfg: Config) -> tuple[float, int, object]:
     return seconds, out.returncode, summary.get("score")
 
 
+def anonkit_command() -> list[str]:
+    """``anonkit`` as a user runs it: the console script beside this interpreter, else ``python -m anonkit``."""
+    script = Path(sys.executable).with_name("anonkit")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "anonkit"]
+
+
+def anonkit_process(algorithm: str, csv: Path, k: int, out: Path, tmp: Path) -> ProcessRun:
+    """One ``anonkit anonymize CONFIG`` process: K5_8QI_S2 with k = ``k`` on ``csv`` (``;``), release to ``out``."""
+    cfg = config("K5_8QI_S2")
+    data = adult_path().parent
+    attributes = {**{q: {"role": "quasi", "hierarchy": str(data / f"adult_hierarchy_{q}.csv")} for q in cfg.qis},
+                  **{c: {"role": "insensitive"} for c in ALL if c not in cfg.qis}}
+    doc = {"input": {"path": str(csv), "separator": ";"}, "attributes": attributes,
+           "privacy": [{"model": "k-anonymity", "k": k}],
+           "algorithm": {"name": algorithm, "max_suppression": cfg.max_suppression},
+           "output": {"path": str(out), "separator": ";"}}
+    path = tmp / f"anonkit-{algorithm}.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    seconds, peak, code, text, err = timed_child([*anonkit_command(), "anonymize", str(path), "--json"])
+    summary = json.loads(text) if text.strip().startswith("{") else {}
+    if code or not summary:
+        raise RuntimeError(f"anonkit anonymize failed on {csv.name} (exit {code}):\n{err[-2000:]}{text[-2000:]}")
+    transformation = summary.get("transformation") or {}
+    return ProcessRun(seconds, peak, code, [int(transformation[q]) for q in cfg.qis if q in transformation],
+                      int(summary.get("suppressed", -1)), summary.get("score"),
+                      int((summary.get("lattice") or {}).get("checked", -1)), float("nan"),
+                      float(summary.get("total_seconds", summary.get("seconds", float("nan")))))
+
+
+def replicate(copies: int, into: Path) -> Path:
+    """Adult's CSV (``;``) with its rows repeated ``copies`` times, in ``into``."""
+    lines = adult_path().read_text(encoding="utf-8").splitlines(keepends=True)
+    body = "".join(lines[1:])
+    if not body.endswith("\n"):
+        body += "\n"
+    path = into / f"adult-x{copies}.csv"
+    with path.open("w", encoding="utf-8") as f:
+        f.write(lines[0])
+        for _ in range(copies):
+            f.write(body)
+    return path
+
+
+def megabytes(peak: int | None) -> float:
+    return peak / 2**20 if peak is not None else float("nan")
+
+
+def sizes_section(algorithm: str, args: argparse.Namespace, arx: Arx | None, arx_note: str) -> None:
+    """Whole process at Adult × each of ``args.sizes``: anonkit and ARX's harness alternating (module docstring)."""
+    arx_algorithm = ARX_ALGORITHM.get(algorithm, "none")
+    compare = arx is not None and arx_algorithm != "none"
+    k_rule = "k = 5 at every size" if args.fixed_k else "k = 5 × copies"
+    print(f"\n== {algorithm}: whole process, K5_8QI_S2 (8 QIs, 2 % suppression, {k_rule}) on Adult × "
+          f"{', '.join(map(str, args.sizes))}, CSV (;) in, CSV out, fresh processes, {args.rounds} round(s)"
+          + (" alternating with one ARX JVM per run (JVM start included)" if compare else ""))
+    if arx_algorithm == "none":
+        print("   (ARX has no counterpart of this algorithm)")
+    elif not compare:
+        print(f"   {arx_note.split(';')[0]}; for reference, ARX's README: Adult ×100 (its optimum that of ×1) "
+              "whole process 19–20 s")
+    print(f"   anonkit: {' '.join(anonkit_command())} anonymize CONFIG --json"
+          + (f"; ARX: java -Xmx{args.arx_heap} ArxBenchFile (1 run, release written)" if compare else ""), flush=True)
+    table = []
+    for copies in args.sizes:
+        k = 5 if args.fixed_k else 5 * copies
+        rounds = args.rounds if args.big_rounds is None or copies < 100 else args.big_rounds
+        with tempfile.TemporaryDirectory(prefix="anonkit-latbench-") as name:
+            tmp = Path(name)
+            csv = replicate(copies, tmp)
+            rows = 30162 * copies
+            ours: list[ProcessRun] = []
+            theirs: list[ProcessRun] = []
+            for r in range(rounds):
+                order = ["arx", "anonkit"] if r % 2 == 0 else ["anonkit", "arx"]
+                for who in order:
+                    if who == "arx" and compare:
+                        theirs.append(arx.process(csv, k, tmp / "arx-out.csv", arx_algorithm, args.arx_heap))
+                        (tmp / "arx-out.csv").unlink(missing_ok=True)
+                    elif who == "anonkit":
+                        ours.append(anonkit_process(algorithm, csv, k, tmp / "anonkit-out.csv", tmp))
+                        (tmp / "anonkit-out.csv").unlink(missing_ok=True)
+        o = ours[-1]
+        a_s = median([x.seconds for x in ours])
+        a_m = max((x.peak or 0) for x in ours) or None
+        line = (f"x{copies:<4} {rows:>10,} rows, k = {k}: anonkit {a_s:.2f} s (runs "
+                f"{', '.join(f'{x.seconds:.2f}' for x in ours)}; its own figure "
+                f"{median([x.work for x in ours]):.2f} s), "
+                f"peak {megabytes(a_m):,.0f} MB; optimum {o.transformation}, score {o.score}, suppressed "
+                f"{o.suppressed:,}, checked {o.checked:,}")
+        if theirs:
+            t = theirs[-1]
+            x_s = median([x.seconds for x in theirs])
+            x_m = max((x.peak or 0) for x in theirs) or None
+            same = (t.transformation == o.transformation and t.suppressed == o.suppressed and o.score is not None
+                    and math.isclose(float(o.score), t.score, rel_tol=1e-9))
+            line += (f"\n{'':5} ARX {x_s:.2f} s (runs {', '.join(f'{x.seconds:.2f}' for x in theirs)}; of which "
+                     f"reading {median([x.read for x in theirs]):.2f} s, anonymize "
+                     f"{median([x.work for x in theirs]):.2f} s), "
+                     f"peak {megabytes(x_m):,.0f} MB; optimum {t.transformation}, Loss {t.score}, suppressed "
+                     f"{t.suppressed:,}, checked {t.checked:,} — {'same result' if same else 'RESULT DIFFERS'}")
+            table.append((copies, rows, k, len(ours), x_s, a_s, x_m, a_m, same))
+        else:
+            table.append((copies, rows, k, len(ours), float("nan"), a_s, None, a_m, None))
+        print(line, flush=True)
+    if table:
+        print(f"\nWhole process, {algorithm} vs ARX ({'measured here, alternating' if compare else 'ARX not run'}); "
+              "ratio = anonkit / ARX; time: median wall seconds, memory: the largest peak RSS over the runs")
+        print(f"{'size':6} {'rows':>10} {'k':>4} {'runs':>4} {'ARX s':>7} {'anonkit s':>9} {'ratio':>6} "
+              f"{'ARX MB':>7} {'anonkit MB':>10} {'ratio':>6}  result")
+        for copies, rows, k, n, x_s, a_s, x_m, a_m, same in table:
+            ratio = a_s / x_s if x_s == x_s else float("nan")
+            m_ratio = a_m / x_m if a_m and x_m else float("nan")
+            verdict = "-" if same is None else "same" if same else "DIFFERS"
+            print(f"{'x' + str(copies):6} {rows:10,} {k:4} {n:4} {x_s:7.2f} {a_s:9.2f} {ratio:6.2f} "
+                  f"{megabytes(x_m):7,.0f} {megabytes(a_m):10,.0f} {m_ratio:6.2f}  {verdict}")
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
@@ -220,12 +412,10 @@ def main(algorithm: str, args: argparse.Namespace, arx: Arx | None, arx_note: st
     frame, hierarchies = load_adult()
     arx_algorithm = ARX_ALGORITHM.get(algorithm, "none")
     compare = arx is not None and arx_algorithm != "none"
-    print(f"== {algorithm}: ARX's six configurations on Adult ({len(frame):,} rows), {args.rounds} round(s) of "
-          f"{args.runs} warm runs" + (f", alternating with ARX ({args.arx_runs} runs per JVM)" if compare else ""))
-    if arx_algorithm == "none":
-        print("   (ARX has no counterpart of this algorithm)")
-    else:
-        print(f"   {arx_note}")
+    if args.configs:
+        print(f"== {algorithm}: ARX's six configurations on Adult ({len(frame):,} rows), {args.rounds} round(s) of "
+              f"{args.runs} warm runs" + (f", alternating with ARX ({args.arx_runs} runs per JVM)" if compare else ""))
+        print("   (ARX has no counterpart of this algorithm)" if arx_algorithm == "none" else f"   {arx_note}")
     rows = []
     for name in args.configs:
         cfg = config(name)
@@ -267,13 +457,8 @@ def main(algorithm: str, args: argparse.Namespace, arx: Arx | None, arx_note: st
         for name, warm, checked, a, s, ours_checked in rows:
             print(f"{name:10} {warm:8.3f} {a:15.3f} {a / warm:6.2f} {s:12.3f} {s / warm:6.2f} {checked:12,} "
                   f"{ours_checked:13,} {ours_checked / max(checked, 1):6.2f}")
-    if args.big:
-        big = pd.concat([frame] * 10, ignore_index=True)
-        cfg = config("K5_8QI_S2")
-        t = time.perf_counter()
-        rel = get_algorithm(algorithm)(Table(big, cfg.schema(hierarchies)), cfg.models, max_suppression=0.02)
-        print(f"{algorithm} Adult x10 ({len(big):,} rows) K5_8QI_S2: {time.perf_counter() - t:.2f} s incl. encoding "
-              f"(score {rel.search.score}, checked {rel.search.counts['checked']:,})")
+    if args.process and args.big and args.sizes:
+        sizes_section(algorithm, args, arx, arx_note)
     print()
 
 
@@ -286,8 +471,15 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--arx-runs", type=int, default=20, help="runs per ARX JVM (default 20; median of 2…N)")
     p.add_argument("--arx-classpath", default=None, help="ARX's core classes and jars (default: $ARX_CLASSPATH)")
     p.add_argument("--no-arx", action="store_true", help="do not run ARX even if a build is given")
-    p.add_argument("--no-process", dest="process", action="store_false", help="skip the whole-process runs")
-    p.add_argument("--no-big", dest="big", action="store_false", help="skip Adult x10")
+    p.add_argument("--no-process", dest="process", action="store_false",
+                   help="skip every whole-process run (per configuration and --sizes)")
+    p.add_argument("--sizes", default="1,10,100",
+                   help="whole process on Adult x each of these copies (default 1,10,100; '' skips)")
+    p.add_argument("--big-rounds", type=int, default=None,
+                   help="rounds for sizes from x100 up (default: --rounds)")
+    p.add_argument("--fixed-k", action="store_true", help="k = 5 at every size (default: k = 5 x copies)")
+    p.add_argument("--arx-heap", default="4g", help="the ARX JVM's -Xmx in the whole-process runs (default 4g)")
+    p.add_argument("--no-big", dest="big", action="store_false", help="skip the --sizes section")
     args = p.parse_args(argv)
     if args.algorithms == ["all"]:
         args.algorithms = list(ALGORITHMS)
@@ -295,6 +487,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
     if bad:
         p.error(f"unknown algorithm {bad[0]!r}; choose from {', '.join(ALGORITHMS)} or all")
     args.configs = [c.strip() for c in args.configs.split(",") if c.strip()]
+    try:
+        args.sizes = [int(c) for c in args.sizes.split(",") if c.strip()]
+    except ValueError:
+        p.error("--sizes takes whole numbers of copies, e.g. 1,10,100")
+    if any(c < 1 for c in args.sizes):
+        p.error("--sizes: at least one copy")
     if any(c not in CONFIGS for c in args.configs):
         p.error(f"configurations are {', '.join(CONFIGS)}")
     return args

@@ -122,6 +122,18 @@ def test_random_tables_match_local(spark, seed, models, partition_rows, levels):
         assert facts["top_levels"] == 0 and facts["groups"] == 1
 
 
+def test_repeated_rows_and_unicode_whitespace(spark):
+    """Many records per distinct combination (the engine works on the distinct combinations with
+    their counts) and text cells with whitespace beyond ASCII (stripped exactly as ``str.strip``)."""
+    frame, schema = random_table(8, 300)
+    frame = pd.concat([frame] * 6, ignore_index=True)
+    rng = np.random.default_rng(8)
+    frame["note"] = np.array(["\u3000a\x1c", "b\xa0", "\u2028c ", " d", "e"], dtype=object)[
+        rng.integers(0, 5, len(frame))]
+    facts = check_same(spark, frame, schema, [KAnonymity(4), DistinctLDiversity("disease", 2)], 500, min_levels=1)
+    assert facts["tuples"] <= 300
+
+
 def test_whole_table_fails(spark):
     frame, schema = random_table(5, 400)
     models = [KAnonymity(2), DistinctLDiversity("disease", 7)]  # six diseases only

@@ -25,9 +25,8 @@ full-domain lattice searches here, Mondrian (strict) in :mod:`anonkit.engines.sp
 Clustering, background-knowledge and bucketization algorithms and data with several records per
 person are refused (:meth:`SparkEngine.refuse`).
 
-Decisions: whitespace around the cells of published text columns is removed with Java's Unicode
-``\\s`` (``strip: true``), which leaves the C0 separators ``\\x1c``–``\\x1f`` that Python's
-``str.strip`` would also remove; the shuffle is ``rand(seed)`` per row, deterministic for the same
+Decisions: whitespace around the cells of published text columns is removed as ``str.strip`` does
+(:func:`strip_column`, ``strip: true``); the shuffle is ``rand(seed)`` per row, deterministic for the same
 input files and Spark configuration (partitioning), not the local engine's permutation — the same
 rows in another order. The written files are renamed ``part-00000.parquet``… and Spark's checksum
 files removed, so the same input, config and seed write the same bytes.
@@ -274,7 +273,7 @@ class SparkEngine:
         if self._strip:
             for f in out.schema.fields:
                 if isinstance(f.dataType, T.StringType) and f.name not in self._table.qi:
-                    out = out.withColumn(f.name, F.regexp_replace(F.col(f.name), r"(?U)^\s+|\s+$", ""))
+                    out = out.withColumn(f.name, strip_column(F.col(f.name)))
         return self.shuffle(out.select(*self._columns), seed)
 
     @staticmethod
@@ -354,6 +353,19 @@ class SparkEngine:
         self._scratch.append(path)
         atexit.register(shutil.rmtree, path, True)
         return path
+
+
+#: what ``str.strip`` removes: every character ``str.isspace`` calls whitespace
+_SPACES = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
+
+
+def strip_column(col: Any) -> Any:
+    """The text column ``col`` without the surrounding whitespace Python's ``str.strip`` removes
+    (exactly the ``str.isspace`` characters), trimmed natively by ``btrim`` (a regular expression
+    is several times slower)."""
+    from pyspark.sql import functions as F
+
+    return F.btrim(col, F.lit(_SPACES))
 
 
 def _stable_names(root: Path) -> None:

@@ -15,31 +15,43 @@ single-machine engine.
 
 How it runs (:func:`mondrian_on_spark`):
 
-1. *Global encoding.* Per quasi-identifier and sensitive column, one aggregation gives its distinct
-   values with their counts; on the driver, a :class:`~anonkit.table.Table` of those distinct values
-   (weighted by their counts) resolves the type (inferred like the local engine does), the hierarchy
-   (or the flat one), the numeric values, the missing values' policy and the sensitive domains with
-   the whole table's distribution (t-closeness). The geometry of the local kernels follows from it
-   (``_Encoded.from_columns``): numeric: rank among the table's distinct values, a missing value one
-   more value above all; categorical: depth-first leaf position in the hierarchy. Every row gets its
-   codes by a broadcast join with the (small) value → code tables.
+0. *The compact table.* A cut sends records with equal quasi-identifier codes to the same child, so
+   the partition — and every step up to the published labels — is a function of the distinct
+   (quasi-identifier, protected sensitive) combinations with their counts: one aggregation of the
+   rows (grouping sets add the distinct values of the other sensitive columns), materialized once.
+   Everything below runs on it, not on the rows; the rows are read again only to publish.
+1. *Global encoding.* Per quasi-identifier and sensitive column, one aggregation of the compact table
+   gives its distinct values with their counts; on the driver, a :class:`~anonkit.table.Table` of those
+   distinct values (weighted by their counts) resolves the type (inferred like the local engine does),
+   the hierarchy (or the flat one), the numeric values, the missing values' policy and the sensitive
+   domains with the whole table's distribution (t-closeness). The geometry of the local kernels follows
+   from it (``_Encoded.from_columns``): numeric: rank among the table's distinct values, a missing value
+   one more value above all; categorical: depth-first leaf position in the hierarchy. Every compact row
+   gets its codes by a broadcast join with the (small) value → code tables.
 2. *Top levels on Spark*, breadth first, while a partition holds more than ``partition_rows``
    records: one ``groupBy(partition)`` gives every active partition's state (size, lowest and highest
    code of every QI: numeric ranges, categorical lowest common ancestors), the driver orders the
    QIs by normalized width (the local code's ``widths``, the same floats), one aggregation per
    attempt round gives each partition's histogram of its chosen QI's codes joined with the sensitive
-   codes (exact splits, no approximate quantiles), and the driver decides the cuts by the local
-   rules; a small broadcast table ``(partition, code range) → child`` assigns the children.
-3. *Bottom levels per partition*: ``applyInPandas`` grouped by partition runs the single-machine
-   loop (:func:`~anonkit.algorithms.partition.mondrian.cut`, numba kernels) on each partition's rows
-   with the global encoding, judges the final classes like ``partition_release`` does, and writes
-   the published rows: numeric QIs as ``[lo-hi]`` (the value when ``lo == hi``; the hierarchy's
-   lowest common ancestor for a class holding a missing value), categorical ones as the lowest common
-   ancestor's label, other columns as the local engine publishes them (text cells stripped unless
-   ``strip=False``), identifiers dropped.
+   codes (exact splits, no approximate quantiles; counts are sums of the compact counts), and the
+   driver decides the cuts by the local rules; a small broadcast table ``(partition, code range) →
+   child`` assigns the children.
+3. *Bottom levels per partition*: ``applyInPandas`` grouped by partition repeats each compact row by
+   its count and runs the single-machine loop (:func:`~anonkit.algorithms.partition.mondrian.cut`,
+   numba kernels) on the partition's records with the global encoding, judges the final classes like
+   ``partition_release`` does and gives one row per distinct QI code tuple with its class, and on
+   each class's first row its verdict, size and labels: numeric QIs as ``[lo-hi]`` (the value when
+   ``lo == hi``; the hierarchy's lowest common ancestor for a class holding a missing value),
+   categorical ones as the lowest common ancestor's label. The facts (class sizes, distinct published
+   tuples) are aggregations of that small result.
+4. *Publishing* (lazy, narrow): the rows find their class by one join on their raw QI values with the
+   distinct QI tuples' classes, and their labels by one join on the class (broadcast when small); other
+   columns as the local engine publishes them (text cells stripped of exactly the whitespace
+   ``str.strip`` removes unless ``strip=False``), identifiers dropped.
 
 Decisions: the driver sees aggregates only (distinct values, per-partition states and histograms of
-the top levels), never rows. Relaxed mode (its ties follow record order), records pre-suppressed
+the top levels; it builds the broadcast tables of distinct QI tuples and of classes when they are
+small), never rows. Relaxed mode (its ties follow record order), records pre-suppressed
 for missing values (``missing: suppress``), models on a QI subset or judged per record (background
 knowledge) and person columns are refused with an :class:`~anonkit.errors.InputError`. A partition
 the top levels find final (no allowable cut) is one class without re-running the loop. When the
@@ -57,10 +69,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anonkit._values import strip_cells
 from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, suppression_limit, suppression_verdict
 from anonkit.algorithms.partition.mondrian import _children_pass, _Encoded, _kernels, cut
 from anonkit.engines import DEFAULT_PARTITION_ROWS
+from anonkit.engines.spark import strip_column
 from anonkit.errors import InputError
 from anonkit.hierarchy import class_lca
 from anonkit.models import Criterion
@@ -70,8 +82,15 @@ from anonkit.stats import ClassStats
 from anonkit.table import Table
 
 PID = "__ak_pid"
-CLS = "__ak_cls"
+N = "__ak_n"
+GID = "__ak_gid"
+FIRST = "__ak_first"
+SIZE = "__ak_size"
 OK = "__ak_ok"
+#: the published rows find their class by a broadcast join when there are at most this many distinct
+#: QI tuples (their values and class id) / classes (their labels); else by a shuffle join
+BROADCAST_TUPLES = 2_000_000
+BROADCAST_CLASSES = 500_000
 _PREFIX = "__ak_"
 WHOLE_TABLE_FAILS = "the models cannot be met: the whole table fails them, so nothing can be released"
 
@@ -86,6 +105,14 @@ def _s(a: int) -> str:
 
 def _h(j: int) -> str:
     return f"{_PREFIX}h{j}"
+
+
+def _r(j: int) -> str:
+    return f"{_PREFIX}r{j}"
+
+
+def _l(j: int) -> str:
+    return f"{_PREFIX}l{j}"
 
 
 def mondrian_on_spark(
@@ -111,9 +138,9 @@ def mondrian_on_spark(
     models:
         The privacy models (on all quasi-identifiers, judged from class statistics).
     partition_rows:
-        Partitions larger than this are cut on Spark; smaller ones by the single-machine loop, one
-        ``applyInPandas`` group each (so this bounds a group's rows, apart from a partition the top
-        levels find final).
+        Partitions of more records than this are cut on Spark; smaller ones by the single-machine
+        loop, one ``applyInPandas`` group each (so this bounds a group's records, apart from a
+        partition the top levels find final, which is not looped over).
     max_suppression:
         Share of the records the models may suppress (the verdict in the facts).
     mode, missing, strip:
@@ -128,7 +155,9 @@ def mondrian_on_spark(
         (distinct published QI tuples), ``released``, ``suppressed``, ``top_levels`` (depths cut on
         Spark), ``groups`` (partitions handed to ``applyInPandas``) and ``largest_group`` (its rows),
         ``class_sizes`` (class size → number of classes), ``satisfied`` and ``message`` (the verdict,
-        as the local release words it), ``schema`` (types resolved) and ``seconds``.
+        as the local release words it), ``schema`` (types resolved), ``tuples`` (distinct QI tuples),
+        ``steps`` (seconds of every step: compact table, encoding, each top level, local loops, facts,
+        publish plan) and ``seconds``.
     """
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -175,12 +204,27 @@ def mondrian_on_spark(
     published_cols = [c for c in columns if c not in schema.identifiers]
 
     # ------------------------------------------------------------ 1. the global encoding
+    # The partition is a function of the records' QI codes (a cut sends equal codes to the same
+    # child), so everything up to the published labels runs on the *compact* table: the distinct
+    # (QI, protected sensitive) combinations with their counts, one aggregation of the rows.
+    steps: list[tuple[str, float]] = []
+    mark = [time.perf_counter()]
+
+    def step(name: str) -> None:
+        now = time.perf_counter()
+        steps.append((name, round(now - mark[0], 3)))
+        mark[0] = now
+
     attrs = dict(schema.attributes)
     hierarchies, leaf_of, numbers_of, n = [], [], [], 0
     luts: dict[str, tuple[list, dict[str, np.ndarray]]] = {}
     domains = {}
     root_hist: dict[str, np.ndarray] = {}
-    distinct = _distinct(df, [*qi, *sensitive])
+    keys = [*qi, *hist_attrs]
+    compact, distinct = _compact(df, keys, [s for s in sensitive if s not in hist_attrs])
+    step("compact")
+    distinct.update(_distinct(compact, keys, weight=N))
+    step("distinct")
     for name in [*qi, *sensitive]:
         values, counts = distinct[name]
         n = int(counts.sum())
@@ -205,7 +249,7 @@ def mondrian_on_spark(
                    for j in range(d)]
     kmin = max([int(m.minimum_class_size()) for m in models] + [1])
 
-    facts: dict[str, Any] = {"records": n, "top_levels": 0, "schema": resolved}
+    facts: dict[str, Any] = {"records": n, "top_levels": 0, "schema": resolved, "steps": steps}
     out_fields = []
     for f in df.schema.fields:
         if f.name in published_cols:
@@ -221,26 +265,33 @@ def mondrian_on_spark(
     if n < kmin or not all(bool(m.passes(root)[0]) for m in models):
         return nothing(WHOLE_TABLE_FAILS)
 
-    # every row's codes, by broadcast joins with the value → code tables
-    cur = df.select(*published_cols)
-    for name in [*qi, *sensitive]:
+    # the value → code tables (small, broadcast); the compact table's codes by joins with them
+    lut_frames: dict[str, Any] = {}
+    key = f"{_PREFIX}key"
+    for name in [*qi, *hist_attrs]:
         values, codes = luts[name]
-        key = f"{_PREFIX}key"
         if name in qi:
             j = qi.index(name)
             cols = {_x(j): enc.lookup[j][codes["leaf"]]}
             if has_missing[j]:
                 cols[_h(j)] = codes["leaf"]
-        elif name in hist_attrs:
-            cols = {_s(hist_attrs.index(name)): codes["code"]}
         else:
-            continue
+            cols = {_s(hist_attrs.index(name)): codes["code"]}
         lut_schema = T.StructType([T.StructField(key, df.schema[name].dataType, True)]
                                   + [T.StructField(c, T.IntegerType(), False) for c in cols])
         data = [(v, *(int(c[i]) for c in cols.values())) for i, v in enumerate(values)]
-        lut = spark.createDataFrame(data, lut_schema)
-        cur = cur.join(F.broadcast(lut), cur[name].eqNullSafe(lut[key]), "left").drop(key)
-    cur = _truncate(cur.withColumn(PID, F.lit(0).cast("long")), eager=False)
+        lut_frames[name] = spark.createDataFrame(data, lut_schema)
+
+    def coded(frame: Any, names: list[str], keep: list[str]) -> Any:
+        for name in names:
+            lut = lut_frames[name]
+            frame = frame.join(F.broadcast(lut), frame[name].eqNullSafe(lut[key]), "left").drop(key)
+        return frame.select(*keep)
+
+    code_cols = [_x(j) for j in range(d)] + [_h(j) for j in range(d) if has_missing[j]]
+    code_cols += [_s(a) for a in range(len(hist_attrs))]
+    cur = _truncate(coded(compact, keys, [*code_cols, N]).withColumn(PID, F.lit(0).cast("long")), eager=True)
+    step("codes")
 
     # ------------------------------------------------------------ 2. the top levels on Spark
     final_pids: set[int] = set()
@@ -251,7 +302,7 @@ def mondrian_on_spark(
     code_of = (lambda col: F.coalesce(*[F.when(col == j, F.col(_x(j))) for j in range(d)]))  # noqa: E731
     while active:
         stat = (cur.filter(F.col(PID).isin(active)).groupBy(PID)
-                .agg(F.count(F.lit(1)).alias("n"),
+                .agg(F.sum(N).alias("n"),
                      *[F.min(_x(j)).alias(f"lo{j}") for j in range(d)],
                      *[F.max(_x(j)).alias(f"hi{j}") for j in range(d)])
                 .toPandas().sort_values(PID))
@@ -283,10 +334,10 @@ def mondrian_on_spark(
             if hist_attrs:
                 pairs = F.explode(F.array(*[F.struct(F.lit(a).alias("a"), F.col(_s(a)).alias("s"))
                                             for a in range(len(hist_attrs))])).alias("e")
-                hist = (sel.select(PID, code, pairs).select(PID, "code", "e.a", "e.s")
-                        .groupBy(PID, "code", "a", "s").count())
+                hist = (sel.select(PID, code, N, pairs).select(PID, "code", N, "e.a", "e.s")
+                        .groupBy(PID, "code", "a", "s").agg(F.sum(N).alias("count")))
             else:
-                hist = sel.groupBy(PID, code).count()
+                hist = sel.groupBy(PID, code).agg(F.sum(N).alias("count"))
             hist = hist.toPandas()
             proposals = _propose(enc, hist, pids[pend], cols, sizes[pend], A[pend], hist_attrs, domains)
             nchild = np.array([len(p[2]) for p in proposals], dtype=np.int64)
@@ -327,31 +378,64 @@ def mondrian_on_spark(
                 & (code <= F.col(f"{_PREFIX}ahi")))
         keep_cols = [c for c in cur.columns if c != PID]
         cur = _truncate(cur.join(F.broadcast(table), cond, "left")
-                        .select(*keep_cols, F.coalesce(F.col(f"{_PREFIX}anew"), F.col(PID)).alias(PID)), eager=False)
+                        .select(*keep_cols, F.coalesce(F.col(f"{_PREFIX}anew"), F.col(PID)).alias(PID)), eager=True)
+        step(f"level {depth}")
     facts["top_levels"] = depth
 
     # ------------------------------------------------------------ 3. the bottom levels per partition
     ctx = SimpleNamespace(
         enc=enc, d=d, qi=qi, kinds=kinds, hierarchies=hierarchies, hist_attrs=hist_attrs, models=models,
         domains=domains, kmin=kmin, final=frozenset(final_pids), has_missing=has_missing,
-        dates=[resolved[q].type == AttrType.DATE for q in qi], published=published_cols,
-        strip=[strip and c not in qi for c in published_cols],
+        dates=[resolved[q].type == AttrType.DATE for q in qi],
     )
-    hidden = [T.StructField(PID, T.LongType(), False), T.StructField(CLS, T.IntegerType(), False),
-              T.StructField(OK, T.BooleanType(), False)]
-    out = _truncate(cur.groupBy(PID).applyInPandas(lambda pdf: _local(pdf, ctx), T.StructType(out_fields + hidden)),
+    fields = ([T.StructField(_x(j), T.IntegerType(), False) for j in range(d)]
+              + [T.StructField(GID, T.LongType(), False), T.StructField(FIRST, T.BooleanType(), False),
+                 T.StructField(OK, T.BooleanType(), False), T.StructField(SIZE, T.LongType(), False)]
+              + [T.StructField(_l(j), T.StringType(), True) for j in range(d)])
+    # one row per distinct QI code tuple: its class (gid), and on the class's first row its verdict,
+    # size and published labels
+    out = _truncate(cur.groupBy(PID).applyInPandas(lambda pdf: _local(pdf, ctx), T.StructType(fields)),
                     eager=True)
-    # class sizes → number of classes, released or not: one small aggregation
-    sizes_hist = (out.groupBy(PID, CLS, OK).count().groupBy(OK, "count").agg(F.count(F.lit(1)).alias("classes"))
-                  .collect())
+    step("local loops")
+    classes_df = out.filter(F.col(FIRST)).select(GID, OK, SIZE, *[_l(j) for j in range(d)])
+    sizes_hist = classes_df.groupBy(OK, SIZE).count().collect()
     released = sum(int(r[1]) * int(r[2]) for r in sizes_hist if r[0])
     suppressed = sum(int(r[1]) * int(r[2]) for r in sizes_hist if not r[0])
-    published = out.filter(F.col(OK)).drop(PID, CLS, OK)
+    n_classes = sum(int(r[2]) for r in sizes_hist)
     # classes that publish identical values are one class of the release (partition_release merges them)
-    classes = published.select(*qi).distinct().count() if released else 0
+    labels = [_l(j) for j in range(d)]
+    classes = classes_df.filter(F.col(OK)).select(*labels).distinct().count() if released else 0
+    step("facts")
+
+    # ------------------------------------------------------------ 4. the published rows (lazy)
+    # every distinct raw QI tuple's class (from the compact table: small), then the rows' class by
+    # one join on their raw QI values, their labels by one join on the class
+    xcols = [_x(j) for j in range(d)]
+    raw = [_r(j) for j in range(d)]
+    tuples = coded(compact.select(*qi).distinct(), qi, [*qi, *xcols]).join(out.select(*xcols, GID), xcols, "inner")
+    tuples = _truncate(tuples.select(*[F.col(q).alias(_r(j)) for j, q in enumerate(qi)], GID), eager=True)
+    n_tuples = tuples.count()
+    tuples = F.broadcast(tuples) if n_tuples <= BROADCAST_TUPLES else tuples
+    rows = df.select(*published_cols)
+    rows = rows.join(tuples, [rows[q].eqNullSafe(tuples[raw[j]]) for j, q in enumerate(qi)], "inner").drop(*raw)
+    classes_pub = classes_df.select(GID, OK, *labels)
+    classes_pub = F.broadcast(classes_pub) if n_classes <= BROADCAST_CLASSES else classes_pub
+    rows = rows.join(classes_pub, GID, "inner")
+    if suppressed:
+        rows = rows.filter(F.col(OK))
+    select = []
+    for f in out_fields:
+        if f.name in qi:
+            select.append(F.col(_l(qi.index(f.name))).alias(f.name))
+        elif strip and isinstance(df.schema[f.name].dataType, T.StringType):
+            select.append(strip_column(F.col(f.name)).alias(f.name))
+        else:
+            select.append(F.col(f.name))
+    published = rows.select(*select)
+    step("publish plan")
     satisfied, message = suppression_verdict(suppressed, suppression_limit(max_suppression, n), classes)
     facts.update(
-        partitions=sum(int(r[2]) for r in sizes_hist),
+        partitions=n_classes,
         classes=classes,
         released=released,
         suppressed=suppressed,
@@ -360,26 +444,57 @@ def mondrian_on_spark(
         class_sizes=dict(sorted((int(r[1]), int(r[2])) for r in sizes_hist if r[0])),
         satisfied=satisfied,
         message=message,
+        tuples=n_tuples,
         seconds=time.perf_counter() - started,
     )
     return published, facts
 
 
 # ---------------------------------------------------------------------------------------- driver side
-def _distinct(df: Any, names: list[str]) -> dict[str, tuple[list, np.ndarray]]:
-    """Every column's distinct values (as Spark gives them: ``None`` for null) with their counts, in
-    one aggregation (grouping sets)."""
+def _compact(df: Any, keys: list[str], others: list[str]) -> tuple[Any, dict[str, tuple[list, np.ndarray]]]:
+    """The distinct combinations of ``keys`` with their counts (column ``N``), materialized, and the
+    distinct values of every column of ``others`` with their counts — one aggregation of the rows
+    (grouping sets when there are ``others``)."""
     from pyspark.sql import functions as F
 
+    if not others:
+        return _truncate(df.groupBy(*keys).agg(F.count(F.lit(1)).alias(N)), eager=True), {}
+    if not hasattr(df, "groupingSets"):  # PySpark < 4: one aggregation per other column
+        found = {}
+        for name in others:
+            rows = df.groupBy(name).count().collect()
+            found[name] = ([r[0] for r in rows], np.array([int(r[1]) for r in rows], dtype=np.int64))
+        return _truncate(df.groupBy(*keys).agg(F.count(F.lit(1)).alias(N)), eager=True), found
+    flags = [F.grouping(name).alias(f"{_PREFIX}g{i}") for i, name in enumerate(others)]
+    main = f"{_PREFIX}main"
+    agg = df.groupingSets([keys, *[[o] for o in others]], *keys, *others).agg(
+        F.count(F.lit(1)).alias(N), (F.grouping(keys[0]) == 0).alias(main), *flags)
+    agg = _truncate(agg, eager=True)
+    rest = agg.filter(~F.col(main)).select(*others, N, *[f"{_PREFIX}g{i}" for i in range(len(others))]).collect()
+    k = len(others)
+    found2: dict[str, tuple[list, list]] = {name: ([], []) for name in others}
+    for r in rest:
+        i = next(i for i in range(k) if r[k + 1 + i] == 0)  # the one column this row groups by
+        found2[others[i]][0].append(r[i])
+        found2[others[i]][1].append(int(r[k]))
+    return (agg.filter(F.col(main)).select(*keys, N),
+            {name: (v, np.array(c, dtype=np.int64)) for name, (v, c) in found2.items()})
+
+
+def _distinct(df: Any, names: list[str], weight: str | None = None) -> dict[str, tuple[list, np.ndarray]]:
+    """Every column's distinct values (as Spark gives them: ``None`` for null) with their counts (the
+    sum of column ``weight`` when given), in one aggregation (grouping sets)."""
+    from pyspark.sql import functions as F
+
+    count = F.count(F.lit(1)) if weight is None else F.sum(weight)
     if not hasattr(df, "groupingSets"):  # PySpark < 4: one aggregation per column
         out = {}
         for name in names:
-            rows = df.groupBy(name).count().collect()
+            rows = df.groupBy(name).agg(count).collect()
             out[name] = ([r[0] for r in rows], np.array([int(r[1]) for r in rows], dtype=np.int64))
         return out
     flags = [F.grouping(name).alias(f"{_PREFIX}g{i}") for i, name in enumerate(names)]
-    rows = df.groupingSets([[name] for name in names], *names).agg(F.count(F.lit(1)).alias(f"{_PREFIX}n"),
-                                                                   *flags).collect()
+    rows = df.groupingSets([[name] for name in names], *names).agg(count.alias(f"{_PREFIX}n"), *flags).collect()
     k = len(names)
     found: dict[str, tuple[list, list]] = {name: ([], []) for name in names}
     for r in rows:
@@ -387,6 +502,8 @@ def _distinct(df: Any, names: list[str]) -> dict[str, tuple[list, np.ndarray]]:
         found[names[i]][0].append(r[i])
         found[names[i]][1].append(int(r[k]))
     return {name: (v, np.array(c, dtype=np.int64)) for name, (v, c) in found.items()}
+
+
 
 
 def _truncate(df: Any, *, eager: bool) -> Any:
@@ -471,18 +588,22 @@ def _propose(enc: _Encoded, hist: pd.DataFrame, pids: np.ndarray, cols: np.ndarr
 
 # ---------------------------------------------------------------------------------------- executors
 def _local(pdf: pd.DataFrame, ctx: SimpleNamespace) -> pd.DataFrame:
-    """One partition's rows → its published rows: the single-machine Mondrian loop with the global
-    encoding, the classes judged, every QI published as the local release does."""
+    """One partition's compact rows (distinct code combinations with their counts) → one row per
+    distinct QI code tuple with its class: the single-machine Mondrian loop on the partition's
+    records (the compact rows repeated by their counts) with the global encoding, the classes judged
+    as ``partition_release`` judges them, and on each class's first row its verdict, size and
+    labels (every QI published as the local release does)."""
     enc, d = ctx.enc, ctx.d
-    n = len(pdf)
+    m = len(pdf)
     pid = int(pdf[PID].iloc[0])
     hist_attrs = ctx.hist_attrs
-    codes = np.empty((d + len(hist_attrs), n), dtype=np.int32)
+    weight = pdf[N].to_numpy(dtype=np.int64)
+    codes = np.empty((d + len(hist_attrs), m), dtype=np.int32)
     for j in range(d):
         codes[j] = pdf[_x(j)].to_numpy(dtype=np.int32)
     for a in range(len(hist_attrs)):
         codes[d + a] = pdf[_s(a)].to_numpy(dtype=np.int32)
-    record_class = np.zeros(n, dtype=np.int64)
+    row_class = np.zeros(m, dtype=np.int64)
     if pid in ctx.final:
         n_final = 1
     else:
@@ -494,22 +615,29 @@ def _local(pdf: pd.DataFrame, ctx: SimpleNamespace) -> pd.DataFrame:
                 return np.ones(len(ps), dtype=bool)
             return _children_pass(K, X, d, hist_attrs, holder, ctx.models, ps, pe, coff, nchild, csize, lab)
 
-        n_final = cut(enc, codes.copy(), np.arange(n, dtype=np.int64), ctx.kmin, accept, record_class)
+        rows = np.repeat(np.arange(m), weight)  # the records
+        record_class = np.zeros(len(rows), dtype=np.int64)
+        n_final = cut(enc, codes[:, rows], np.arange(len(rows), dtype=np.int64), ctx.kmin, accept, record_class)
+        first = np.cumsum(weight) - weight
+        row_class = record_class[first]
+        if not np.array_equal(np.maximum.reduceat(record_class, first), np.minimum.reduceat(record_class, first)):
+            raise RuntimeError("Mondrian split records with equal codes")  # strict cuts never do
+        del rows, record_class
     # the classes judged as partition_release judges them
-    sizes = np.bincount(record_class, minlength=n_final).astype(np.float64)
+    sizes = np.bincount(row_class, weights=weight, minlength=n_final)
     hist = {}
     for a, name in enumerate(hist_attrs):
         S = ctx.domains[name].size
-        hist[name] = np.bincount(record_class * S + codes[d + a], minlength=n_final * S).reshape(n_final, S)
-        hist[name] = hist[name].astype(np.float64)
+        hist[name] = np.bincount(row_class * S + codes[d + a], weights=weight, minlength=n_final * S)
+        hist[name] = hist[name].reshape(n_final, S).astype(np.float64)
     ok = sizes > 0
-    stats = ClassStats(sizes, hist, ctx.domains)
-    for m in ctx.models:
-        ok &= m.passes(stats)
-    # per class the lowest and highest code of every QI
-    order = np.argsort(record_class, kind="stable")
-    starts = np.concatenate([[0], np.cumsum(np.bincount(record_class, minlength=n_final))[:-1]])
-    out = {}
+    stats = ClassStats(sizes.astype(np.float64), hist, ctx.domains)
+    for model in ctx.models:
+        ok &= model.passes(stats)
+    # per class the lowest and highest code of every QI (multiplicity plays no part)
+    order = np.argsort(row_class, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(np.bincount(row_class, minlength=n_final))[:-1]])
+    labels_of = []
     for j, name in enumerate(ctx.qi):
         x = codes[j][order]
         lo = np.minimum.reduceat(x, starts).astype(np.int64)
@@ -522,7 +650,7 @@ def _local(pdf: pd.DataFrame, ctx: SimpleNamespace) -> pd.DataFrame:
             miss = np.zeros(n_final, dtype=bool)
             if ctx.has_missing[j]:
                 miss = hi == len(vals) - 1
-                lv, nd = class_lca(h, pdf[_h(j)].to_numpy(dtype=np.int64), record_class, n_final, column=name)
+                lv, nd = class_lca(h, pdf[_h(j)].to_numpy(dtype=np.int64), row_class, n_final, column=name)
                 for c in np.flatnonzero(miss):
                     labels[c] = h.labels[lv[c]][nd[c]]
             for c in np.flatnonzero(~miss):
@@ -531,20 +659,22 @@ def _local(pdf: pd.DataFrame, ctx: SimpleNamespace) -> pd.DataFrame:
         else:
             leaf = np.empty(len(enc.lookup[j]), dtype=np.int64)
             leaf[enc.lookup[j]] = np.arange(len(enc.lookup[j]))
-            lv, nd = class_lca(h, leaf[codes[j]], record_class, n_final, column=name)
+            lv, nd = class_lca(h, leaf[codes[j]], row_class, n_final, column=name)
             for level in np.unique(lv):
                 sel = lv == level
                 labels[sel] = h.labels[level][nd[sel]]
-        out[name] = labels[record_class]
-    frame = {}
-    for c, strip in zip(ctx.published, ctx.strip, strict=True):
-        if c in out:
-            frame[c] = out[c]
-        else:
-            col = pdf[c]
-            frame[c] = strip_cells(col).to_numpy() if strip else col.to_numpy()
-    result = pd.DataFrame(frame)
-    result[PID] = np.int64(pid)
-    result[CLS] = record_class.astype(np.int32)
-    result[OK] = ok[record_class]
+        labels_of.append(labels)
+    # one row per distinct QI code tuple (compact rows differ also by sensitive and missing codes)
+    result = pd.DataFrame({_x(j): codes[j] for j in range(d)})
+    result[GID] = (np.int64(pid) << np.int64(32)) + row_class
+    result = result.drop_duplicates(subset=[_x(j) for j in range(d)], ignore_index=True)
+    cls = (result[GID].to_numpy(dtype=np.int64) & np.int64(0xFFFFFFFF)).astype(np.int64)
+    first = ~pd.Series(cls).duplicated().to_numpy()
+    result[FIRST] = first
+    result[OK] = ok[cls]
+    result[SIZE] = sizes[cls].astype(np.int64)
+    for j in range(d):
+        col = np.full(len(result), None, dtype=object)
+        col[first] = labels_of[j][cls[first]]
+        result[_l(j)] = col
     return result
