@@ -471,14 +471,7 @@ def _compact(df: Any, keys: list[str], others: list[str]) -> tuple[Any, dict[str
         F.count(F.lit(1)).alias(N), (F.grouping(keys[0]) == 0).alias(main), *flags)
     agg = _truncate(agg, eager=True)
     rest = agg.filter(~F.col(main)).select(*others, N, *[f"{_PREFIX}g{i}" for i in range(len(others))]).collect()
-    k = len(others)
-    found2: dict[str, tuple[list, list]] = {name: ([], []) for name in others}
-    for r in rest:
-        i = next(i for i in range(k) if r[k + 1 + i] == 0)  # the one column this row groups by
-        found2[others[i]][0].append(r[i])
-        found2[others[i]][1].append(int(r[k]))
-    return (agg.filter(F.col(main)).select(*keys, N),
-            {name: (v, np.array(c, dtype=np.int64)) for name, (v, c) in found2.items()})
+    return agg.filter(F.col(main)).select(*keys, N), _by_column(rest, others)
 
 
 def _distinct(df: Any, names: list[str], weight: str | None = None) -> dict[str, tuple[list, np.ndarray]]:
@@ -495,6 +488,12 @@ def _distinct(df: Any, names: list[str], weight: str | None = None) -> dict[str,
         return out
     flags = [F.grouping(name).alias(f"{_PREFIX}g{i}") for i, name in enumerate(names)]
     rows = df.groupingSets([[name] for name in names], *names).agg(count.alias(f"{_PREFIX}n"), *flags).collect()
+    return _by_column(rows, names)
+
+
+def _by_column(rows: list, names: list[str]) -> dict[str, tuple[list, np.ndarray]]:
+    """The rows of a grouping-sets aggregation by one column at a time (``*names, count, *grouping
+    flags``) as every column's distinct values with their counts."""
     k = len(names)
     found: dict[str, tuple[list, list]] = {name: ([], []) for name in names}
     for r in rows:
