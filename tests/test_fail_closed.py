@@ -303,8 +303,11 @@ def test_ctrl_c_inside_a_kernel_stops_within_a_second(tmp_path: Path) -> None:
     for f in (ROOT / "examples").glob("adult-uhra.yaml"):
         shutil.copy(f, tmp_path / f.name)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # a shell that ran the tests in the background (``… &``) ignores SIGINT, its children inherit that and
+    # Python keeps an ignored SIGINT ignored: the child gets the default disposition back, as in a terminal
     proc = subprocess.Popen([sys.executable, "-m", "anonkit", "anonymize", str(tmp_path / "adult-uhra.yaml"),
-                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(4.0)
     assert proc.poll() is None, "the job ended before the interrupt: make it longer"
     sent = time.perf_counter()

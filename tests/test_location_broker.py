@@ -462,6 +462,9 @@ def test_command_serves_until_ctrl_c(tmp_path: Path) -> None:
         [sys.executable, "-m", "anonkit", "broker", "--listen", "127.0.0.1:0", "--forward", str(out),
          "--area", "0,0,100,100", "--k", "2"],
         stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+        # SIGINT back to its default: a test run started in the background (``… &``) ignores it, and the
+        # child would inherit that
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         url = None
