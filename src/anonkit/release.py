@@ -183,12 +183,10 @@ class Release:
         t = self.table
         if t.person is not None:
             return self
+        # the distinct tuples already keep records suppressed up front apart (Table.distinct), and a
+        # numeric or date value is a function of its leaf code: the tuple determines both
         cols = [self.record_class + 1, t.distinct.inverse, *t.sensitive_codes.values()]
         sizes = [self.n_classes + 1, t.distinct.size, *[t.domains[s].size for s in t.sensitive_codes]]
-        if t.presuppressed.any():
-            cols.append(t.presuppressed.astype(np.int64))
-            sizes.append(2)
-        # (a numeric or date value is a function of its leaf code: the tuple determines it)
         group, m = group_columns(cols, sizes)
         if m == t.n:
             return self

@@ -224,8 +224,8 @@ class SparkEngine:
         src_types = {f.name: f.dataType for f in self._source.schema.fields}
         for q in t.qi:  # one broadcast lookup per quasi-identifier: original value → label
             pairs = pd.DataFrame({"k": keys[q].to_numpy(dtype=object), "v": gen[q].astype(str)})
-            pairs = pairs.drop_duplicates("k", ignore_index=True)
-            if pairs["k"].duplicated().any() or len(pairs) != keys[q].nunique(dropna=False):
+            pairs = pairs.drop_duplicates(ignore_index=True)  # (value, label) pairs: one per value
+            if pairs["k"].duplicated().any():
                 raise AssertionError(f"one value of {q!r} has two labels")
             integral = isinstance(src_types[q], T.IntegralType)
             rows = [(None if _is_null(k) else _plain(k, integral), v)

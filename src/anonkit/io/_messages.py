@@ -3,10 +3,24 @@ an exception on one line."""
 
 from __future__ import annotations
 
+import importlib
 import re
+from types import ModuleType
 from urllib.parse import urlsplit, urlunsplit
 
+from anonkit.errors import InputError
 from anonkit.io._locations import _PG_PREFIXES
+
+
+def _optional(module: str, extra: str, what: str, action: str, loc: str) -> ModuleType:
+    """The optional package ``module`` of a format; an InputError naming the extra if it is missing
+    (``action`` ``"reading"``/``"writing"``, ``what`` the files, e.g. ``"Excel files"``)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise InputError(
+            f'{action} {what} needs the optional {module} package: pip install "anonkit[{extra}]"', file=loc
+        ) from None
 
 
 def _shown(loc: str) -> str:

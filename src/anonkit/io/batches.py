@@ -40,10 +40,11 @@ one Python ``str`` per distinct value (as the dense frame does); give such a col
 Parquet dictionary column (a pandas categorical) is read as its values.
 
 Figures (``benchmarks/bench_io.py``, 2 cores): ``anonkit anonymize`` of 10 M Parquet rows (8 Adult
-quasi-identifiers, a sensitive and an insensitive attribute, Flash) peaks at 2.6 GB resident in
-67 s, against 12.0 GB in 152 s when the file is read whole, for the same bytes written; the encoded
-table is 630 MB. Above that, the peak is the verifier's and the measures' per-record work (ARX's
-entropy keeps an n × d ``int64`` level matrix), not the input's.
+quasi-identifiers, a sensitive and an insensitive attribute, Flash) peaks at 1.41 GB resident in
+39 s (2.2× the 630 MB encoded table); read whole, the file took 12.0 GB in 152 s (measured before
+the measures and the verifier counted rows, not re-measured). Above the encoded table, the peak is
+publishing (the shuffled row order) and the verifier's grouping of the published rows; the measures
+run on the counted release (:meth:`~anonkit.release.Release.counted`), not on the records.
 
 When the streaming reader cannot decide — a CSV file of at most
 :data:`anonkit.io.csv.ARROW_ABOVE_BYTES` (read by the strict reader), one pyarrow rejects (broken

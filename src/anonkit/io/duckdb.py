@@ -32,7 +32,7 @@ from anonkit import interrupt
 from anonkit.errors import InputError
 from anonkit.io._files import _check_file, _remove_new_db, _target
 from anonkit.io._frames import _apply_na, _check_header, _from_arrow, _to_arrow
-from anonkit.io._messages import _one_line
+from anonkit.io._messages import _one_line, _optional
 from anonkit.io._sql import _quote_ident
 
 #: no extension is installed or loaded behind the user's back (a SQLite file would fetch one)
@@ -42,13 +42,7 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 def _duckdb(action: str, loc: str) -> ModuleType:
     """The duckdb module; InputError naming the extra if it is not installed."""
-    try:
-        import duckdb
-    except ImportError:
-        raise InputError(
-            f'{action} DuckDB files needs the optional duckdb package: pip install "anonkit[duckdb]"', file=loc
-        ) from None
-    return duckdb
+    return _optional("duckdb", "duckdb", "DuckDB files", action, loc)
 
 
 def _check_duckdb_target(loc: str, table: str | None, if_exists: str | None) -> None:

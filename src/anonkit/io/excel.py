@@ -44,7 +44,7 @@ import pandas as pd
 from anonkit.errors import InputError
 from anonkit.io._files import _atomic_write, _check_file
 from anonkit.io._frames import _apply_na, _check_header
-from anonkit.io._messages import _one_line
+from anonkit.io._messages import _one_line, _optional
 from anonkit.io.csv import _neutralise
 
 #: the sheet a table is written to when ``sheet`` is not given
@@ -78,13 +78,7 @@ _NO_VALUE: Any = _NoValue()
 
 def _openpyxl(action: str, loc: str) -> ModuleType:
     """The openpyxl module; InputError naming the extra if it is not installed."""
-    try:
-        import openpyxl
-    except ImportError:
-        raise InputError(
-            f'{action} Excel files needs the optional openpyxl package: pip install "anonkit[excel]"', file=loc
-        ) from None
-    return openpyxl
+    return _optional("openpyxl", "excel", "Excel files", action, loc)
 
 
 def _check_openpyxl(loc: str) -> None:
