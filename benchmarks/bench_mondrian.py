@@ -1,17 +1,25 @@
 """Mondrian benchmarks: Adult (8 QIs), Adult ×10 and a synthetic table of 10,000,000 rows.
 
 Run: python benchmarks/bench_mondrian.py [--rows N] [--skip-big] [--mode strict|relaxed]
+     python benchmarks/bench_mondrian.py --threads [--copies 33,100]
 Prints one line per figure: the time of ``mondrian()`` (median of 3 after a warm-up; it includes
 building the release, whose share — the shared ``partition_release`` — is shown too), the number
 of groups, GCP (``anonkit.metrics.gcp``, suppressed records charged 1) and, for the large table,
 the peak resident memory (``ru_maxrss``) of the child process it runs in, so that the figure is its
 alone. Targets (2-core machine): Adult ×10 with k = 5 under 0.5 s; 10,000,000 rows under 60 s
 within 8 GB.
+
+``--threads`` compares Mondrian's loop on one thread and on two (``cut(..., threads=2)``, used from
+``mondrian.PARALLEL_ROWS`` records up) on Adult repeated 33 and 100 times (≈1 M and 3 M rows), both
+modes, the three configurations: the median of 5 alternating runs each on the same table, the
+ratio, that both give the same classes, and the load average before and after (figures taken under
+load > 1.5 are contended).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import statistics
 import subprocess
@@ -21,6 +29,7 @@ import time
 import numpy as np
 import pandas as pd
 
+import anonkit.table as table_module
 from anonkit import Hierarchy, Schema, Table, load_adult
 from anonkit.algorithms.partition import mondrian as mondrian_module
 from anonkit.algorithms.partition.mondrian import mondrian
@@ -76,14 +85,18 @@ def run(table: Table, label: str, mode: str, repeat: int) -> None:
         )
 
 
-def adult_table(copies: int) -> Table:
+def adult_frame(copies: int) -> tuple[pd.DataFrame, Schema]:
     frame, hier = load_adult()
     if copies > 1:
         frame = pd.concat([frame] * copies, ignore_index=True)
     schema = Schema.of(
         quasi=QI8, sensitive=[SENSITIVE], hierarchies={q: hier[q] for q in QI8}, types={"age": "numeric"}
     )
-    return Table(frame, schema)
+    return frame, schema
+
+
+def adult_table(copies: int) -> Table:
+    return Table(*adult_frame(copies))
 
 
 def synthetic(n: int, seed: int = 0) -> tuple[pd.DataFrame, Schema]:
@@ -141,15 +154,71 @@ def big(n: int, mode: str) -> None:
         )
 
 
+def threads(copies: list[int], repeat: int = 5) -> None:
+    """One thread against two on the same tables, runs alternating (see the module docstring)."""
+    cores, encode_rows = mondrian_module._cores, table_module.PARALLEL_ENCODE_ROWS
+    print(f"load average {os.getloadavg()[0]:.2f}; PARALLEL_ROWS {mondrian_module.PARALLEL_ROWS:,}", flush=True)
+    for c in copies:
+        frame, schema = adult_frame(c)
+        times = {1: [], 2: []}
+        tables: dict[int, Table] = {}
+        for r in range(repeat + 1):
+            for t in (1, 2) if r % 2 else (2, 1):
+                table_module.PARALLEL_ENCODE_ROWS = 0 if t == 2 else len(frame) + 1
+                start = time.perf_counter()
+                tables[t] = Table(frame, schema)
+                if r:
+                    times[t].append(time.perf_counter() - start)
+        table_module.PARALLEL_ENCODE_ROWS = encode_rows
+        one, two = statistics.median(times[1]), statistics.median(times[2])
+        same = np.array_equal(tables[1].codes, tables[2].codes) and all(
+            np.array_equal(tables[1].sensitive_codes[a], tables[2].sensitive_codes[a]) for a in tables[1].sensitive
+        )
+        print(f"Adult x{c} ({len(frame):,} rows), encoding (Table): 1 thread {one:.3f} s, 2 threads {two:.3f} s, "
+              f"ratio {one / two:.2f}; same codes {same}, load {os.getloadavg()[0]:.2f}", flush=True)
+        table = tables[1]
+        del tables, frame
+        for mode in ("strict", "relaxed"):
+            for name, models in configs(table.sensitive[0]):
+                times: dict[int, list[float]] = {1: [], 2: []}
+                loops: dict[int, list[float]] = {1: [], 2: []}  # without building the release
+                classes: dict[int, np.ndarray] = {}
+                for r in range(repeat + 1):  # the first round warms up
+                    for t in (1, 2) if r % 2 else (2, 1):
+                        mondrian_module._cores = lambda t=t: t
+                        start = time.perf_counter()
+                        rel = mondrian(table, models, mode=mode)
+                        if r:
+                            times[t].append(time.perf_counter() - start)
+                            loops[t].append(times[t][-1] - RELEASE_SECONDS[-1])
+                        classes[t] = rel.record_class
+                mondrian_module._cores = cores
+                one, two = statistics.median(times[1]), statistics.median(times[2])
+                lone, ltwo = statistics.median(loops[1]), statistics.median(loops[2])
+                print(
+                    f"Adult x{c} ({table.n:,} rows), {mode}, {name}: mondrian() 1 thread {one:.3f} s, 2 threads "
+                    f"{two:.3f} s, ratio {one / two:.2f}; without partition_release {lone:.3f} s / {ltwo:.3f} s, "
+                    f"ratio {lone / ltwo:.2f}; "
+                    f"same classes {np.array_equal(classes[1], classes[2])}, load {os.getloadavg()[0]:.2f}",
+                    flush=True,
+                )
+                RELEASE_SECONDS.clear()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=10_000_000, help="rows of the synthetic table")
     ap.add_argument("--mode", choices=["strict", "relaxed"], default="strict")
     ap.add_argument("--skip-big", action="store_true", help="Adult only")
+    ap.add_argument("--threads", action="store_true", help="one thread against two (Adult x33, x100)")
+    ap.add_argument("--copies", default="33,100", help="with --threads: the Adult repetitions")
     ap.add_argument("--big-only", action="store_true", help=argparse.SUPPRESS)  # the child process
     args = ap.parse_args()
     if args.big_only:
         big(args.rows, args.mode)
+        return
+    if args.threads:
+        threads([int(c) for c in args.copies.split(",")])
         return
     run(adult_table(1), "Adult (30,162 rows, 8 QIs)", args.mode, repeat=3)
     run(adult_table(10), "Adult x10 (301,620 rows)", args.mode, repeat=3)

@@ -36,9 +36,9 @@ Run: python benchmarks/bench_spark.py [--rows 10000000,50000000] [--quick] [--jo
    last sampled) and the 5-minute load average as the job ends show whether other work competed for
    the cores (more than 2 on a 2-core machine: the wall times are inflated).
 3. **Output.** A table per size: seconds (spark, local, spark / local), peak RSS, suppressed records,
-   classes and score of each engine and whether they are equal (the Spark Mondrian summary reports no
-   score: its classes are compared); then whether each Spark job completed with a 2 GB driver and how
-   the Spark time scales from the smallest to the largest size (ratio of times / ratio of rows).
+   classes and score of each engine and whether they are equal (scores within 1e-9 relative); then
+   whether each Spark job completed with a 2 GB driver and how the Spark time scales from the
+   smallest to the largest size (ratio of times / ratio of rows).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ import argparse
 import contextlib
 import importlib.util
 import json
+import math
 import os
 import shutil
 import statistics
@@ -272,7 +273,13 @@ def na(value: object) -> str:
 
 
 def same(a: object, b: object) -> str:
-    return "n/a (the Spark summary has no score)" if a is None else str(a == b)
+    """Whether two scores agree: floats within 1e-9 relative (sums in another order can move the last
+    digit), anything else exactly."""
+    if a is None:
+        return "n/a (the Spark summary has no score)"
+    if isinstance(a, float) and isinstance(b, float):
+        return str(math.isclose(a, b, rel_tol=1e-9, abs_tol=0.0))
+    return str(a == b)
 
 
 def gb(n: int) -> str:

@@ -16,8 +16,12 @@ The server is Debian's PostgreSQL (the ``postgresql`` package puts ``initdb``, `
 ``initdb`` and ``postgres`` refuse to run as root. When the tests run as root (CI containers) the
 server runs as an unprivileged account instead: the ``postgres`` account the Debian package creates,
 else ``nobody``; the temporary directory is handed to it with ``chown`` and the commands are started
-with :mod:`subprocess`'s ``user=``/``group=`` (no ``sudo`` or ``runuser`` needed). Nothing else on
-the machine is touched: no system cluster, no service, no file outside the temporary directory.
+with :mod:`subprocess`'s ``user=``/``group=`` (no ``sudo`` or ``runuser`` needed). Run as any other
+user, the server runs as that user, in the usual temporary directory. Both ways are tested
+(``tests/test_pg_fixture.py``): the one the tests take runs the session's server, and the other runs
+for real in a child process — as root, one that drops to ``nobody`` before starting a server; as
+another user, the commands for root are checked as built. Nothing else on the machine is touched:
+no system cluster, no service, no file outside the temporary directory.
 
 Missing binaries fail the tests (they do not skip them): install the server with
 ``apt-get install postgresql`` (``.ci/run`` does).
@@ -167,14 +171,22 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _run(command: list[str], account: tuple[int, int] | None, *, check: bool = True) -> subprocess.CompletedProcess:
-    """Run a server command (as ``account`` when given), its output captured, without the caller's PG* settings."""
+def _command_options(account: tuple[int, int] | None) -> tuple[dict[str, str], dict[str, Any]]:
+    """The environment and the :func:`subprocess.run` options of a server command: the caller's
+    environment without its ``PG*`` settings and in the C locale; with ``account`` (running as root),
+    run as that uid and gid with no supplementary groups and ``HOME=/``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
     env["LC_ALL"] = env["LANG"] = "C"
     kwargs: dict[str, Any] = {}
     if account is not None:
         kwargs = {"user": account[0], "group": account[1], "extra_groups": []}
         env["HOME"] = "/"
+    return env, kwargs
+
+
+def _run(command: list[str], account: tuple[int, int] | None, *, check: bool = True) -> subprocess.CompletedProcess:
+    """Run a server command (as ``account`` when given), its output captured, without the caller's PG* settings."""
+    env, kwargs = _command_options(account)
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, cwd="/", **kwargs)
     if check and result.returncode != 0:
         output = " ".join((result.stdout + result.stderr).split())

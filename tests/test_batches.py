@@ -651,3 +651,75 @@ def test_a_million_rows_in_batches_use_less_memory(tmp_path: Path) -> None:
     growth = (batched["peak"] - small["peak"]) / (batched["encoded"] - small["encoded"])
     assert growth < 6, (small, batched)  # measured: 3.9
     assert batched["peak"] < 0.6 * whole_file["peak"], (batched, whole_file)
+
+
+CELL_TEXTS = st.one_of(
+    TEXTS,
+    st.sampled_from(['a,b', 'say "hi"', "two\nlines", "tab\there", "=1+2", "+x", "-y", "@z", "-3", "'q", "a;b",
+                     "pipe|d", " ", "", "\x1f", "é☃", "1e5"]),
+)
+
+
+@st.composite
+def dense_frames(draw: st.DrawFn) -> pd.DataFrame:
+    """Frames of the column types a compact frame holds: text with the characters CSV quotes and the
+    starts a spreadsheet runs, numbers, nullable integers, booleans, mixed objects, missing cells."""
+    n = draw(st.integers(0, 30))
+    data = {}
+    for j in range(draw(st.integers(2, 5))):
+        kind = draw(st.sampled_from(["text", "str", "float", "int", "Int64", "bool", "mixed"]))
+        if kind in ("text", "str"):
+            cells = draw(st.lists(st.one_of(st.none(), CELL_TEXTS), min_size=n, max_size=n))
+            data[f"c{j}"] = pd.Series(cells, dtype=object if kind == "text" else "str")
+        elif kind == "float":
+            cells = draw(st.lists(st.sampled_from([0.1, 39.0, 1e20, float("nan"), 2.5, -1.0, 1e-7, 123456789.125]),
+                                  min_size=n, max_size=n))
+            data[f"c{j}"] = pd.Series(cells, dtype=np.float64)
+        elif kind == "int":
+            data[f"c{j}"] = pd.Series(draw(st.lists(st.integers(-5, 2**40), min_size=n, max_size=n)), dtype=np.int64)
+        elif kind == "Int64":
+            cells = draw(st.lists(st.one_of(st.none(), st.integers(-5, 99)), min_size=n, max_size=n))
+            data[f"c{j}"] = pd.Series(cells, dtype="Int64")
+        elif kind == "bool":
+            data[f"c{j}"] = pd.Series(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+        else:
+            # (not 1 and 1.0 both: pandas hashes them as one value, so a compact frame holds the first)
+            cells = draw(st.lists(st.one_of(st.none(), CELL_TEXTS, st.integers(0, 9), st.sampled_from([2.5, 0.5])),
+                                  min_size=n, max_size=n))
+            data[f"c{j}"] = pd.Series(cells, dtype=object)
+    return pd.DataFrame(data)
+
+
+@given(frame=dense_frames(), sep=st.sampled_from([",", ";", "\t", "|"]), neutralise=st.booleans(),
+       rows=st.sampled_from([1, 3, 1 << 18]))
+def test_csv_from_rendered_cells_is_the_dense_bytes(tmp_path_factory: pytest.TempPathFactory, frame: pd.DataFrame,
+                                                    sep: str, neutralise: bool, rows: int) -> None:
+    """The Arrow CSV path (every category rendered once by pandas, rows joined in Arrow) writes the
+    bytes pandas writes for the dense frame, for every column type, quoting and neutralising."""
+    tmp = tmp_path_factory.mktemp("cells")
+    compact = compact_frame(frame)
+    cells = batches._category_cells(compact, sep, neutralise)
+    assert cells is not None  # none of these types needs pandas per row (the path under test runs)
+    old = batches.WRITE_CELLS_ROWS
+    batches.WRITE_CELLS_ROWS = rows
+    try:
+        write_table(frame, tmp / "dense.csv", separator=sep, neutralise=neutralise)
+        write_table(compact, tmp / "compact.csv", separator=sep, neutralise=neutralise)
+    finally:
+        batches.WRITE_CELLS_ROWS = old
+    assert (tmp / "compact.csv").read_bytes() == (tmp / "dense.csv").read_bytes()
+
+
+def test_csv_cells_fall_back_where_a_cell_depends_on_its_batch() -> None:
+    """Dates (pandas drops the time of a column of dates only), integers with a missing cell (their
+    batches turn float) and single columns are written by pandas per batch."""
+    stamps = pd.to_datetime(["2020-01-01 00:00", "2020-01-02 10:00"])
+    dates = compact_frame(pd.DataFrame({"d": stamps, "x": ["a", "b"]}))
+    assert batches._category_cells(dates, ",", True) is None
+    one = compact_frame(pd.DataFrame({"x": ["a", "b"]}))
+    assert batches._category_cells(one, ",", True) is None
+    ints = compact_frame(pd.DataFrame({"x": ["a", "b"], "n": [1, 2]}))
+    assert batches._category_cells(ints, ",", True) is not None
+    cat = ints["n"].array
+    ints["n"] = pd.Categorical.from_codes(np.array([0, -1]), dtype=cat.dtype)
+    assert batches._category_cells(ints, ",", True) is None

@@ -133,32 +133,24 @@ def test_numbers_dates_times_and_errors_written_by_other_programs(tmp_path: Path
 def test_shared_strings_as_excel_writes_them(tmp_path: Path) -> None:
     path = tmp_path / "shared.xlsx"
     write_table(pd.DataFrame({"a": ["x", "y"], "b": ["1", "2"]}, dtype=object), path)
-
-    def to_shared(xml: str) -> str:  # Excel keeps text in xl/sharedStrings.xml, cells hold an index
-        return (xml.replace('<c r="A2" t="inlineStr"><is><t>x</t></is></c>', '<c r="A2" t="s"><v>0</v></c>')
-                .replace('<c r="A3" t="inlineStr"><is><t>y</t></is></c>', '<c r="A3" t="s"><v>1</v></c>'))
-
-    _patch_sheet(path, to_shared)
+    # text is kept in xl/sharedStrings.xml, numbered in order of first use, and cells hold the number
+    xml = _sheet_xml(path)
+    assert '<c r="A2" t="s"><v>2</v></c>' in xml and '<c r="B3" t="s"><v>5</v></c>' in xml
     with zipfile.ZipFile(path) as z:
         parts = {n: z.read(n) for n in z.namelist()}
+    assert parts["xl/sharedStrings.xml"].endswith(
+        b'uniqueCount="6"><si><t>a</t></si><si><t>b</t></si><si><t>x</t></si><si><t>y</t></si>'
+        b"<si><t>1</t></si><si><t>2</t></si></sst>")
+    # as Excel writes them: a count, plain and rich text (runs)
     parts["xl/sharedStrings.xml"] = (
-        b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="2" uniqueCount="2">'
-        b"<si><t>Z\xc3\xbcrich</t></si><si><r><t>rich </t></r><r><t>text</t></r></si></sst>"
-    )
-    parts["[Content_Types].xml"] = parts["[Content_Types].xml"].replace(
-        b"</Types>",
-        b'<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.'
-        b'spreadsheetml.sharedStrings+xml"/></Types>',
-    )
-    parts["xl/_rels/workbook.xml.rels"] = parts["xl/_rels/workbook.xml.rels"].replace(
-        b"</Relationships>",
-        b'<Relationship Id="rIdS" Target="sharedStrings.xml" Type="http://schemas.openxmlformats.org/'
-        b'officeDocument/2006/relationships/sharedStrings"/></Relationships>',
+        b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="6" uniqueCount="6">'
+        b"<si><t>a</t></si><si><t>b</t></si><si><t>Z\xc3\xbcrich</t></si><si><r><t>rich </t></r><r><t>text</t></r>"
+        b"</si><si><t>1</t></si><si><t>2</t></si></sst>"
     )
     with zipfile.ZipFile(path, "w") as z:
         for n, data in parts.items():
             z.writestr(n, data)
-    assert read_table(path)["a"].tolist() == ["Zürich", "rich text"]
+    assert read_table(path).to_dict("list") == {"a": ["Zürich", "rich text"], "b": ["1", "2"]}
 
 
 def test_adult_round_trip_through_anonymize(tmp_path: Path) -> None:
@@ -231,6 +223,54 @@ def test_written_files_never_hold_formulas(tmp_path: Path) -> None:
         else:
             assert values == ["=col", *risky]
         assert read_table(path)[values[0]].tolist() == values[1:]
+
+
+def test_cells_keep_their_types_for_other_programs(tmp_path: Path) -> None:
+    frame = pd.DataFrame({
+        "int": [7, -2, None],
+        "float": [0.1 + 0.2, 1e300, float("nan")],
+        "flag": [True, False, True],
+        "when": pd.to_datetime(["2024-03-01 08:30", None, "1900-01-01"], format="ISO8601"),
+        "mixed": [1, 1.0, True],
+        "other": [dt.time(8, 30), dt.timedelta(hours=30), 2**60],
+        "zone": pd.to_datetime(["2024-03-01 10:00"] * 3).tz_localize("Europe/Zurich"),
+        "text": [" pad ", "a\r\nb", "<&>"],
+    })
+    frame["int"] = frame["int"].astype("Int64")
+    path = tmp_path / "typed.xlsx"
+    write_table(frame, path)
+    ws = openpyxl.load_workbook(path).active
+    cells = [[(c.value, c.data_type, c.number_format) for c in row] for row in ws.iter_rows(min_row=2)]
+    g = "General"
+    assert [row[0] for row in cells] == [(7, "n", g), (-2, "n", g), (None, "n", g)]
+    assert [row[1] for row in cells] == [(0.30000000000000004, "n", g), (1e300, "n", g), (None, "n", g)]
+    assert [row[2] for row in cells] == [(True, "b", g), (False, "b", g), (True, "b", g)]
+    assert [row[3] for row in cells] == [(dt.datetime(2024, 3, 1, 8, 30), "d", "yyyy-mm-dd h:mm:ss"), (None, "n", g),
+                                         (dt.datetime(1900, 1, 1), "d", "yyyy-mm-dd h:mm:ss")]
+    assert [row[4] for row in cells] == [(1, "n", g), (1, "n", g), (True, "b", g)]  # not merged: 1, 1.0, True
+    assert [row[5] for row in cells] == [(dt.time(8, 30), "d", "h:mm:ss"), ("1 day, 6:00:00", "s", g),
+                                         ("1152921504606846976", "s", g)]
+    assert [row[6][:2] for row in cells] == [("2024-03-01T10:00:00+01:00", "s")] * 3
+    assert [row[7] for row in cells] == [(" pad ", "s", g), ("a\r\nb", "s", g), ("<&>", "s", g)]
+    assert read_table(path)["text"].tolist() == [" pad ", "a\r\nb", "<&>"]  # the carriage return kept
+    assert pd.read_excel(path, engine="openpyxl").shape == (3, 8)
+    assert '<dimension ref="A1:H4" />' in _sheet_xml(path)
+
+
+def test_the_same_frame_gives_the_same_bytes(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"zip": ["081675", None, "=1+1", "081675"], "n": [1, 2, 3, 4], "x": [0.5, None, 2.0, 1.0]})
+    write_table(frame, tmp_path / "a.xlsx")
+    with zipfile.ZipFile(tmp_path / "a.xlsx") as z:
+        assert {i.date_time for i in z.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+        core = z.read("docProps/core.xml").decode()
+    assert core.count("1980-01-01T00:00:00Z") == 2  # created and modified: no time of writing
+    write_table(frame, tmp_path / "b.xlsx")
+    # a compact frame (categorical columns, as a large input is read) writes the same bytes
+    compact = frame.astype({"zip": "category", "n": "category", "x": "category"})
+    compact["zip"] = compact["zip"].cat.set_categories(["unused", "=1+1", "081675"])
+    write_table(compact, tmp_path / "c.xlsx")
+    a, b, c = ((tmp_path / f"{n}.xlsx").read_bytes() for n in "abc")
+    assert a == b == c
 
 
 # ------------------------------------------------------------------------------------------ sheets, header
@@ -368,12 +408,16 @@ def test_values_excel_cannot_store_are_refused_and_the_old_file_kept(tmp_path: P
         "32,767 characters": pd.DataFrame({"a": ["ok", "x" * 40_000]}),
         "infinite": pd.DataFrame({"a": [1.0, float("inf")]}),
         "a bytes": pd.DataFrame({"a": [b"\x00"]}),
+        "U+D800": pd.DataFrame({"a": ["ok", "ok", "ok", "\ud800"]}, dtype=object),
+        "control characters ": pd.DataFrame({"a": [1, "x\x1f"]}),  # a column of mixed types
     }
-    rows = {"control characters": 3, "32,767 characters": 2, "infinite": 2, "a bytes": 1}
+    rows = {"control characters": 3, "32,767 characters": 2, "infinite": 2, "a bytes": 1, "U+D800": 4,
+            "control characters ": 2}
     for words, frame in bad.items():
         with pytest.raises(InputError) as err:
             write_table(frame, path)
-        assert words in _one_line(err) and "column 'a'" in str(err.value) and f"row {rows[words]}" in str(err.value)
+        text = _one_line(err)
+        assert words.strip() in text and "column 'a'" in text and f"row {rows[words]}" in text
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.xlsx"]  # no temporary file left
 

@@ -183,7 +183,8 @@ def example_table() -> Table:
     return Table(frame, Schema.of(quasi=["age", "zip"], types={"age": "numeric", "zip": "numeric"}))
 
 
-def random_table(seed: int, n: int, *, numeric_only: bool = False) -> Table:
+def random_table(seed: int, n: int, *, numeric_only: bool = False, missing: bool = False) -> Table:
+    """A random table; ``missing``: a tenth of the ages blank, suppressed up front."""
     rng = np.random.default_rng(seed)
     colour = ["red", "pink", "blue", "navy", "green", "lime", "grey", "black"]  # black, grey never occur
     frame = pd.DataFrame(
@@ -195,6 +196,8 @@ def random_table(seed: int, n: int, *, numeric_only: bool = False) -> Table:
             "disease": rng.choice(["flu", "cold", "cancer", "ulcer", "hiv"], n, p=[0.3, 0.3, 0.2, 0.1, 0.1]),
         }
     )
+    if missing:
+        frame.loc[rng.random(n) < 0.1, "age"] = ""
     h_colour = Hierarchy(
         [[c, {"red": "warm", "pink": "warm", "blue": "cold", "navy": "cold"}.get(c, "other"), "*"] for c in colour],
         name="colour",
@@ -207,7 +210,7 @@ def random_table(seed: int, n: int, *, numeric_only: bool = False) -> Table:
         hierarchies={"colour": h_colour, "zip": h_zip} if not numeric_only else {},
         types={"age": "numeric", "weight": "numeric"},
     )
-    return Table(frame[[*qis, "disease"]], schema)
+    return Table(frame[[*qis, "disease"]], schema, missing="suppress" if missing else "value")
 
 
 # ------------------------------------------------------------------------------------------ spec example
@@ -232,6 +235,11 @@ def test_registry_and_bad_mode() -> None:
 # ------------------------------------------------------------------------------------------ Adult
 @pytest.fixture(scope="module")
 def adult() -> tuple[pd.DataFrame, Table]:
+    return adult_table()
+
+
+def adult_table() -> tuple[pd.DataFrame, Table]:
+    """Adult with its 8 quasi-identifiers (age numeric) and occupation sensitive."""
     frame, hier = load_adult()
     schema = Schema.of(
         quasi=QI8,

@@ -13,8 +13,9 @@ import pytest
 from anonkit import Hierarchy, Schema, Table, anonymize, load_adult
 from anonkit._values import cell_text
 from anonkit.algorithms.partition.mondrian import mondrian
-from anonkit.engines.spark_mondrian import WHOLE_TABLE_FAILS, mondrian_on_spark
+from anonkit.engines.spark_mondrian import WHOLE_TABLE_FAILS, counted_release, mondrian_on_spark
 from anonkit.errors import InputError
+from anonkit.metrics import compute_metrics
 from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness
 
 pyspark = pytest.importorskip("pyspark")
@@ -48,7 +49,7 @@ def check_same(spark, frame: pd.DataFrame, schema: Schema, models: list, partiti
     """Spark's published rows and counts equal the local engine's; returns Spark's facts."""
     local = anonymize(frame, schema, models, algorithm="mondrian")
     path = spark.createDataFrame(frame)
-    published, facts = mondrian_on_spark(path, schema, models, partition_rows=partition_rows)
+    published, facts = mondrian_on_spark(path, schema, models, partition_rows=partition_rows, measures=True)
     got = published.toPandas()
     assert list(got.columns) == list(local.frame.columns)
     assert rows_of(got, list(got.columns)) == rows_of(local.frame, list(got.columns))
@@ -59,6 +60,16 @@ def check_same(spark, frame: pd.DataFrame, schema: Schema, models: list, partiti
     assert facts["satisfied"] == rel.satisfied
     assert sum(facts["class_sizes"].values()) == facts["partitions"]
     assert facts["top_levels"] >= min_levels
+    # the measures: the release of the distinct QI tuples with their records and Spark classes
+    counted = counted_release(facts["counted"], facts["schema"], algorithm="mondrian")
+    assert len(facts["counted"]) == facts["tuples"] < len(frame) or facts["tuples"] == len(frame)
+    assert (counted.n_released, counted.n_suppressed, counted.n_classes) == (
+        rel.n_released, rel.n_suppressed, rel.n_classes)
+    want = compute_metrics(rel.table, rel)
+    got = compute_metrics(counted.table, counted)
+    assert got.keys() == want.keys()
+    for key, value in want.items():
+        assert np.isclose(got[key], value, rtol=1e-9, atol=0), (key, got[key], value)
     return facts
 
 

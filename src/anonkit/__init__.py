@@ -11,6 +11,7 @@ Data flows one way: load → encode (:class:`Table`) → anonymize (an algorithm
 
 from typing import TYPE_CHECKING
 
+from anonkit._lazy import lazy_names as _lazy_names
 from anonkit.errors import AnonkitError, InputError
 
 if TYPE_CHECKING:  # the names below load on first use (a lean ``import anonkit`` and ``anonkit --help``)
@@ -41,19 +42,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'anonkit' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+__getattr__, __dir__ = _lazy_names('anonkit', _LAZY, globals())
 
 
 __version__ = "0.1.0"

@@ -8,7 +8,7 @@ appearance with one pass over an open-addressing hash table: O(n), no sort. It i
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -149,33 +149,87 @@ _LIMIT = 2**62
 
 
 def _densify(key: np.ndarray, radix: int) -> tuple[np.ndarray, int]:
-    """Dense ids of keys in ``[0, radix)``: a lookup array when the key space is small, else a hash."""
+    """Dense ids of keys in ``[0, radix)``: a lookup array when the key space is small, else a hash;
+    ``key`` (:func:`group_columns`' own array) is overwritten with them when that saves memory."""
     n = key.shape[0]
     if radix <= 4 * n + 4096:
         present = np.zeros(radix, dtype=np.bool_)
         present[key] = True
         remap = np.cumsum(present, dtype=np.int64) - 1
-        return remap[key], int(remap[-1]) + 1
+        del present
+        for start in range(0, n, _CHUNK):  # in place, a chunk at a time: no second n-long array
+            key[start:start + _CHUNK] = remap[key[start:start + _CHUNK]]
+        return key, int(remap[-1]) + 1
+    if n >= IN_PLACE_ABOVE:
+        # the distinct keys in first-appearance order, then every chunk's ids written over its keys
+        uniques = pd.Index(pd.unique(key))
+        for start in range(0, n, _CHUNK):
+            key[start:start + _CHUNK] = uniques.get_indexer(key[start:start + _CHUNK])
+        return key, len(uniques)
     return dense_ids(key)
 
 
-def group_columns(columns: list[np.ndarray], sizes: list[int]) -> tuple[np.ndarray, int]:
-    """Group rows by several integer columns (column ``j`` takes values in ``[0, sizes[j])``).
+def first_rows(group: np.ndarray, m: int) -> np.ndarray:
+    """The first row of each of the ``m`` groups of ``group`` (ids ``0..m-1``; rows of a negative id
+    belong to none; a group without rows gets −1), a chunk at a time from the end (the last write of
+    each group is its first row): no n-long index array."""
+    n = len(group)
+    first = np.full(m, -1, dtype=np.int64)
+    index = np.int64 if n >= 2**31 else np.int32
+    for end in range(n, 0, -_CHUNK):
+        start = max(end - _CHUNK, 0)
+        backwards = np.arange(end - 1, start - 1, -1, dtype=index)
+        ids = group[start:end][::-1]
+        if ids.size and ids.min() < 0:
+            keep = ids >= 0
+            backwards, ids = backwards[keep], ids[keep]
+        first[ids] = backwards
+    return first
 
-    Builds a mixed-radix int64 key, densifying whenever the radix product would overflow, so any
-    number of columns works. Returns dense group ids and their count; ids follow the order of the
-    mixed-radix key when the key space is small and first appearance otherwise (both deterministic).
+
+#: above this many keys :func:`group_columns` densifies a hashed key in place (two passes over the
+#: keys instead of one, and no second n-long array)
+IN_PLACE_ABOVE = 2_000_000
+
+
+#: rows per chunk of the in-place steps of :func:`_densify`
+_CHUNK = 1 << 20
+
+
+def group_columns(columns: list[np.ndarray], sizes: list[int], *, shift_first: int = 0) -> tuple[np.ndarray, int]:
+    """Group rows by several integer columns (column ``j`` takes values in ``[0, sizes[j])``; the
+    first column's values plus ``shift_first``, so ``-1`` can stand for "none" without a shifted copy).
+
+    Builds a mixed-radix int64 key in place (one n-long array), densifying whenever the radix product
+    would overflow, so any number of columns works. Returns dense group ids and their count; ids
+    follow the order of the mixed-radix key when the key space is small and first appearance
+    otherwise (both deterministic).
     """
     if not columns:
         raise ValueError("no columns to group by")
-    key = columns[0].astype(np.int64)
-    radix = max(int(sizes[0]), 1)
-    for col, size in zip(columns[1:], sizes[1:], strict=True):
+    return group_pairs(zip(columns, sizes, strict=True), shift_first=shift_first)
+
+
+def group_pairs(pairs: Iterable[tuple[np.ndarray, int]], *, shift_first: int = 0) -> tuple[np.ndarray, int]:
+    """:func:`group_columns` of ``(column, size)`` pairs taken one at a time, so a caller that makes
+    each column on demand (a generator) holds one column beside the key, not all of them."""
+    key: np.ndarray | None = None
+    radix = 1
+    for col, size in pairs:
         size = max(int(size), 1)
+        if key is None:
+            key = col.astype(np.int64)  # a copy of its own: the key is built in place (no n-long temporaries)
+            if shift_first:
+                key += shift_first
+            radix = size
+            continue
         if radix * size >= _LIMIT:
             key, radix = dense_ids(key)
-        key = key * size + col
+        key *= size
+        np.add(key, col, out=key, casting="unsafe")  # codes of any integer type, all in [0, size)
         radix *= size
+    if key is None:
+        raise ValueError("no columns to group by")
     return _densify(key, radix)
 
 

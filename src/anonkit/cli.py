@@ -1051,7 +1051,31 @@ def main() -> None:
         app()
     except KeyboardInterrupt:  # before a job started (imports, config): nothing was written
         print("interrupted: nothing was written", file=sys.stderr)
-        sys.exit(130)
+        _leave(130)
+    except SystemExit as done:
+        if done.code is None or isinstance(done.code, int):
+            _leave(done.code or 0)
+        raise
+    _leave(0)
+
+
+def _leave(code: int) -> NoReturn:
+    """End the process with ``code`` once every output is complete, without tearing the interpreter
+    down: a short run spends 0.15–0.2 s freeing modules and objects it will never use again. The
+    exit handlers still run (``atexit``) and the standard streams are flushed; the files a command
+    writes were closed and moved into place before it returned. With PySpark loaded the interpreter
+    exits normally (its JVM gateway shuts down on the way)."""
+    if "pyspark" in sys.modules:
+        sys.exit(code)
+    import atexit
+    import contextlib
+    import os
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: what the normal exit would meet too
+            stream.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -82,7 +82,7 @@ class InputConfig(_Strict):
     #: Excel: the sheet's row (1-based) holding the column names; default: the first row holding a value
     header_row: int | None = Field(None, ge=1)
     #: CSV/Parquet read in batches of this many rows into codes (anonkit.io.batches); 0: whole; default: in
-    #: batches above 64 MB (CSV, Parquet) or 1,000,000 rows (Parquet)
+    #: batches above 8 MB (CSV, Parquet) or 125,000 rows (Parquet)
     batch_rows: int | None = Field(None, ge=0)
 
     @model_validator(mode="after")

@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike
 
 from anonkit import interrupt
 from anonkit import metrics as _m
+from anonkit._memory import give_back
 from anonkit._values import is_missing, strip_cells
 from anonkit.algorithms import registry
 from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, check_models
@@ -139,7 +140,7 @@ def anonymize(
         refuse(spec, options)
     if runner.name == "spark" and spec.family == "partition":  # Mondrian: its own distributed path
         return _spark_mondrian(runner, frame, schema, models, options, seed=seed, suppressed=suppressed,
-                               missing=missing, strip=strip, start=start, spec_name=spec.name)
+                               missing=missing, strip=strip, start=start, spec_name=spec.name, metric=metric)
     table = runner.encode(frame, schema, missing=missing, strip=strip, person_qi=person_qi)
     if "person" in spec.needs and table.person is None:
         raise InputError(
@@ -194,12 +195,15 @@ def anonymize(
     # the measures run on the distinct (class, tuple, sensitive values) rows with their counts: the same
     # values from arrays as long as the distinct rows, not the records (Release.counted); made before
     # the release is published, when the least is held
+    give_back(table.n_records)  # what the search freed, before the publishing and verifying peaks
     measured = release.counted()
     if spec.verifier is not None:  # per-person tables (1:M data): verified as published
         published = release.tables[spec.tables[0]]
         verification = spec.verifier(table, release, models)
     else:
+        give_back(table.n_records)
         published = runner.publish(release, suppressed=suppressed, seed=seed)
+        give_back(table.n_records)
         reference = {s: table.frame[s] for s in table.sensitive}
         link: dict[str, object] = {}
         if bk:
@@ -263,29 +267,31 @@ def anonymize(
 
 def _spark_mondrian(runner: Engine, frame: object, schema: Schema, models: list[Criterion],
                     options: dict[str, object], *, seed: int, suppressed: str, missing: str, strip: bool,
-                    start: float, spec_name: str) -> Result:
+                    start: float, spec_name: str, metric: object = None) -> Result:
     """Mondrian (strict) on Spark (:mod:`anonkit.engines.spark_mondrian`): the published rows stay
     on Spark, shuffled with ``seed`` and verified from Spark's counts of the published classes
     against the input's sensitive distribution (also counted on Spark). The classes live on Spark,
-    so ``Result.release`` is ``None`` and the summary's measures are those of the class sizes (DM,
-    DM*, AECS, class sizes, suppression, prosecutor risk, sample uniqueness)."""
+    so ``Result.release`` is ``None``; the summary's measures and generalization are those of
+    :func:`~anonkit.engines.spark_mondrian.counted_release`, the release of the distinct
+    quasi-identifier tuples with their records and classes (collected to the driver: as many rows as
+    distinct QI tuples, the bound the lattice search's driver has too), equal to the local engine's."""
     from anonkit.engines.spark import is_spark_frame
-    from anonkit.engines.spark_mondrian import mondrian_on_spark
+    from anonkit.engines.spark_mondrian import counted_release, mondrian_on_spark
 
     engine: Any = runner
     df = frame if is_spark_frame(frame) else engine.session.createDataFrame(pd.DataFrame(frame))
     published, facts = mondrian_on_spark(
         df, schema, models, partition_rows=engine.partition_rows, mode=options.get("mode"),
         max_suppression=options.get("max_suppression", DEFAULT_MAX_SUPPRESSION),
-        missing=missing, strip=strip,
+        missing=missing, strip=strip, measures=True,
     )
-    seconds = time.perf_counter() - start
     resolved = facts["schema"]
     base = {"algorithm": spec_name, "records": facts["records"], "released": facts["released"],
             "suppressed": facts["suppressed"], "classes": facts["classes"], "engine": "spark",
-            "models": [m.describe() for m in models], "seed": seed, "seconds": round(seconds, 6)}
+            "models": [m.describe() for m in models], "seed": seed}
     if not facts["satisfied"] or facts["released"] == 0:
-        summary = {**base, "satisfied": False, "verified": False, "message": facts["message"]}
+        summary = {**base, "satisfied": False, "verified": False, "message": facts["message"],
+                   "seconds": round(time.perf_counter() - start, 6)}
         raise UnsatisfiableError(facts["message"], summary=summary)
     published = engine.shuffle(published, seed)  # nothing is suppressed when the models hold: nothing to mark
     sens = sorted({m.attribute for m in models if m.attribute is not None})
@@ -298,33 +304,30 @@ def _spark_mondrian(runner: Engine, frame: object, schema: Schema, models: list[
                                  reference_weights=reference_weights)
     if not verification.ok:
         raise AssertionError("the release failed independent verification:\n" + verification.summary())
-    hist = facts["class_sizes"]  # {size: number of classes}
-    sizes = np.repeat(np.array(list(hist), dtype=np.int64), np.array(list(hist.values()), dtype=np.int64))
-    n, sup = int(facts["records"]), int(facts["suppressed"])
-    released = int(sizes.sum())
-    metrics = {
-        "dm": float(int((sizes * sizes).sum()) + n * sup),
-        "aecs": n / (len(sizes) + (1 if sup else 0)),
-        "min_class_size": float(sizes.min()),
-        "avg_class_size": float(sizes.mean()),
-        "suppression_rate": sup / n,
-        "prosecutor_highest": float(1.0 / sizes.min()),
-        "prosecutor_average": len(sizes) / released,
-        "records_at_risk": float(sizes[1.0 / sizes > RISK_THRESHOLD].sum()) / released,
-        "sample_uniqueness": float((sizes == 1).sum()) / released,
-    }
+    interrupt.check()
+    search_metric = metric.search_metric() if isinstance(metric, MetricConfig) else (
+        metric if metric is not None else _m.SearchMetric())
+    release = counted_release(facts["counted"], resolved, algorithm=spec_name, missing=missing, strip=strip)
+    if (release.n_released, release.n_suppressed, release.n_classes) != (
+            facts["released"], facts["suppressed"], facts["classes"]):
+        raise AssertionError("the Spark classes' counted release disagrees with their facts")
+    metrics = compute_metrics(release.table, release, gs=search_metric.gs, aggregate=search_metric.aggregate)
     summary = {
         **base,
         "satisfied": True,
         "verified": True,
         "message": facts["message"],
-        "min_class_size": int(sizes.min()),
+        "min_class_size": int(release.class_people().min()),
         "transformation": None,
+        "generalization": _generalization(release.table, release),
+        "score": _plain(_m.score(release.table, release, search_metric)),
+        "metric": dataclasses.asdict(search_metric),
         "metrics": metrics,
         "risk_threshold": RISK_THRESHOLD,
         "verification": [{"model": r.model, "holds": r.passed, "achieved": r.achieved}
                          for r in verification.results],
         "warnings": [],  # the input's value warnings would count distinct values here, not records
+        "seconds": round(time.perf_counter() - start, 6),
         "notes": {"partitions": facts["partitions"], "spark_levels": facts["top_levels"],
                   "spark_groups": facts["groups"], "largest_group": facts["largest_group"]},
     }

@@ -25,7 +25,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from anonkit._kernels import group_columns
+from anonkit._kernels import first_rows, group_columns
 from anonkit.errors import InputError
 from anonkit.table import Table
 
@@ -185,15 +185,12 @@ class Release:
             return self
         # the distinct tuples already keep records suppressed up front apart (Table.distinct), and a
         # numeric or date value is a function of its leaf code: the tuple determines both
-        cols = [self.record_class + 1, t.distinct.inverse, *t.sensitive_codes.values()]
+        cols = [self.record_class, t.distinct.inverse, *t.sensitive_codes.values()]  # class −1 → 0
         sizes = [self.n_classes + 1, t.distinct.size, *[t.domains[s].size for s in t.sensitive_codes]]
-        group, m = group_columns(cols, sizes)
+        group, m = group_columns(cols, sizes, shift_first=1)
         if m == t.n:
             return self
-        first = np.empty(m, dtype=np.int64)
-        backwards = np.arange(t.n - 1, -1, -1, dtype=np.int64 if t.n >= 2**31 else np.int32)
-        first[group[backwards]] = backwards  # the last write of each group is its first row
-        del backwards
+        first = first_rows(group, m)
         order = np.argsort(first, kind="stable")  # first appearance
         weights = np.bincount(group, weights=t.weights, minlength=m).astype(np.int64)[order]
         rows = first[order]
@@ -263,10 +260,19 @@ class Release:
         if suppressed not in ("drop", "mark"):
             raise InputError(f"suppressed must be 'drop' or 'mark', got {suppressed!r}", key="suppressed")
         seed = check_seed(seed)
-        rows = np.flatnonzero(~self.suppressed) if suppressed == "drop" else np.arange(self.table.n)
-        if self.table.n < 2**31:  # half the memory; the shuffle's swaps depend on the length only
-            rows = rows.astype(np.int32)
-        return np.random.default_rng(seed).permutation(rows)  # = rows[permutation(len(rows))]
+        index = np.int32 if self.table.n < 2**31 else np.int64  # int32: half the memory, the same shuffle
+        if suppressed == "mark":
+            rows = np.arange(self.table.n, dtype=index)
+        else:  # the kept rows' indices, a chunk at a time (no n-long int64 array)
+            kept = self.record_class >= 0
+            rows = np.empty(int(np.count_nonzero(kept)), dtype=index)
+            at, step = 0, 1 << 20
+            for start in range(0, self.table.n, step):
+                part = np.flatnonzero(kept[start:start + step]) + start
+                rows[at:at + len(part)] = part
+                at += len(part)
+        np.random.default_rng(seed).shuffle(rows)  # in place: what permutation(rows) does to its copy
+        return rows
 
     def to_frame(self, *, suppressed: Literal["drop", "mark"] = "drop", seed: int = 0) -> pd.DataFrame:
         """The published table: QIs generalized, suppressed rows dropped or marked, rows shuffled
@@ -287,11 +293,14 @@ class Release:
         codes index its published labels (``*`` for suppressed records) — so that no cell becomes a
         Python object. Writing it (:func:`anonkit.io.write_table`) gives the bytes of the dense frame."""
         t = self.table
-        rc = self.record_class[rows]
+        # the published rows' classes, in int32 (half the memory)
+        rc = _take(self.record_class, rows, np.int32 if self.n_classes < 2**31 else np.int64)
         data: dict[str, pd.Categorical] = {}
         for name in t.frame.columns:
             if name not in t.qi:
-                data[name] = t.frame[name].array.take(rows)
+                cat = t.frame[name].array
+                codes = np.asarray(cat.codes)
+                data[name] = pd.Categorical.from_codes(_take(codes, rows, codes.dtype), dtype=cat.dtype, validate=False)
                 continue
             codes, labels = pd.factorize(self.class_labels(t.qi.index(name)).astype(object))
             labels = list(labels)
@@ -301,8 +310,19 @@ class Release:
             small = np.int8 if len(labels) < 128 else np.int16 if len(labels) < 2**15 else np.int32
             labels = np.array(labels, dtype=object)  # the dtype pandas gives these labels in a column (str: pandas 3)
             categories = pd.CategoricalDtype(pd.Index(labels, dtype=pd.Series(labels).dtype))
-            data[name] = pd.Categorical.from_codes(lut.astype(small)[rc], dtype=categories, validate=False)
-        return pd.DataFrame(data, columns=t.frame.columns)
+            data[name] = pd.Categorical.from_codes(_take(lut.astype(small), rc, small), dtype=categories,
+                                                   validate=False)
+        return pd.DataFrame(data, columns=t.frame.columns, copy=False)  # (a dict is copied by default)
+
+
+def _take(values: np.ndarray, index: np.ndarray, dtype: Any) -> np.ndarray:
+    """``values[index]`` as ``dtype``, a chunk of the index at a time: numpy turns a whole int32
+    index into an int64 one first, which for the records of a large release is an array as long."""
+    out = np.empty(len(index), dtype=dtype)
+    step = 1 << 20
+    for start in range(0, len(index), step):
+        out[start:start + step] = values[index[start:start + step]]
+    return out
 
 
 def _number(x: float) -> str:
@@ -340,10 +360,8 @@ def full_domain_release(
     levels = np.asarray(levels, dtype=np.int64)
     d = len(table.qi)
     nodes = np.zeros((n_classes, d), dtype=np.int64)
-    kept = np.flatnonzero(record_class >= 0)
-    if kept.size:
-        first = np.full(n_classes, -1, dtype=np.int64)
-        first[record_class[kept[::-1]]] = kept[::-1]
+    if n_classes:
+        first = first_rows(record_class, n_classes)  # (chunked: no n-long index array)
         present = first >= 0
         for j, h in enumerate(table.hierarchies):
             nodes[present, j] = h.maps[levels[j]][table.codes[first[present], j]]

@@ -12,6 +12,7 @@ distinct tuples, not on the records.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Literal
@@ -155,12 +156,14 @@ class Table:
         #: persons whose quasi-identifiers differed between rows and were set to their first row's
         self.reconciled = 0
         # every quasi-identifier and sensitive column is factorized once: (codes, canonical texts);
-        # whitespace is stripped on the distinct texts, the cells rewritten only when one changes
+        # whitespace is stripped on the distinct texts, the cells rewritten only when one changes;
+        # large frames are factorized on two threads (``PARALLEL_ENCODE_ROWS``)
         coded: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        factorized = _factorize_columns(frame, [c for c in frame.columns if c in schema.quasi or c in schema.sensitive])
         for name in frame.columns:
             encoded = name in schema.quasi or name in schema.sensitive
             if encoded:
-                coded[name] = factorize_text(frame[name], compact=True)  # categorical codes kept small
+                coded[name] = factorized.pop(name)  # categorical codes kept small
             if strip and (not encoded or any(t != t.strip() for t in coded[name][1])):
                 cleaned = strip_cells(frame[name])
                 if cleaned is not frame[name]:
@@ -390,6 +393,25 @@ class Table:
             keep = tuple_weight[item] > 0
             pairs[name] = (item[keep], code[keep], count[keep])
         return class_stats(tuple_class, n_classes, tuple_weight, pairs, self.domains)
+
+
+#: from this many rows up, :class:`Table` factorizes its columns on two threads (one column each
+#: at a time; pandas releases the GIL in parts of the hashing). The codes are the same: every column
+#: is factorized alone, by the same deterministic function.
+PARALLEL_ENCODE_ROWS = 250_000
+
+
+def _factorize_columns(frame: pd.DataFrame, names: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """:func:`factorize_text` (compact) of the columns ``names``; on two threads for large frames."""
+    columns = [frame[name] for name in names]  # taken here: the frame's item cache is not shared
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if len(frame) < PARALLEL_ENCODE_ROWS or len(names) < 2 or cores < 2:
+        return {name: factorize_text(col, compact=True) for name, col in zip(names, columns, strict=True)}
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="encode") as pool:
+        out = list(pool.map(lambda col: factorize_text(col, compact=True), columns))
+    return dict(zip(names, out, strict=True))
 
 
 def _first_index(ids: np.ndarray, k: int) -> np.ndarray:

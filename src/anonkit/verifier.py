@@ -21,14 +21,14 @@ released text and only uses ``rows`` to look up each released record's prior and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from anonkit._kernels import group_columns
+from anonkit._kernels import first_rows, group_columns, group_pairs
 from anonkit._values import as_text, factorize_text, looks_numeric
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
@@ -99,19 +99,13 @@ def _count_rows(frame: pd.DataFrame, columns: list[str]) -> tuple[pd.DataFrame, 
     order of first appearance, and how many rows each stands for."""
     if not columns:
         return frame.iloc[:1][[]], np.array([float(len(frame))])
-    cols, sizes = [], []
-    for c in columns:
-        codes, labels = factorize_text(frame[c], compact=True)
-        cols.append(codes)
-        sizes.append(len(labels))
-    del codes
-    group, m = group_columns(cols, sizes)
-    del cols
-    n = len(frame)
-    first = np.empty(m, dtype=np.int64)
-    backwards = np.arange(n - 1, -1, -1, dtype=np.int64 if n >= 2**31 else np.int32)
-    first[group[backwards]] = backwards  # the last write of each group is its first row
-    del backwards
+    def pairs() -> Iterator[tuple[np.ndarray, int]]:  # one column's codes at a time beside the key
+        for c in columns:
+            codes, labels = factorize_text(frame[c], compact=True)
+            yield codes, len(labels)
+
+    group, m = group_pairs(pairs())
+    first = first_rows(group, m)
     order = np.argsort(first, kind="stable")  # first appearance
     counts = np.bincount(group, minlength=m).astype(np.float64)[order]
     return frame[columns].iloc[first[order]].reset_index(drop=True), counts

@@ -135,14 +135,21 @@ def release_node(
     d = table.distinct
     keep_class = ev.class_ok
     new_id = np.cumsum(keep_class) - 1
-    rc = ev.tuple_class[d.inverse]
-    record_class = np.where(keep_class[rc] & ~table.presuppressed, new_id[rc], -1).astype(np.int64)
-    # classes emptied by pre-suppression get dropped by renumbering the survivors
+    # every distinct tuple's published class (−1: suppressed), then one gather for the records
+    tuple_class = np.where(keep_class[ev.tuple_class], new_id[ev.tuple_class], -1).astype(np.int64)
+    record_class = tuple_class[d.inverse]
+    if table.presuppressed.any():
+        record_class[table.presuppressed] = -1
+    # classes emptied by pre-suppression get dropped by renumbering the survivors (a chunk at a time)
     present = np.zeros(int(keep_class.sum()), dtype=bool)
-    present[record_class[record_class >= 0]] = True
+    step = 1 << 20
+    for start in range(0, len(record_class), step):
+        part = record_class[start:start + step]
+        present[part[part >= 0]] = True
     if not present.all():
-        remap = np.cumsum(present) - 1
-        record_class = np.where(record_class >= 0, remap[np.maximum(record_class, 0)], -1)
+        remap = np.append(np.cumsum(present) - 1, -1)  # class −1 stays −1 (index −1: the last entry)
+        for start in range(0, len(record_class), step):
+            record_class[start:start + step] = remap[record_class[start:start + step]]
     n_classes = int(present.sum())
     satisfied, message = suppression_verdict(ev.suppressed, ev.limit, released_classes=1)
     return full_domain_release(

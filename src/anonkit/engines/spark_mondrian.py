@@ -76,7 +76,7 @@ from anonkit.engines.spark import strip_column
 from anonkit.errors import InputError
 from anonkit.hierarchy import class_lca
 from anonkit.models import Criterion
-from anonkit.release import _date, _number
+from anonkit.release import Release, _date, _number
 from anonkit.schema import AttrType, Schema
 from anonkit.stats import ClassStats
 from anonkit.table import Table
@@ -125,6 +125,7 @@ def mondrian_on_spark(
     mode: str | None = None,
     missing: str = "value",
     strip: bool = True,
+    measures: bool = False,
 ) -> tuple[Any, dict[str, Any]]:
     """Mondrian (strict) on the Spark DataFrame ``df``; see the module docstring.
 
@@ -146,6 +147,8 @@ def mondrian_on_spark(
     mode, missing, strip:
         As for the local engine; only ``mode="strict"`` and ``missing`` ``"value"`` or ``"error"``
         are distributed.
+    measures:
+        Also collect ``counted`` (see below) for the release's measures.
 
     Returns
     -------
@@ -157,7 +160,10 @@ def mondrian_on_spark(
         ``class_sizes`` (class size → number of classes), ``satisfied`` and ``message`` (the verdict,
         as the local release words it), ``schema`` (types resolved), ``tuples`` (distinct QI tuples),
         ``steps`` (seconds of every step: compact table, encoding, each top level, local loops, facts,
-        publish plan) and ``seconds``.
+        publish plan), ``seconds`` and, with ``measures``, ``counted``: a pandas frame of the distinct
+        raw QI tuples (one column per QI) with their class (``__ak_gid``), its verdict (``__ak_ok``)
+        and their records (``__ak_n``), ordered by class and values — ``tuples`` rows on the driver,
+        what :func:`counted_release` makes a release of for the measures.
     """
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -412,9 +418,15 @@ def mondrian_on_spark(
     # one join on their raw QI values, their labels by one join on the class
     xcols = [_x(j) for j in range(d)]
     raw = [_r(j) for j in range(d)]
-    tuples = coded(compact.select(*qi).distinct(), qi, [*qi, *xcols]).join(out.select(*xcols, GID), xcols, "inner")
-    tuples = _truncate(tuples.select(*[F.col(q).alias(_r(j)) for j, q in enumerate(qi)], GID), eager=True)
+    tuples = coded(compact.groupBy(*qi).agg(F.sum(N).alias(N)), qi, [*qi, *xcols, N]).join(
+        out.select(*xcols, GID), xcols, "inner")
+    tuples = _truncate(tuples.select(*[F.col(q).alias(_r(j)) for j, q in enumerate(qi)], GID, N), eager=True)
     n_tuples = tuples.count()
+    counted = None
+    if measures:  # the distinct QI tuples with their records and class verdicts, in a fixed order
+        counted = (tuples.join(classes_df.select(GID, OK), GID, "inner").orderBy(GID, *raw)
+                   .select(*[F.col(_r(j)).alias(q) for j, q in enumerate(qi)], GID, OK, N).toPandas())
+    tuples = tuples.select(*raw, GID)
     tuples = F.broadcast(tuples) if n_tuples <= BROADCAST_TUPLES else tuples
     rows = df.select(*published_cols)
     rows = rows.join(tuples, [rows[q].eqNullSafe(tuples[raw[j]]) for j, q in enumerate(qi)], "inner").drop(*raw)
@@ -445,12 +457,35 @@ def mondrian_on_spark(
         satisfied=satisfied,
         message=message,
         tuples=n_tuples,
+        counted=counted,
         seconds=time.perf_counter() - started,
     )
     return published, facts
 
 
 # ---------------------------------------------------------------------------------------- driver side
+def counted_release(counted: pd.DataFrame, schema: Schema, *, algorithm: str, missing: str = "value",
+                    strip: bool = True) -> Release:
+    """The release of the distinct quasi-identifier tuples that :func:`mondrian_on_spark` collects
+    with ``measures=True`` (``facts["counted"]``), each weighted by its records: a
+    :class:`~anonkit.table.Table` of the QIs alone (``schema`` the resolved one, so the encoding is
+    the local engine's) and the Spark classes, the failing ones suppressed, generalized by
+    :func:`~anonkit.algorithms.local.partition_release` as the local Mondrian does. Every measure of
+    :mod:`anonkit.metrics` — all of them judge the QIs and the classes only — equals the local
+    release's up to the order of summation (:meth:`Release.counted`). Its verdict is not the run's:
+    the facts hold that."""
+    from anonkit.algorithms.local import partition_release
+
+    qi = schema.quasi
+    frame = pd.DataFrame({q: pd.Series(counted[q].to_numpy(dtype=object), dtype=object) for q in qi})
+    table = Table(frame, Schema({q: schema[q] for q in qi}), missing=missing, strip=strip,  # type: ignore[arg-type]
+                  weights=counted[N].to_numpy(dtype=np.int64))
+    gid = np.unique(counted[GID].to_numpy(dtype=np.int64), return_inverse=True)[1].reshape(-1)  # dense ids
+    record_class = np.where(counted[OK].to_numpy(dtype=bool), gid, -1)
+    return partition_release(table, record_class, [], algorithm=algorithm, max_suppression=1.0,
+                             params={"mode": "strict"})
+
+
 def _compact(df: Any, keys: list[str], others: list[str]) -> tuple[Any, dict[str, tuple[list, np.ndarray]]]:
     """The distinct combinations of ``keys`` with their counts (column ``N``), materialized, and the
     distinct values of every column of ``others`` with their counts — one aggregation of the rows

@@ -130,7 +130,8 @@ def _postgresql_errors(
 ) -> Iterator[None]:
     """Any error inside, as the one-line InputError ``"<message>: <error>"`` with the URI's password
     masked; with ``unknown_table``, "undefined table" (SQLSTATE 42P01) is the InputError "unknown
-    table" naming it; with ``existing_table``, "duplicate table" (42P07) says how to replace it."""
+    table" naming it; with ``existing_table``, "duplicate table" (42P07) says how to replace it; a
+    server asking for a password that was not given says where to give it."""
     shown = _shown(uri)
     try:
         yield
@@ -144,7 +145,10 @@ def _postgresql_errors(
             raise _exists(shown, existing_table) from None
         if state == "3F000":
             raise InputError("unknown schema", file=shown, value=value or unknown_table) from None
-        raise InputError(f"{message}: {_driver_text(exc, _secrets(uri))}", file=shown, key=key, value=value) from None
+        text = _driver_text(exc, _secrets(uri))
+        if "no password supplied" in text:  # a URI without one (as a run's summary records it)
+            text += "; give the password in the URI, PGPASSWORD or ~/.pgpass"
+        raise InputError(f"{message}: {text}", file=shown, key=key, value=value) from None
 
 
 # ------------------------------------------------------------------------------------ names

@@ -19,17 +19,19 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy import sparse
 
 from anonkit._values import cell_text
 from anonkit.distance import leaf_delta, numeric_delta, unit_range
 from anonkit.errors import InputError
 from anonkit.table import Table
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 #: Upper bound on the entries of one ``chunk × m`` kernel block (≈ 16 MB of float64).
 CHUNK_ELEMENTS = 2_000_000
@@ -279,6 +281,8 @@ def kernel_priors(
 # ---------------------------------------------------------------------- classifier
 def _features(table: Table, sides: list[_Side]) -> list[sparse.csr_matrix]:
     """One-hot encoding of every QI (numeric QIs: one-hot of the value plus its min–max scaled value)."""
+    from scipy import sparse  # on demand: a run without priors never loads scipy
+
     blocks: list[list[sparse.csr_matrix]] = [[] for _ in sides]
     for j, (name, h) in enumerate(zip(table.qi, table.hierarchies, strict=True)):
         if name in table.numeric:

@@ -4,12 +4,20 @@ The summary's ``run`` section names the config, the input and every output with 
 :func:`report_from_run` re-reads them, refuses to go on when a file changed since the run (the
 report would describe other data than the summary), and writes the report. An exploration's JSON
 (``"kind": "explore"``) gives the report of its runs.
+
+A PostgreSQL input or output is recorded without its password (``postgresql://user@host/db#table``).
+The report reads it through the config's own URI when the run used the config's input or output,
+so a password the config holds is used again, as the run used it; otherwise (a URI without a
+password, or another location given on the command line) the driver takes it from ``PGPASSWORD`` or
+``~/.pgpass``. No password appears in the report: the config is shown with every PostgreSQL URI's
+password masked (``***``), as are the locations of the input and outputs.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -22,6 +30,7 @@ from anonkit.datasets import DATASETS
 from anonkit.errors import InputError
 from anonkit.io import read_table
 from anonkit.io._messages import _shown
+from anonkit.io.postgresql import _secrets, _without_password
 from anonkit.pipeline import load_input, sha256_of
 from anonkit.report.html import build_report, write_report
 
@@ -63,15 +72,31 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data
 
 
+#: a PostgreSQL URI in a config's text (up to a space or a quote)
+_PG_URI = re.compile(r"postgres(?:ql)?://[^\s'\"]+", re.IGNORECASE)
+
+
 def _config(location: str | None, json_path: Path) -> tuple[Config | None, str | None, Path | None]:
-    """The config a run names, its text and its folder (``None``s when the run had none)."""
+    """The config a run names, its text to show (passwords masked) and its folder (``None``s when the
+    run had none)."""
     if not location:
         return None, None, None
     path = Path(location)
     if not path.is_absolute() and not path.exists():
         path = json_path.parent / path
     config = load_config(path)
-    return config, path.read_text(encoding="utf-8"), path.parent
+    return config, _masked(path.read_text(encoding="utf-8"), config), path.parent
+
+
+def _masked(text: str, config: Config) -> str:
+    """A config's text with the password of every PostgreSQL URI in it masked (``***``), then any other
+    spelling of the passwords its input and output URIs hold (as written or percent-decoded)."""
+    text = _PG_URI.sub(lambda m: _shown(m.group()), text)
+    for uri in (config.input.path, config.output.path):
+        if uri and "://" in uri:
+            for secret in _secrets(uri):
+                text = text.replace(secret, "***")
+    return text
 
 
 def _check(location: str, recorded: object, what: str) -> None:
@@ -92,8 +117,9 @@ def _own_input(config: Config, base: Path) -> str:
     if inp.dataset is not None:
         return str(DATASETS[inp.dataset][0]())
     assert inp.path is not None
-    if "://" in inp.path:
-        return inp.path
+    if "://" in inp.path:  # as the run records it: without the password
+        location = _without_password(inp.path)
+        return f"{location}#{inp.table}" if inp.table else location
     p = Path(inp.path).expanduser()
     location = str(p if p.is_absolute() else base / p)
     return f"{location}#{inp.table}" if inp.table else location
@@ -169,10 +195,14 @@ def _as_text(release: pd.DataFrame | dict[str, pd.DataFrame]) -> pd.DataFrame | 
 
 
 def _read_output(config: Config | None, location: str) -> pd.DataFrame:
+    """A released table as the run wrote it; a PostgreSQL table through the config's output URI (and
+    its password) when that is where the run wrote it."""
     file, table = _split(location)
     if config is None:
         return read_table(file, table=table)
     out = config.output
+    if out.path is not None and "://" in out.path and table is not None and _without_password(out.path) == file:
+        file = out.path
     return read_table(file, format=out.format, separator=out.separator, encoding=out.encoding, table=table)
 
 

@@ -109,7 +109,8 @@ def done(page: Page, summary: Mapping[str, Any], config_text: str | None, audit:
             for o in run["outputs"]])))
     elif summary.get("output"):
         out = summary["output"]
-        rows.append(("outputs", page.text(", ".join(out) if isinstance(out, list) else out)))
+        shown = ", ".join(_shown(str(o)) for o in out) if isinstance(out, list) else _shown(str(out))
+        rows.append(("outputs", page.text(shown)))
     if "algorithm" in summary:
         rows.append(("algorithm", page.text(summary["algorithm"]) + (" (a baseline rebuilt from its paper)"
                                                                        if summary.get("reconstructed") else "")))

@@ -27,7 +27,6 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from scipy.special import digamma, gammaln
 
 from anonkit.risk._newton import DEFAULT_SOLVER, SolverConfig, solve
 from anonkit.risk._polygamma import arx_digamma, arx_trigamma, trigamma
@@ -103,6 +102,8 @@ def pitman(sizes: np.ndarray, counts: np.ndarray, population: float,
         return s1 - (pn - pt), si - g1, (qt - qn) - s2, -si2, -si2, -sii2 - g2
 
     def exact_equations(t: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, ...]:
+        from scipy.special import digamma  # on demand: a run without population models never loads scipy
+
         r = t / a
         s1 = (digamma(r + u) - digamma(r + 1.0)) / a  # Σ 1/(θ+iα)
         s2 = (trigamma(r + 1.0) - trigamma(r + u)) / (a * a)  # Σ 1/(θ+iα)²
@@ -149,6 +150,8 @@ def _term_sum(term: Callable[[np.ndarray], np.ndarray], stop: float, chunk: int 
 def _pitman_uniques(theta: float, alpha: float, population: float) -> float:
     """ARX's ``ModelPitman.getResult``: Γ(θ+1)/Γ(θ+α)·N^α through log-gamma and through gamma, each
     kept when it lies in ``[0, N]`` (log-gamma undefined at arguments ≤ 0), the larger of the two."""
+    from scipy.special import gammaln
+
     if math.isnan(theta) or math.isnan(alpha) or alpha == 0:
         return math.nan
     found = []
