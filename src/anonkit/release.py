@@ -281,11 +281,17 @@ class Release:
         frame = self.table.frame
         if len(frame.columns) and all(isinstance(t, pd.CategoricalDtype) for t in frame.dtypes):
             return self._categorical_frame(rows)
-        out = frame.copy()
-        gen = self.generalized()
-        for name in self.table.qi:
-            out[name] = gen[name].to_numpy()
-        return out.iloc[rows].reset_index(drop=True)
+        # the published rows only; a quasi-identifier's labels taken per row from its classes' labels
+        # (``*`` last, for class −1): what generalized() gives, without a label per input record
+        out = frame.iloc[rows].reset_index(drop=True)
+        rc = self.record_class[rows]
+        for j, name in enumerate(self.table.qi):
+            labels = np.append(self.class_labels(j).astype(object), np.array([SUPPRESSED], dtype=object))
+            if all(isinstance(v, str) for v in labels):  # the dtype pandas infers for text: made once, from the labels
+                out[name] = pd.Series(labels).array.take(rc)
+            else:
+                out[name] = labels[rc]
+        return out
 
     def _categorical_frame(self, rows: np.ndarray) -> pd.DataFrame:
         """:meth:`to_frame` of a table whose columns are all categorical (the compact frames of
