@@ -481,3 +481,16 @@ def test_cli_reads_and_writes_excel_like_csv(tmp_path: Path) -> None:
     assert code == 0, err
     # the same inferred types and the same release as from the CSV file
     pd.testing.assert_frame_equal(read_table(toy / "out.xlsx"), read_table(toy / "out.csv", separator=";"))
+
+
+def test_values_equal_but_written_differently_stay_apart(tmp_path: Path) -> None:
+    """A mixed column's cells are made once per distinct value; equal instants in two time zones are
+    different texts, so each keeps its own cell."""
+    import datetime as dt
+
+    utc = dt.datetime(2024, 1, 1, 9, 0, tzinfo=dt.UTC)
+    plus_one = dt.datetime(2024, 1, 1, 10, 0, tzinfo=dt.timezone(dt.timedelta(hours=1)))
+    frame = pd.DataFrame({"when": pd.Series([plus_one, utc, "x"], dtype=object), "n": [1, 2, 3]})
+    write_table(frame, tmp_path / "z.xlsx")
+    back = read_table(tmp_path / "z.xlsx")
+    assert back["when"].tolist() == [plus_one.isoformat(), utc.isoformat(), "x"]

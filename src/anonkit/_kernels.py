@@ -157,14 +157,14 @@ def _densify(key: np.ndarray, radix: int) -> tuple[np.ndarray, int]:
         present[key] = True
         remap = np.cumsum(present, dtype=np.int64) - 1
         del present
-        for start in range(0, n, _CHUNK):  # in place, a chunk at a time: no second n-long array
-            key[start:start + _CHUNK] = remap[key[start:start + _CHUNK]]
+        for start in range(0, n, CHUNK_ROWS):  # in place, a chunk at a time: no second n-long array
+            key[start:start + CHUNK_ROWS] = remap[key[start:start + CHUNK_ROWS]]
         return key, int(remap[-1]) + 1
     if n >= IN_PLACE_ABOVE:
         # the distinct keys in first-appearance order, then every chunk's ids written over its keys
         uniques = pd.Index(pd.unique(key))
-        for start in range(0, n, _CHUNK):
-            key[start:start + _CHUNK] = uniques.get_indexer(key[start:start + _CHUNK])
+        for start in range(0, n, CHUNK_ROWS):
+            key[start:start + CHUNK_ROWS] = uniques.get_indexer(key[start:start + CHUNK_ROWS])
         return key, len(uniques)
     return dense_ids(key)
 
@@ -176,8 +176,8 @@ def first_rows(group: np.ndarray, m: int) -> np.ndarray:
     n = len(group)
     first = np.full(m, -1, dtype=np.int64)
     index = np.int64 if n >= 2**31 else np.int32
-    for end in range(n, 0, -_CHUNK):
-        start = max(end - _CHUNK, 0)
+    for end in range(n, 0, -CHUNK_ROWS):
+        start = max(end - CHUNK_ROWS, 0)
         backwards = np.arange(end - 1, start - 1, -1, dtype=index)
         ids = group[start:end][::-1]
         if ids.size and ids.min() < 0:
@@ -192,8 +192,26 @@ def first_rows(group: np.ndarray, m: int) -> np.ndarray:
 IN_PLACE_ABOVE = 2_000_000
 
 
-#: rows per chunk of the in-place steps of :func:`_densify`
-_CHUNK = 1 << 20
+#: rows per chunk of the steps that work on n-long arrays a chunk at a time (no n-long temporary)
+CHUNK_ROWS = 1 << 20
+
+
+def gather(values: np.ndarray, index: np.ndarray, dtype: Any) -> np.ndarray:
+    """``values[index]`` as ``dtype``, :data:`CHUNK_ROWS` of the index at a time: numpy turns a whole
+    int32 index into an int64 one first, which for the records of a large release is an array as long."""
+    out = np.empty(len(index), dtype=dtype)
+    for start in range(0, len(index), CHUNK_ROWS):
+        out[start:start + CHUNK_ROWS] = values[index[start:start + CHUNK_ROWS]]
+    return out
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it)."""
+    import os
+
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def group_columns(columns: list[np.ndarray], sizes: list[int], *, shift_first: int = 0) -> tuple[np.ndarray, int]:
@@ -205,8 +223,6 @@ def group_columns(columns: list[np.ndarray], sizes: list[int], *, shift_first: i
     follow the order of the mixed-radix key when the key space is small and first appearance
     otherwise (both deterministic).
     """
-    if not columns:
-        raise ValueError("no columns to group by")
     return group_pairs(zip(columns, sizes, strict=True), shift_first=shift_first)
 
 

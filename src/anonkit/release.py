@@ -25,7 +25,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from anonkit._kernels import first_rows, group_columns
+from anonkit._kernels import CHUNK_ROWS, first_rows, gather, group_columns
 from anonkit.errors import InputError
 from anonkit.table import Table
 
@@ -266,9 +266,9 @@ class Release:
         else:  # the kept rows' indices, a chunk at a time (no n-long int64 array)
             kept = self.record_class >= 0
             rows = np.empty(int(np.count_nonzero(kept)), dtype=index)
-            at, step = 0, 1 << 20
-            for start in range(0, self.table.n, step):
-                part = np.flatnonzero(kept[start:start + step]) + start
+            at = 0
+            for start in range(0, self.table.n, CHUNK_ROWS):
+                part = np.flatnonzero(kept[start:start + CHUNK_ROWS]) + start
                 rows[at:at + len(part)] = part
                 at += len(part)
         np.random.default_rng(seed).shuffle(rows)  # in place: what permutation(rows) does to its copy
@@ -300,13 +300,14 @@ class Release:
         Python object. Writing it (:func:`anonkit.io.write_table`) gives the bytes of the dense frame."""
         t = self.table
         # the published rows' classes, in int32 (half the memory)
-        rc = _take(self.record_class, rows, np.int32 if self.n_classes < 2**31 else np.int64)
+        rc = gather(self.record_class, rows, np.int32 if self.n_classes < 2**31 else np.int64)
         data: dict[str, pd.Categorical] = {}
         for name in t.frame.columns:
             if name not in t.qi:
                 cat = t.frame[name].array
                 codes = np.asarray(cat.codes)
-                data[name] = pd.Categorical.from_codes(_take(codes, rows, codes.dtype), dtype=cat.dtype, validate=False)
+                data[name] = pd.Categorical.from_codes(gather(codes, rows, codes.dtype), dtype=cat.dtype,
+                                                       validate=False)
                 continue
             codes, labels = pd.factorize(self.class_labels(t.qi.index(name)).astype(object))
             labels = list(labels)
@@ -316,19 +317,9 @@ class Release:
             small = np.int8 if len(labels) < 128 else np.int16 if len(labels) < 2**15 else np.int32
             labels = np.array(labels, dtype=object)  # the dtype pandas gives these labels in a column (str: pandas 3)
             categories = pd.CategoricalDtype(pd.Index(labels, dtype=pd.Series(labels).dtype))
-            data[name] = pd.Categorical.from_codes(_take(lut.astype(small), rc, small), dtype=categories,
+            data[name] = pd.Categorical.from_codes(gather(lut.astype(small), rc, small), dtype=categories,
                                                    validate=False)
         return pd.DataFrame(data, columns=t.frame.columns, copy=False)  # (a dict is copied by default)
-
-
-def _take(values: np.ndarray, index: np.ndarray, dtype: Any) -> np.ndarray:
-    """``values[index]`` as ``dtype``, a chunk of the index at a time: numpy turns a whole int32
-    index into an int64 one first, which for the records of a large release is an array as long."""
-    out = np.empty(len(index), dtype=dtype)
-    step = 1 << 20
-    for start in range(0, len(index), step):
-        out[start:start + step] = values[index[start:start + step]]
-    return out
 
 
 def _number(x: float) -> str:

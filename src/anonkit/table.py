@@ -12,7 +12,6 @@ distinct tuples, not on the records.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Literal
@@ -20,7 +19,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from anonkit._kernels import NUMBA_BELOW, group_columns, node_ids
+from anonkit._kernels import NUMBA_BELOW, first_rows, group_columns, node_ids, usable_cores
 from anonkit._values import (
     factorize_text,
     labels_look_numeric,
@@ -342,14 +341,14 @@ class Table:
             inverse, m = group_columns(cols, sizes)
         else:
             inverse, m = np.zeros(n, dtype=np.int64), 1
-        first = _first_index(inverse, m)
+        first = first_rows(inverse, m)
         tuples = self.codes[first]
         w = self.weights
         counts = np.bincount(inverse, weights=w, minlength=m).astype(np.float64)
         pairs = {}
         for name, scodes in self.sensitive_codes.items():
             pid, p = group_columns([inverse, scodes], [m, self.domains[name].size])
-            pfirst = _first_index(pid, p)
+            pfirst = first_rows(pid, p)
             pairs[name] = (inverse[pfirst], scodes[pfirst], np.bincount(pid, weights=w, minlength=p).astype(np.float64))
         return Distinct(tuples, counts, inverse, pairs)
 
@@ -404,19 +403,10 @@ PARALLEL_ENCODE_ROWS = 250_000
 def _factorize_columns(frame: pd.DataFrame, names: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """:func:`factorize_text` (compact) of the columns ``names``; on two threads for large frames."""
     columns = [frame[name] for name in names]  # taken here: the frame's item cache is not shared
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    if len(frame) < PARALLEL_ENCODE_ROWS or len(names) < 2 or cores < 2:
+    if len(frame) < PARALLEL_ENCODE_ROWS or len(names) < 2 or usable_cores() < 2:
         return {name: factorize_text(col, compact=True) for name, col in zip(names, columns, strict=True)}
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="encode") as pool:
         out = list(pool.map(lambda col: factorize_text(col, compact=True), columns))
     return dict(zip(names, out, strict=True))
-
-
-def _first_index(ids: np.ndarray, k: int) -> np.ndarray:
-    """Index of the first occurrence of every id ``0..k-1``."""
-    first = np.empty(k, dtype=np.int64)
-    rev = np.arange(len(ids) - 1, -1, -1)
-    first[ids[rev]] = rev
-    return first

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonkit._kernels import CHUNK_ROWS
 from anonkit.algorithms.common import suppression_limit, suppression_verdict
 from anonkit.algorithms.rollup import RollupCache
 from anonkit.models import Criterion
@@ -142,14 +143,13 @@ def release_node(
         record_class[table.presuppressed] = -1
     # classes emptied by pre-suppression get dropped by renumbering the survivors (a chunk at a time)
     present = np.zeros(int(keep_class.sum()), dtype=bool)
-    step = 1 << 20
-    for start in range(0, len(record_class), step):
-        part = record_class[start:start + step]
+    for start in range(0, len(record_class), CHUNK_ROWS):
+        part = record_class[start:start + CHUNK_ROWS]
         present[part[part >= 0]] = True
     if not present.all():
         remap = np.append(np.cumsum(present) - 1, -1)  # class −1 stays −1 (index −1: the last entry)
-        for start in range(0, len(record_class), step):
-            record_class[start:start + step] = remap[record_class[start:start + step]]
+        for start in range(0, len(record_class), CHUNK_ROWS):
+            record_class[start:start + CHUNK_ROWS] = remap[record_class[start:start + CHUNK_ROWS]]
     n_classes = int(present.sum())
     satisfied, message = suppression_verdict(ev.suppressed, ev.limit, released_classes=1)
     return full_domain_release(

@@ -587,6 +587,8 @@ def _category_cells(frame: pd.DataFrame, sep: str, neutralise: bool) -> list[pa.
         return None
     if sum(len(t.categories) for t in frame.dtypes) > CELLS_AT_MOST:
         return None
+    from anonkit.io.csv import _neutralise_columns
+
     out = []
     for i in range(frame.shape[1]):
         cat = frame.iloc[:, i].array
@@ -598,8 +600,6 @@ def _category_cells(frame: pd.DataFrame, sep: str, neutralise: bool) -> list[pa.
         values = dense_values(pd.Categorical.from_codes(np.arange(len(cat.categories)), dtype=cat.dtype))
         col = pd.DataFrame({0: pd.Series(values, dtype=values.dtype, copy=False), 1: _END})
         if neutralise:
-            from anonkit.io.csv import _neutralise_columns
-
             _neutralise_columns(col)
         text = col.to_csv(None, sep=sep, index=False, header=False, na_rep="", lineterminator="\n",
                           quoting=csv.QUOTE_MINIMAL, quotechar='"', doublequote=True)

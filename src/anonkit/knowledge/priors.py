@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from anonkit._kernels import first_rows
 from anonkit._values import cell_text
 from anonkit.distance import leaf_delta, numeric_delta, unit_range
 from anonkit.errors import InputError
@@ -77,13 +78,6 @@ def _check_sensitive(table: Table, sensitive: str) -> None:
         raise InputError("not a sensitive attribute of the table", column=sensitive)
 
 
-def _first_index(inverse: np.ndarray, m: int) -> np.ndarray:
-    first = np.empty(m, dtype=np.int64)
-    rev = np.arange(len(inverse) - 1, -1, -1)
-    first[inverse[rev]] = rev
-    return first
-
-
 def _result(table: Table, sensitive: str, per_tuple: np.ndarray) -> Priors:
     return Priors(per_tuple, table.distinct.inverse, table.domains[sensitive].labels, sensitive)
 
@@ -116,7 +110,7 @@ def _side(table: Table, sensitive: str, source: Table | None = None) -> _Side:
     """Distinct tuples of ``source`` (default: ``table``) expressed in ``table``'s coordinates."""
     tab = table if source is None else source
     d = tab.distinct
-    first = _first_index(d.inverse, d.size)
+    first = first_rows(d.inverse, d.size)
     s = table.domains[sensitive].size
     cols: list[np.ndarray] = []
     for name, h in zip(table.qi, table.hierarchies, strict=True):
@@ -446,7 +440,7 @@ def matrix_priors(table: Table, sensitive: str, matrix: pd.DataFrame | ArrayLike
         raise InputError(f"prior array must have shape {shapes}, has {p.shape}", key="priors")
     _validate_rows(p, s, "prior array")
     if p.shape[0] == table.n:
-        per_tuple = p[_first_index(d.inverse, d.size)]
+        per_tuple = p[first_rows(d.inverse, d.size)]
         differs = np.abs(per_tuple[d.inverse] - p).max(axis=1) > ROW_SUM_TOL
         if differs.any():
             i = int(np.flatnonzero(differs)[0])

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from anonkit._kernels import group_columns
+from anonkit._kernels import first_rows, group_columns
 from anonkit.errors import InputError
 from anonkit.metrics.coverage import covered, leaf_values
 from anonkit.metrics.ncp import ncp_classes
@@ -356,8 +356,7 @@ def _coverage(table: Table, release: Release, j: int) -> _Coverage:
     if node_cls.size:
         width = int(h.maps.shape[1]) + 1
         ids, n_keys = group_columns([levels[node_cls], nodes[node_cls]], [h.height + 1, width])
-        first = np.full(n_keys, -1, dtype=np.int64)
-        first[ids[::-1]] = node_cls[::-1]
+        first = node_cls[first_rows(ids, n_keys)]
         row[node_cls] = ids
         for c in first:
             leaves = np.flatnonzero(h.maps[levels[c]] == nodes[c])
@@ -379,8 +378,7 @@ def _coverage(table: Table, release: Release, j: int) -> _Coverage:
         counts = np.bincount(np.searchsorted(set_cls, pc), minlength=len(set_cls))
         members = np.split(pl, np.cumsum(counts)[:-1])
         ids, uniq = pd.factorize(pd.Series([x.tobytes() for x in members], dtype=object))
-        first = np.full(len(uniq), -1, dtype=np.int64)
-        first[ids[::-1]] = np.arange(len(ids))[::-1]
+        first = first_rows(ids, len(uniq))
         row[set_cls] = n_rows + ids
         rows_leaf += [members[i] for i in first]
         rows_len.append(counts[first])

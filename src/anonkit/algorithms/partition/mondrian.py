@@ -40,7 +40,6 @@ finish, in the single loop's order, so the result is the same, record for record
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -48,6 +47,7 @@ from typing import Literal
 
 import numpy as np
 
+from anonkit._kernels import usable_cores
 from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression, checkpoint
 from anonkit.algorithms.local import partition_release
 from anonkit.algorithms.spec import algorithm
@@ -757,10 +757,7 @@ def _parallel(loop: _Loop, state: tuple, depth: int, bounds: np.ndarray, threads
 
 def _cores() -> int:
     """Threads for Mondrian's loop: the cores this process may use, at most 2."""
-    try:
-        return min(2, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return min(2, os.cpu_count() or 1)
+    return min(2, usable_cores())
 
 
 def _offsets(counts: np.ndarray) -> np.ndarray:
