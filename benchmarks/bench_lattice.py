@@ -62,7 +62,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from anonkit import Schema, Table, load_adult
+from anonkit import Schema, Table, _kernels, load_adult
 from anonkit.algorithms import get_algorithm
 from anonkit.datasets import adult_path
 from anonkit.models import Criterion, DistinctLDiversity, KAnonymity, TCloseness
@@ -416,6 +416,13 @@ def main(algorithm: str, args: argparse.Namespace, arx: Arx | None, arx_note: st
         print(f"== {algorithm}: ARX's six configurations on Adult ({len(frame):,} rows), {args.rounds} round(s) of "
               f"{args.runs} warm runs" + (f", alternating with ARX ({args.arx_runs} runs per JVM)" if compare else ""))
         print("   (ARX has no counterpart of this algorithm)" if arx_algorithm == "none" else f"   {arx_note}")
+    # the warm figures of a long-lived process: numba's kernels (a process switches to them after
+    # NUMBA_AFTER_SECONDS of kernel work); --kernels numpy: the tier a short run stays on
+    _kernels.use_numba(args.kernels == "numba")
+    if args.kernels == "numpy":
+        _kernels.NUMBA_AFTER_SECONDS = float("inf")
+    if args.configs:
+        print(f"   warm runs on the {args.kernels} tier of the lattice kernels (--kernels)")
     rows = []
     for name in args.configs:
         cfg = config(name)
@@ -480,6 +487,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--fixed-k", action="store_true", help="k = 5 at every size (default: k = 5 x copies)")
     p.add_argument("--arx-heap", default="4g", help="the ARX JVM's -Xmx in the whole-process runs (default 4g)")
     p.add_argument("--no-big", dest="big", action="store_false", help="skip the --sizes section")
+    p.add_argument("--kernels", choices=["numba", "numpy"], default="numba",
+                   help="the tier of the lattice kernels in the warm runs (default numba, what a long-lived "
+                        "process switches to; whole processes choose their own)")
     args = p.parse_args(argv)
     if args.algorithms == ["all"]:
         args.algorithms = list(ALGORITHMS)

@@ -8,6 +8,7 @@ appearance with one pass over an open-addressing hash table: O(n), no sort. It i
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -28,6 +29,50 @@ def compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
     import numba as nb
 
     return nb.njit(cache=True, nogil=True)(fn)  # type: ignore[no-any-return]
+
+
+#: seconds of work the tiered kernels (:func:`tiered`) do in numpy before numba is loaded: about
+#: what importing numba and loading their compiled code from its cache takes (0.2 s + 0.3 s
+#: measured). A short run never loads numba; a longer one switches once its numpy work has cost
+#: what the switch costs, so it never pays more than twice the better choice (the ski-rental rule).
+NUMBA_AFTER_SECONDS = 0.4
+
+
+class _Tier:
+    """Which implementation the tiered kernels use: numpy (``spent`` seconds so far) or numba."""
+
+    spent = 0.0
+    jit = False
+
+
+_TIER = _Tier()
+
+
+def use_numba(switch: bool | None = None) -> bool:
+    """Whether the tiered kernels run compiled by numba (``switch``: set it, e.g. in tests, or to
+    load numba up front for a long-lived process). Both implementations give the same results."""
+    if switch is not None:
+        _TIER.jit, _TIER.spent = bool(switch), 0.0
+    return _TIER.jit
+
+
+def tiered(kernel: Callable[..., Any], numpy_version: Callable[..., Any], *args: Any) -> Any:
+    """``kernel(*args)`` compiled by numba once :data:`NUMBA_AFTER_SECONDS` of work were done by
+    ``numpy_version(*args)`` (the same results, without loading numba) — see :func:`use_numba`."""
+    if _TIER.jit:
+        return compiled(kernel)(*args)
+    start = time.perf_counter()
+    out = numpy_version(*args)
+    _TIER.spent += time.perf_counter() - start
+    if _TIER.spent >= NUMBA_AFTER_SECONDS:
+        _TIER.jit = True
+    return out
+
+
+def _first_appearance(keys: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense ids of int64 ``keys`` in order of first appearance, and their number (pandas' hash)."""
+    codes, uniques = pd.factorize(keys)
+    return codes.astype(np.int64, copy=False), len(uniques)
 
 def _dense_ids_py(keys: np.ndarray) -> tuple[np.ndarray, int]:
     n = keys.shape[0]
@@ -127,7 +172,18 @@ def node_ids(
         radix *= max(int(size), 1)
     if radix >= _LIMIT:
         return None
-    return compiled(_node_ids_py)(cols, flat, offsets, np.maximum(sizes, 1).astype(np.int64), radix)
+    return tiered(_node_ids_py, _node_ids_np, cols, flat, offsets, np.maximum(sizes, 1).astype(np.int64), radix)
+
+
+def _node_ids_np(
+    cols: np.ndarray, flat: np.ndarray, offsets: np.ndarray, sizes: np.ndarray, radix: int
+) -> tuple[np.ndarray, int]:
+    """``_node_ids_py`` in numpy: the same keys, ids in the same (first-appearance) order."""
+    key = np.zeros(cols.shape[1], dtype=np.int64)
+    for j in range(cols.shape[0]):
+        key *= sizes[j]
+        key += flat[offsets[j] + cols[j]]
+    return _first_appearance(key)
 
 
 def _kernel():  # type: ignore[no-untyped-def]
@@ -139,9 +195,8 @@ def dense_ids(keys: np.ndarray) -> tuple[np.ndarray, int]:
     keys = np.ascontiguousarray(keys, dtype=np.int64)
     if keys.size == 0:
         return np.empty(0, dtype=np.int64), 0
-    if keys.size >= NUMBA_BELOW:
-        codes, uniques = pd.factorize(keys)
-        return codes.astype(np.int64, copy=False), len(uniques)
+    if keys.size >= NUMBA_BELOW or not _TIER.jit:  # (the same ids; numba only once it is loaded)
+        return _first_appearance(keys)
     return _kernel()(keys)
 
 
@@ -334,7 +389,9 @@ def roll_classes(
         radix *= max(int(size), 1)
     if radix >= _LIMIT:
         return None
-    return compiled(_roll_py)(
+    return tiered(  # type: ignore[no-any-return]
+        _roll_py,
+        _roll_np,
         np.ascontiguousarray(codes, dtype=np.int64),
         flat,
         offsets,
@@ -343,3 +400,29 @@ def roll_classes(
         np.ascontiguousarray(weights, dtype=np.float64),
         np.ascontiguousarray(hist, dtype=np.float64),
     )
+
+
+def _roll_np(
+    codes: np.ndarray,
+    flat: np.ndarray,
+    offsets: np.ndarray,
+    sizes: np.ndarray,
+    radix: int,
+    weights: np.ndarray,
+    hist: np.ndarray,
+) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]:
+    """``_roll_py`` in numpy: the same ids (first appearance), codes and sums (added in class order)."""
+    c, d = codes.shape
+    gen = np.empty((c, d), dtype=np.int64)
+    key = np.zeros(c, dtype=np.int64)
+    for j in range(d):
+        gen[:, j] = flat[offsets[j] + codes[:, j]]
+        key *= sizes[j]
+        key += gen[:, j]
+    ids, g = _first_appearance(key)
+    first = first_rows(ids, g)
+    new_w = np.bincount(ids, weights=weights, minlength=g).astype(np.float64)
+    new_h = np.empty((g, hist.shape[1]), dtype=np.float64)
+    for s2 in range(hist.shape[1]):
+        new_h[:, s2] = np.bincount(ids, weights=hist[:, s2], minlength=g)
+    return ids, g, gen[first], new_w, new_h

@@ -49,7 +49,14 @@ def factorize_text(values: pd.Series | np.ndarray, *, compact: bool = False) -> 
     if isinstance(values, pd.Categorical):
         return _factorize_categorical(values, compact)
     cells = values if isinstance(values, pd.Series) else np.asarray(values, dtype=object)
-    codes, uniques = pd.factorize(cells, use_na_sentinel=False)
+    codes, uniques = pd.factorize(cells)  # (missing cells −1: pandas skips its isna pass over the cells)
+    missing = codes < 0
+    if missing.any():  # the missing cells get one code of their own, at their first appearance
+        at = int(np.argmax(missing))
+        slot = int(codes[:at].max()) + 1 if at else 0  # codes before it are 0 … slot − 1
+        codes[codes >= slot] += 1
+        codes[missing] = slot
+        uniques = np.insert(np.asarray(uniques, dtype=object), slot, None)
     if any(isinstance(u, bool | np.bool_) for u in uniques):
         # pandas hashes True like 1 and False like 0; such a column is grouped by its text instead
         codes, uniques = pd.factorize(np.array([cell_text(v) for v in np.asarray(cells, dtype=object)], dtype=object))

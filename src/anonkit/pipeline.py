@@ -44,6 +44,7 @@ from anonkit.io.batches import batch_rows_for, is_compact, read_compact
 from anonkit.io.categories import read_categories
 from anonkit.io.postgresql import _without_password
 from anonkit.metrics import compute_metrics
+from anonkit.metrics.distortion import published_texts
 from anonkit.models import BackgroundKnowledge, Criterion
 from anonkit.release import Release, check_seed
 from anonkit.schema import Attribute, AttrType, Schema
@@ -418,22 +419,19 @@ def _generalization(table: Table, release: Release, examples: int = 3) -> dict[s
     """Per quasi-identifier what the release publishes: its level (full-domain), the number of
     distinct published labels, the most frequent ones, and the share of released values changed.
 
-    Computed on (class, original value) pairs with their counts, not on the records."""
+    Computed from each class's label (a text id per class) and each leaf's, not from text per record."""
     out: dict[str, dict] = {}
     rc = release.record_class
     kept = rc >= 0
     if not kept.any():
         return out
+    cls = rc[kept]
+    w = None if table.weights is None else table.weights[kept]
+    total = len(cls) if w is None else int(w.sum())
     for j, name in enumerate(table.qi):
         h = table.hierarchies[j]
-        labels = release.class_labels(j).astype(str)
-        pair, inverse = np.unique(rc[kept] * np.int64(h.n_leaves) + table.codes[kept, j], return_inverse=True)
-        counts = np.bincount(inverse.reshape(-1), weights=None if table.weights is None else table.weights[kept],
-                             minlength=len(pair))
-        cls, leaf = pair // h.n_leaves, pair % h.n_leaves
-        changed = labels[cls] != h.labels[0][leaf].astype(str)
-        text_id, texts = pd.factorize(labels)
-        per_text = np.bincount(text_id[cls], weights=counts, minlength=len(texts))
+        text_id, texts, changed = published_texts(table, release, j)
+        per_text = np.bincount(text_id[cls], weights=w, minlength=len(texts))
         # the most frequent first, equal counts by label (not by class numbering, which engines differ in)
         top = np.lexsort((np.asarray(texts, dtype=str), -per_text))[:examples]
         level = None if release.transformation is None else release.transformation.get(name)
@@ -442,7 +440,7 @@ def _generalization(table: Table, release: Release, examples: int = 3) -> dict[s
             "height": h.height,
             "labels": int(np.count_nonzero(per_text)),
             "examples": [str(texts[i]) for i in top if per_text[i] > 0],
-            "changed": float(counts[changed].sum() / counts.sum()),
+            "changed": changed / total,
         }
     return out
 

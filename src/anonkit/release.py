@@ -283,15 +283,21 @@ class Release:
             return self._categorical_frame(rows)
         # the published rows only; a quasi-identifier's labels taken per row from its classes' labels
         # (``*`` last, for class −1): what generalized() gives, without a label per input record
-        out = frame.iloc[rows].reset_index(drop=True)
         rc = self.record_class[rows]
-        for j, name in enumerate(self.table.qi):
+        qi = {name: j for j, name in enumerate(self.table.qi)}
+        data: dict[str, object] = {}
+        for name in frame.columns:
+            j = qi.get(name)
+            if j is None:  # the other columns: only the published rows, in their own dtype
+                column = frame[name]  # (as a Series of its dtype: pandas would infer text from objects)
+                data[name] = pd.Series(column.array.take(rows), dtype=column.dtype, copy=False)
+                continue
             labels = np.append(self.class_labels(j).astype(object), np.array([SUPPRESSED], dtype=object))
             if all(isinstance(v, str) for v in labels):  # the dtype pandas infers for text: made once, from the labels
-                out[name] = pd.Series(labels).array.take(rc)
+                data[name] = pd.Series(labels).array.take(rc)
             else:
-                out[name] = labels[rc]
-        return out
+                data[name] = labels[rc]
+        return pd.DataFrame(data, index=pd.RangeIndex(len(rows)), columns=frame.columns, copy=False)
 
     def _categorical_frame(self, rows: np.ndarray) -> pd.DataFrame:
         """:meth:`to_frame` of a table whose columns are all categorical (the compact frames of

@@ -148,6 +148,11 @@ class Hierarchy:
             self._index = {v: i for i, v in enumerate(self.labels[0])}
         return self._index
 
+    def leaf_codes(self, texts: Sequence[str] | np.ndarray) -> np.ndarray:
+        """The leaf code of every text in ``texts`` (−1 where it is no leaf), through :meth:`index`."""
+        index = self.index()
+        return np.fromiter((index.get(x, -1) for x in texts), dtype=np.int64, count=len(texts))
+
     # ------------------------------------------------------------------ encoding
     def encode(self, values: Iterable[object], *, column: str | None = None) -> np.ndarray:
         """Leaf codes of ``values`` (as text); every value must be a leaf.
@@ -171,7 +176,7 @@ class Hierarchy:
         caller suppresses such records up front). Otherwise a value absent from the hierarchy is an
         error naming the value and the first (1-based) row holding it.
         """
-        leaf = pd.Index(self.labels[0], dtype=object).get_indexer(pd.Index(labels, dtype=object))
+        leaf = self.leaf_codes(labels)
         if allow_missing:
             leaf[(leaf < 0) & (np.asarray(labels, dtype=object) == "")] = 0
         bad = np.flatnonzero(leaf < 0)

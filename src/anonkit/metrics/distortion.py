@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import pandas as pd
 
 from anonkit.errors import InputError
 from anonkit.metrics.coverage import hierarchy_class_levels
-from anonkit.release import CUSTOM, Release
+from anonkit.release import Release
 from anonkit.table import Table
 
 #: WHD step weights (spec §2.3): ``uniform`` steps, or ``height`` steps of ``1/(j−1)^β``
@@ -106,6 +107,28 @@ def whd(
     return WHDResult(total, total / table.n_records)
 
 
+def published_texts(table: Table, release: Release, j: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """QI ``j``'s published labels as text ids: the id of every class's label
+    (:meth:`Release.class_labels`), the distinct texts, and the released records whose label differs
+    from their original text. Compared as ids of the classes' labels and of the leaves (each looked
+    up once), not as text per record."""
+    h = table.hierarchies[j]
+    text_id, texts = pd.factorize(release.class_labels(j).astype(object))  # (labels are text)
+    leaf_text = np.full(h.n_leaves, -1, dtype=np.int64)  # −1: a leaf no class publishes
+    leaf = h.leaf_codes(texts)
+    leaf_text[leaf[leaf >= 0]] = np.flatnonzero(leaf >= 0)
+    rc = release.record_class
+    if release.n_suppressed == 0:
+        differs = text_id[rc] != leaf_text[table.codes[:, j]]
+        w = table.weights
+    else:
+        kept = rc >= 0
+        differs = text_id[rc[kept]] != leaf_text[table.codes[kept, j]]
+        w = None if table.weights is None else table.weights[kept]
+    changed = int(np.count_nonzero(differs)) if w is None else int(w[differs].sum())
+    return text_id, np.asarray(texts, dtype=object), changed
+
+
 def modification_rate(table: Table, release: Release) -> float:
     """Share of QI cells whose released label differs from the original text (spec §2.4); every
     cell of a suppressed record counts as modified.
@@ -114,28 +137,11 @@ def modification_rate(table: Table, release: Release) -> float:
     and ``{a,b}`` always differ from a single value, a one-value interval (``lo == hi``) or
     one-member set is published as the value itself and counts as modified only if that text
     differs from the original's (e.g. ``25`` for an original ``25.0``, or a date interval, whose
-    bounds are published as numbers).
+    bounds are published as numbers). Rows that stand for several records (:attr:`Table.weights`)
+    count as many cells.
     """
     d = len(table.qi)
     if d == 0:
         return 0.0
-    rc = release.record_class
-    kept = rc >= 0
-    cls = rc[kept]
-    modified = release.n_suppressed * d
-    # rows that stand for several records (Table.weights) count as many cells
-    w = np.ones(int(kept.sum()), dtype=np.int64) if table.weights is None else table.weights[kept]
-    for j, h in enumerate(table.hierarchies):
-        levels = release.class_levels[cls, j]
-        nodes = release.class_nodes[cls, j]
-        original = h.labels[0][table.codes[kept, j]]
-        for level in np.unique(levels):
-            if level == 0:
-                continue  # a leaf's label is the original text
-            sel = levels == level
-            if level == CUSTOM:
-                labels = release.class_labels(j)[cls[sel]]
-                modified += int(w[sel][labels != original[sel]].sum())
-                continue
-            modified += int(w[sel][h.labels[int(level)][nodes[sel]] != original[sel]].sum())
+    modified = release.n_suppressed * d + sum(published_texts(table, release, j)[2] for j in range(d))
     return modified / (table.n_records * d)

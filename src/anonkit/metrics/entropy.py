@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from anonkit._kernels import first_rows
 from anonkit.hierarchy import Hierarchy
 from anonkit.metrics.arx import (
     aggregate_attributes,
@@ -57,40 +58,55 @@ def entropy_per_attribute(
     ``b ≥ a`` and the term is ≤ 0 as for nodes.
     """
     g_factor, s_factor = gs_factors(gs)
-    levels = effective_levels(table, release)
+    t = transformation_levels(table, release)
+    # full-domain: every record (suppressed ones too) at the transformation's level, no per-record levels
+    levels = effective_levels(table, release) if t is None else None
     sup = release.suppressed
     n_sup = release.n_suppressed
     w = table.weights  # rows that stand for several records (None: one each)
-    t = transformation_levels(table, release)
     out: dict[str, float] = {}
     for j, (name, h) in enumerate(zip(table.qi, table.hierarchies, strict=True)):
         codes = table.codes[:, j].astype(np.int64)
         nl = h.n_leaves
         a = np.bincount(codes, weights=w, minlength=nl).astype(np.float64)
         # records per (level, leaf); ARX walks values in dictionary order = first appearance in data
-        key = levels[:, j] * nl + codes
-        custom = levels[:, j] == CUSTOM
-        if custom.any():
-            # a CUSTOM value (interval or set) is a generalized value of its own: key it by its class
-            rc = release.record_class.astype(np.int64)
-            key = np.where(custom, (h.height + 1 + rc) * nl + codes, key)
-        pairs, first, inv, cnt = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
-        if w is not None:
-            cnt = np.bincount(inv.reshape(-1), weights=w, minlength=len(pairs)).astype(np.int64)
-        order = np.argsort(first, kind="stable")
-        pairs, first, cnt = pairs[order], first[order], cnt[order].astype(np.float64)
-        node_counts = [np.bincount(h.maps[level][codes], weights=w, minlength=h.size(level))
-                       for level in range(h.height + 1)]
+        custom = None if levels is None else levels[:, j] == CUSTOM
+        # every (level, leaf) present, in order of first appearance, with its records: counted on the
+        # small key space (bincount and first rows), not by sorting the records
+        node_counts = [np.bincount(h.maps[level], weights=a, minlength=h.size(level))
+                       for level in range(h.height + 1)]  # (exact: counts are whole numbers)
         offsets = np.concatenate([[0], np.cumsum([len(c) for c in node_counts])])
         flat = np.concatenate(node_counts).astype(np.float64)
-        if custom.any():
+        if custom is not None and custom.any():
+            # a CUSTOM value (interval or set) is a generalized value of its own: key it by its class
+            rc = release.record_class.astype(np.int64)
+            key = np.where(custom, (h.height + 1 + rc) * nl + codes, levels[:, j] * nl + codes)
+            pairs, first, inv, cnt = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
+            if w is not None:
+                cnt = np.bincount(inv.reshape(-1), weights=w, minlength=len(pairs)).astype(np.int64)
+            order = np.argsort(first, kind="stable")
+            pairs, first, cnt = pairs[order], first[order], cnt[order].astype(np.float64)
             leaf = codes[first]
             lev = np.maximum(levels[first, j], 0)
             b = flat[offsets[lev] + h.maps[lev, leaf]]
             inside = custom[first]
             # b of a CUSTOM value = the input records whose value it covers
             b[inside] = covered(table, release, j).total(a)[rc[first[inside]]]
+        elif levels is None:  # one level: the (level, leaf) pairs are the leaves, first appearance first
+            first = first_rows(codes, nl)
+            leaf = np.flatnonzero(first >= 0)
+            leaf = leaf[np.argsort(first[leaf], kind="stable")]
+            cnt = a[leaf]
+            level = int(t[j])  # type: ignore[index]
+            b = flat[offsets[level] + h.maps[level, leaf]]
         else:
+            size = (h.height + 1) * nl
+            key = levels[:, j] * nl + codes
+            every = np.bincount(key, weights=w, minlength=size).astype(np.float64)
+            first = first_rows(key, size)
+            present = np.flatnonzero(first >= 0)
+            pairs = present[np.argsort(first[present], kind="stable")]
+            cnt = every[pairs]
             lev, leaf = np.divmod(pairs, nl)
             b = flat[offsets[lev] + h.maps[lev, leaf]]
         aa = a[leaf]
@@ -153,9 +169,10 @@ def _arx_value_codes(h: Hierarchy, codes: np.ndarray, level: int) -> np.ndarray:
     hierarchy rows whose leaf occurs in the data (file order, levels left to right); a label is one
     code whatever its level.
     """
-    uniq, first = np.unique(codes, return_index=True)
+    first = first_rows(codes, h.n_leaves)
+    uniq = np.flatnonzero(first >= 0)
     label_code: dict[str, int] = {}
-    for leaf in uniq[np.argsort(first, kind="stable")]:
+    for leaf in uniq[np.argsort(first[uniq], kind="stable")]:
         label_code.setdefault(h.labels[0][leaf], len(label_code))
     out = np.full(h.size(level), -1, dtype=np.int64)
     for leaf in uniq:  # leaf codes are hierarchy-file rows, in file order
@@ -171,8 +188,9 @@ def _suppressed_value_counts(h: Hierarchy, codes: np.ndarray, sup: np.ndarray, l
     """Suppressed records per generalized value of one QI, in the order ARX adds them up."""
     gen = h.maps[level][codes[sup]].astype(np.int64)
     counts = np.bincount(gen, weights=None if weights is None else weights[sup], minlength=h.size(level))
-    nodes, first = np.unique(gen, return_index=True)
-    nodes = nodes[np.argsort(first, kind="stable")]  # insertion order: first appearance
+    first = first_rows(gen, h.size(level))
+    nodes = np.flatnonzero(first >= 0)
+    nodes = nodes[np.argsort(first[nodes], kind="stable")]  # insertion order: first appearance
     dict_code = _arx_value_codes(h, codes, level)
     by_code = {int(dict_code[v]): float(counts[v]) for v in nodes}
     return [by_code[k] for k in _hppc_slot_order([int(dict_code[v]) for v in nodes])]

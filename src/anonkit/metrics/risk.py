@@ -93,28 +93,32 @@ def linkage_candidates(table: Table, release: Release) -> np.ndarray:
     if (levels == CUSTOM).any():
         _candidates_custom(table, release, np.flatnonzero(present), out)
         return out
-    # gen[j][L, t] = node of tuple t's QI j at level L
-    gen = [h.maps[:, d.tuples[:, j]].astype(np.int64) for j, h in enumerate(table.hierarchies)]
     vectors, group = np.unique(levels, axis=0, return_inverse=True)
     group = group.ravel()
-    # tuples below each class's node, per QI: the pivot is the QI with the fewest
-    below = np.stack(
-        [_tuples_below(gen[j], h)[levels[:, j], nodes[:, j]] for j, h in enumerate(table.hierarchies)], axis=1
-    )
-    pivot = np.argmin(below, axis=1)
-    pairs = float(below[np.arange(len(pivot)), pivot].sum())
-    if pairs < len(vectors) * d.size:
-        # check the most selective QIs first so that most pairs drop out early
-        check = np.argsort(below.mean(axis=0), kind="stable")
-        _candidates_by_pivot(table, gen, levels, nodes, sizes, pivot, check, out)
-        return out
+    gen: list[np.ndarray] | None = None
+    if len(vectors) > 1:
+        # gen[j][L, t] = node of tuple t's QI j at level L
+        gen = [h.maps[:, d.tuples[:, j]].astype(np.int64) for j, h in enumerate(table.hierarchies)]
+        # tuples below each class's node, per QI: the pivot is the QI with the fewest
+        below = np.stack(
+            [_tuples_below(gen[j], h)[levels[:, j], nodes[:, j]] for j, h in enumerate(table.hierarchies)], axis=1
+        )
+        pivot = np.argmin(below, axis=1)
+        pairs = float(below[np.arange(len(pivot)), pivot].sum())
+        if pairs < len(vectors) * d.size:
+            # check the most selective QIs first so that most pairs drop out early
+            check = np.argsort(below.mean(axis=0), kind="stable")
+            _candidates_by_pivot(table, gen, levels, nodes, sizes, pivot, check, out)
+            return out
+    # (one level vector, as in full-domain releases: the join, with the tuples' nodes at that vector only)
     for g, vec in enumerate(vectors):
         sel = group == g
         n_cls = int(sel.sum())
         cols, radix = [], []
         for j, h in enumerate(table.hierarchies):
             level = int(vec[j])
-            cols.append(np.concatenate([nodes[sel, j], gen[j][level]]))
+            at = gen[j][level] if gen is not None else h.maps[level][d.tuples[:, j]]
+            cols.append(np.concatenate([nodes[sel, j], at]))
             radix.append(h.size(level))
         ids, m = group_columns(cols, radix)
         box = np.bincount(ids[:n_cls], weights=sizes[sel], minlength=m)

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from anonkit._kernels import compiled
+from anonkit._kernels import tiered
 from anonkit.errors import InputError
 
 UNKNOWN = 0
@@ -203,7 +202,7 @@ class SearchState:
             self._work = np.empty(self.status.size, dtype=np.int64)
             self._strides = self.lattice.strides
             self._span = np.asarray(self.lattice.span, dtype=np.int64)
-        count = _closure_kernel()(self.status, self._strides, self._span, nid, up, value, self._work)
+        count = tiered(closure_py, closure_np, self.status, self._strides, self._span, nid, up, value, self._work)
         self.stats.inferred += int(count)
         return self._work[:count]
 
@@ -249,6 +248,25 @@ def closure_py(status: np.ndarray, strides: np.ndarray, span: np.ndarray, start:
         node = out[head]
 
 
-def _closure_kernel() -> Callable[..., int]:
-    """:func:`closure_py` compiled (on first use; cached on disk)."""
-    return compiled(closure_py)
+def closure_np(status: np.ndarray, strides: np.ndarray, span: np.ndarray, start: int, up: bool, value: int,
+               out: np.ndarray) -> int:
+    """:func:`closure_py` in numpy, a layer at a time: every step changes one level by one, so the
+    queue is layered by distance from ``start``, and a layer's new nodes in order of first
+    appearance (node by node, attributes in order) are what the queue appends: the same nodes, in
+    the same order in ``out``."""
+    count = 0
+    step = strides if up else -strides
+    layer = np.array([start], dtype=np.int64)
+    while layer.size:
+        digits = (layer[:, None] // strides) % span
+        fits = digits + 1 < span if up else digits > 0
+        near = (layer[:, None] + step)[fits]  # row by row: node by node, attributes in order
+        near = near[status[near] == UNKNOWN]
+        if not near.size:
+            break
+        _, first = np.unique(near, return_index=True)
+        layer = near[np.sort(first)]
+        status[layer] = value
+        out[count:count + layer.size] = layer
+        count += layer.size
+    return count
