@@ -1,8 +1,15 @@
 """Foundation benchmarks: encoding, node evaluation, and `check` on Adult and on 1,000,000 rows.
 
-Run: python benchmarks/bench_foundation.py [--quick]
+Run: python benchmarks/bench_foundation.py [--quick] [--duckdb [--encode-rows N]]
 Prints one line per figure. Targets (issue 2, 2-core machine): a node evaluation under 1 ms on
 Adult; `check` on Adult under 0.2 s in-process; `check` on 1,000,000 rows under 3 s.
+
+``--duckdb`` (issue 16): encoding ``--encode-rows`` rows (default 10,000,000; ``bench_mondrian``'s
+synthetic table: 6 int64 numeric QIs, 2 coded QIs with hierarchies, 1 sensitive attribute) into a
+:class:`~anonkit.Table` — alone, and with its distinct QI tuples and their counts — against DuckDB
+grouping the same in-memory frame by the same 9 columns with a count (``GROUP BY ALL``, 2 threads),
+in alternating runs (``--rounds``, default 5): medians and the ratio anonkit / DuckDB. Only this
+section runs with ``--duckdb``.
 """
 
 from __future__ import annotations
@@ -72,10 +79,46 @@ def bench_nodes(frame: pd.DataFrame, hier: dict, qis: list[str], sensitive: list
           f"(mean {classes / n_nodes:,.0f} classes)")
 
 
+def against_duckdb(rows: int, rounds: int) -> None:
+    """Encoding ``rows`` rows against a DuckDB GROUP BY over the same columns (module docstring)."""
+    import duckdb
+    from bench_mondrian import synthetic
+
+    frame, schema = synthetic(rows)
+    columns = ", ".join(f'"{c}"' for c in frame.columns)
+    con = duckdb.connect()
+    con.execute("SET threads = 2")
+    con.register("frame", frame)
+    query = f"SELECT count(*) FROM (SELECT {columns}, count(*) AS n FROM frame GROUP BY ALL)"
+    ours, with_distinct, theirs = [], [], []
+    groups = tuples = 0
+    for _ in range(rounds):
+        t = time.perf_counter()
+        table = Table(frame, schema)
+        ours.append(time.perf_counter() - t)
+        tuples = table.distinct.size
+        with_distinct.append(time.perf_counter() - t)
+        del table
+        t = time.perf_counter()
+        groups = con.execute(query).fetchone()[0]
+        theirs.append(time.perf_counter() - t)
+    a, b, c = (statistics.median(x) for x in (ours, with_distinct, theirs))
+    print(f"encode {rows:,} rows (9 columns, 6 of them int64) into a Table: {a:.2f} s; with its {tuples:,} distinct "
+          f"QI tuples and counts: {b:.2f} s; DuckDB GROUP BY the 9 columns with a count ({groups:,} groups, 2 "
+          f"threads): {c:.2f} s — ratio {a / c:.2f} (encoding) and {b / c:.2f} (with the distinct tuples); medians "
+          f"of {rounds} alternating runs")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer nodes, 200,000 instead of 1,000,000 rows")
+    ap.add_argument("--duckdb", action="store_true", help="only: encoding against a DuckDB GROUP BY")
+    ap.add_argument("--encode-rows", type=int, default=10_000_000, help="rows for --duckdb (default 10,000,000)")
+    ap.add_argument("--rounds", type=int, default=5, help="alternating runs for --duckdb (default 5)")
     args = ap.parse_args()
+    if args.duckdb:
+        against_duckdb(args.encode_rows, args.rounds)
+        return
     n_nodes = 200 if args.quick else 1000
     big_n = 200_000 if args.quick else 1_000_000
 

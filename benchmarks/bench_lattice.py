@@ -14,7 +14,9 @@ Adult (30,162 rows), k-anonymity k = 5, ARX's default metric (Loss, gs 0.5, geom
 
 For each, in this process and warm: the median of ``--runs`` calls of :func:`anonkit.anonymize` on the
 loaded frame (encoding, search, release, independent verification and the default measures) and,
-separately, of the search alone on the encoded table; the transformations checked, the optimum, its
+separately, of the search alone on the encoded table, on numba's kernels (what a long-lived process
+switches to after ``anonkit._kernels.NUMBA_AFTER_SECONDS`` of kernel work; ``--kernels numpy``: the
+numpy tier a short run stays on); the transformations checked, the optimum, its
 score and the suppressed records, and one whole ``anonkit anonymize`` process per configuration.
 
 Whole process at 30 k, 300 k and 3 M rows (``--sizes 1,10,100``: Adult ×1, ×10, ×100 = 30,162, 301,620 and
@@ -24,12 +26,12 @@ JVM of ARX's harness doing one run (JVM start, reading, the search and writing t
 k is scaled with the copies, k = 5 × multiplier (k = 5, 50, 500), so that every size has the same
 classes, optimum, Loss and relative suppression as Adult ×1 and the search is the same lattice walk
 (``--fixed-k`` keeps k = 5, where on a replicated table every size from ×5 up is 5-anonymous untouched).
-``--rounds`` rounds (``--big-rounds`` from ×100 up) alternate the two, each first in turn; printed: the
-median wall time of each and the ratio anonkit / ARX, the peak resident memory of each process
-(``ru_maxrss`` of that child from ``wait4``) and its ratio, and whether the optimum and the suppressed
-records agree. Both do somewhat more than the search: anonkit verifies the release independently and
-computes its default measures, the harness computes ARX's class and quality statistics and writes the
-suppressed records as ``*`` rows (anonkit drops them). ARX's peak depends on its heap limit
+``--rounds`` rounds (``--big-rounds`` from ×100 up) alternate the two, each first in turn; printed: the median
+wall time of each and the ratio anonkit / ARX, the peak resident memory of each process (``ru_maxrss`` of that
+child from ``wait4`` in a small launcher: see :func:`timed_child`) and its ratio, and whether the optimum and
+the suppressed records agree. Both do somewhat more than the search: anonkit verifies the release
+independently and computes its default measures, the harness computes ARX's class and quality statistics and
+writes the suppressed records as ``*`` rows (anonkit drops them). ARX's peak depends on its heap limit
 (``--arx-heap``, 4g as in the README). ``--no-process`` skips every whole-process run, ``--no-big`` (or
 ``--sizes ''``) this section only, ``--configs ''`` the six configurations.
 
@@ -142,26 +144,43 @@ class ProcessRun:
     work: float  # the process's own figure for the rest (ARX: anonymize; anonkit: its reported seconds)
 
 
+#: a minimal launcher (``python -S``, about 10 MB) that forks and execs the command, waits for it with
+#: ``wait4`` and writes its wall time and ``ru_maxrss`` to the file named first
+LAUNCHER = (
+    "import os, sys, time\n"
+    "t = time.perf_counter()\n"
+    "pid = os.fork()\n"
+    "if pid == 0:\n"
+    "    os.execvp(sys.argv[2], sys.argv[2:])\n"
+    "_, status, usage = os.wait4(pid, 0)\n"
+    "seconds = time.perf_counter() - t\n"
+    "with open(sys.argv[1], 'w') as f:\n"
+    "    f.write(f'{seconds} {usage.ru_maxrss}')\n"
+    "sys.exit(os.waitstatus_to_exitcode(status))\n"
+)
+
+
 def timed_child(cmd: list[str]) -> tuple[float, int | None, int, str, str]:
     """Run ``cmd`` to its end: (wall seconds, its peak RSS in bytes, exit code, stdout, stderr).
 
-    The peak is ``ru_maxrss`` of this child alone, from ``wait4`` (``getrusage(RUSAGE_CHILDREN)`` is a
-    maximum over every child ever waited for, so it cannot tell a later, smaller child's peak)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        t = time.perf_counter()
-        child = subprocess.Popen(cmd, stdout=out, stderr=err)
-        if hasattr(os, "wait4"):
-            _, status, usage = os.wait4(child.pid, 0)
-            seconds = time.perf_counter() - t
-            child.returncode = os.waitstatus_to_exitcode(status)
-            peak: int | None = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+    The peak is ``ru_maxrss`` of this child alone, from ``wait4`` in a small launcher process
+    (:data:`LAUNCHER`): Linux carries the peak of the process that forks across ``exec`` into the
+    child's ``ru_maxrss``, so a child forked from this benchmark (which holds Adult and its tables,
+    0.6 GB) would report at least that. The wall time is the launcher's, from fork to exit."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r", suffix=".txt") as facts:
+        if not hasattr(os, "wait4") or not hasattr(os, "fork"):
+            t = time.perf_counter()
+            child = subprocess.run(cmd, stdout=out, stderr=err)
+            seconds, peak, code = time.perf_counter() - t, None, child.returncode
         else:
-            child.wait()
-            seconds, peak = time.perf_counter() - t, None
+            code = subprocess.run([sys.executable, "-S", "-c", LAUNCHER, facts.name, *cmd], stdout=out,
+                                  stderr=err).returncode
+            wall, maxrss = facts.read().split()
+            seconds, peak = float(wall), int(maxrss) * (1 if sys.platform == "darwin" else 1024)
         out.seek(0)
         err.seek(0)
-        return (seconds, peak, child.returncode, out.read().decode(errors="replace"),
-                err.read().decode(errors="replace"))
+        return (seconds, peak, code, out.read().decode(errors="replace"), err.read().decode(errors="replace"))
 
 
 class Arx:

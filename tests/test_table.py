@@ -311,3 +311,52 @@ def test_adult_encodes_with_bundled_hierarchies(adult_dir, adult_frame):
     assert table.distinct.counts.sum() == table.n
     j = names.index("age")
     assert list(table.hierarchies[j].leaves[table.codes[:5, j]]) == list(adult_frame["age"][:5])
+
+
+# ---------------------------------------------------------------------------- fast paths
+@settings(deadline=None, max_examples=60)
+@given(cells=st.lists(st.one_of(st.sampled_from(["a", "b", "B", "10", "2", "2.5", "", "-1"]), st.none()),
+                      min_size=1, max_size=40),
+       how=st.sampled_from(["plain", "numeric", "order"]))
+def test_domain_from_codes_is_the_domain_from_text(cells: list, how: str) -> None:
+    """``build_domain(coded=…)`` (what Table uses: no text per row) gives the domain, codes and
+    reference distribution of ``build_domain`` on the rows' text."""
+    from anonkit._values import as_text, factorize_text
+    from anonkit.stats import build_domain
+
+    column = pd.Series(cells, dtype=object)
+    if how == "numeric":
+        column = column.where(~column.isin(["a", "b", "B"]), "7")
+    text = as_text(column)
+    options: dict = {"numeric": how == "numeric"}
+    if how == "order":
+        options["order"] = sorted(set(text), reverse=True)
+    by_text = build_domain("s", text, **options)
+    by_codes = build_domain("s", None, coded=factorize_text(column), **options)
+    assert list(by_text[0].labels) == list(by_codes[0].labels)
+    assert np.array_equal(by_text[0].reference, by_codes[0].reference)
+    assert np.array_equal(by_text[1], by_codes[1]) and by_codes[1].dtype == np.int32
+
+
+def test_published_frame_keeps_every_column_its_dtype() -> None:
+    """The published frame takes only the published rows of the columns that are not generalized, in
+    their own dtypes (object text stays object; pandas would infer text from a bare object array)."""
+    n = 40
+    frame = pd.DataFrame({
+        "age": [str(20 + i % 7) for i in range(n)],
+        "note": pd.Series([f"n{i}" for i in range(n)], dtype=object),
+        "count": np.arange(n, dtype=np.int64),
+        "score": np.linspace(0, 1, n),
+        "flag": np.arange(n) % 2 == 0,
+        "kind": pd.Categorical([("x", "y")[i % 2] for i in range(n)]),
+        "label": pd.Series([f"l{i % 3}" for i in range(n)], dtype="str"),
+    })
+    schema = Schema.of(quasi=["age"], insensitive=["note", "count", "score", "flag", "kind", "label"])
+    table = Table(frame, schema)
+    release = fixed(table, [KAnonymity(2)], levels=[1])
+    published = release.to_frame(seed=4)
+    rows = release.published_rows(seed=4)
+    for name in ["note", "count", "score", "flag", "kind", "label"]:
+        want = table.frame[name].iloc[rows].reset_index(drop=True)
+        pd.testing.assert_series_equal(published[name], want, check_exact=True)
+    assert published.index.equals(pd.RangeIndex(len(rows)))

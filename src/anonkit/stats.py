@@ -107,7 +107,7 @@ def class_stats(
 
 def build_domain(
     name: str,
-    text: np.ndarray,
+    text: np.ndarray | None,
     *,
     numeric: bool = False,
     order: list[str] | None = None,
@@ -116,6 +116,7 @@ def build_domain(
     categories: dict[str, str] | None = None,
     category_order: tuple[str, ...] | None = None,
     reference_weights: np.ndarray | None = None,
+    coded: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[SensitiveDomain, np.ndarray]:
     """The domain of a sensitive attribute and the codes of ``text`` in it.
 
@@ -124,10 +125,14 @@ def build_domain(
     that of ``reference_text``, each entry counted ``reference_weights`` times when given (rows
     that stand for several records). With ``categories`` (value → category, ``category_order`` the
     categories from lowest to highest) every value gets its category's code; a value without one is
-    an error naming it and its first row.
+    an error naming it and its first row. ``coded`` gives ``text`` (then None) as its
+    :func:`~anonkit._values.factorize_text` (codes and distinct texts), so no text per row is built.
     """
-    ref = text if reference_text is None else reference_text
-    ref_codes0, uniq = pd.factorize(np.asarray(ref, dtype=object))
+    if coded is not None and text is None and reference_text is None:
+        ref_codes0, uniq = coded
+    else:
+        ref = text if reference_text is None else reference_text
+        ref_codes0, uniq = pd.factorize(np.asarray(ref, dtype=object))
     uniq = np.asarray(uniq, dtype=object)
     if order is not None:
         pos = {v: i for i, v in enumerate(order)}
@@ -174,7 +179,7 @@ def build_domain(
                              value=bad[0], key="categories")
         missing = [v for v in labels if str(v) not in categories]
         if missing:
-            first = np.flatnonzero(np.asarray(ref, dtype=object) == missing[0])
+            first = np.flatnonzero(ref_codes0 == list(uniq).index(missing[0]))
             raise InputError("sensitive value without a category (map every value under categories)", column=name,
                              value=missing[0], row=int(first[0]) + 1 if first.size else None)
         category = np.array([rank[categories[str(v)]] for v in labels], dtype=np.int64)

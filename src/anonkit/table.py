@@ -199,7 +199,9 @@ class Table:
                 raise InputError(
                     f"max_level must lie in [{attr.min_level}, {h.height}]", column=name, value=attr.max_level
                 )
-            codes[:, j] = h.encode_codes(vcodes, vlabels, column=name, allow_missing=missing == "suppress")
+            leaf = h.label_leaves(vcodes, vlabels, column=name, allow_missing=missing == "suppress")
+            # written straight into the column (a flat hierarchy built from these labels maps each to itself)
+            codes[:, j] = vcodes if np.array_equal(leaf, np.arange(len(leaf))) else leaf[vcodes]
             self.hierarchies.append(h)
         self.codes = codes
         self.domains: dict[str, SensitiveDomain] = {}
@@ -276,8 +278,9 @@ class Table:
         self._missing(name, coded)
         vcodes, vlabels = coded
         domain, codes = build_domain(
-            name, vlabels[vcodes], numeric=attr.type == AttrType.NUMERIC, order=attr.order, hierarchy=attr.hierarchy,
-            categories=attr.categories, category_order=attr.category_order, reference_weights=self.weights,
+            name, None, coded=(vcodes, vlabels), numeric=attr.type == AttrType.NUMERIC, order=attr.order,
+            hierarchy=attr.hierarchy, categories=attr.categories, category_order=attr.category_order,
+            reference_weights=self.weights,
         )
         self.domains[name] = domain
         self.sensitive_codes[name] = codes

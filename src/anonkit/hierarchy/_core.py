@@ -176,6 +176,13 @@ class Hierarchy:
         caller suppresses such records up front). Otherwise a value absent from the hierarchy is an
         error naming the value and the first (1-based) row holding it.
         """
+        return self.label_leaves(codes, labels, column=column, allow_missing=allow_missing)[codes].astype(np.int32)
+
+    def label_leaves(
+        self, codes: np.ndarray, labels: np.ndarray, *, column: str | None = None, allow_missing: bool = False
+    ) -> np.ndarray:
+        """The leaf of every label in ``labels``, checked as :meth:`encode_codes` does (``codes``, the
+        rows' value codes, only name the first row of a missing value)."""
         leaf = self.leaf_codes(labels)
         if allow_missing:
             leaf[(leaf < 0) & (np.asarray(labels, dtype=object) == "")] = 0
@@ -190,7 +197,7 @@ class Hierarchy:
                 row=i + 1,
                 file=self.source,
             )
-        return leaf[codes].astype(np.int32)
+        return leaf
 
     def generalize(self, codes: np.ndarray, level: int) -> np.ndarray:
         """Codes at ``level`` of the leaves ``codes`` (a lookup, no copy of the hierarchy)."""
