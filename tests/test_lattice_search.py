@@ -247,3 +247,35 @@ def test_vectorized_bounds_equal_the_node_by_node_ones(problem: Problem) -> None
     best = search.bound(int(search.order[len(levels) // 2]))
     worse = bounds_clearly_worse(table, best)
     assert [bool(w) for w in worse] == [clearly_worse(search.bound(i), best) for i in range(len(levels))]
+
+
+# ---------------------------------------------------------------------------- roll-up cache
+@settings(max_examples=60, **SETTINGS)
+@given(problem=problems(variants=True), seed=st.integers(0, 10_000))
+def test_rolled_up_classes_are_the_classes_computed_from_scratch(problem: Problem, seed: int) -> None:
+    """Whatever cached node a node is rolled up from (a direct predecessor, another node below, or
+    none), its classes are those grouped from the distinct tuples: the same ids in the same order,
+    codes, sizes and sensitive histograms; so the choice of base changes only the speed."""
+    from anonkit.algorithms.rollup import RollupCache
+
+    table = problem.table
+    lattice = Search(table, problem.models, max_suppression=problem.max_suppression, metric=problem.metric).lattice
+    order = np.random.default_rng(seed).permutation(lattice.size)
+    bottom_first = seed % 2 == 1  # then every later node has a base: the bottom at least
+    if bottom_first:
+        order = np.concatenate([[lattice.id(tuple(int(x) for x in lattice.min))], order])
+    cache = RollupCache(table)
+    for nid in order[:41]:
+        levels = tuple(int(x) for x in lattice.levels[nid])
+        node = cache.classes(levels)
+        tc, n_classes = table.tuple_classes(levels)
+        stats = table.stats(tc, n_classes)
+        assert node.n_classes == n_classes and np.array_equal(node.tuple_class, tc)
+        assert np.array_equal(node.stats.sizes, stats.sizes)
+        assert node.stats.hist.keys() == stats.hist.keys()
+        assert all(np.array_equal(node.stats.hist[a], stats.hist[a]) for a in stats.hist)
+        first = np.array([np.flatnonzero(tc == c)[0] for c in range(n_classes)], dtype=np.int64)
+        want = np.stack([h.maps[lv][table.distinct.columns[j][first]] for j, (h, lv)
+                         in enumerate(zip(table.hierarchies, levels, strict=True))], axis=1)
+        assert np.array_equal(node.codes, want)
+    assert cache.rolled > 0 or lattice.size == 1 or not bottom_first

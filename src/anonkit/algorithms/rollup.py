@@ -9,6 +9,7 @@ cached ``X`` with the fewest classes; sizes and sensitive histograms are summed 
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -64,6 +65,24 @@ class RollupCache:
         self._row: dict[tuple[int, ...], int] = {}
         self._n = 0
 
+    @functools.cached_property
+    def _maps_up(self) -> tuple[np.ndarray, list[list[list[int]]], list[list[int]]]:
+        """Every :meth:`_map` (attribute ``j``, level ``a`` up to level ``b``) in one array, where each
+        starts (``at[j][a][b]``), and the nodes per level (``size[j][b]``): a roll-up then indexes
+        them instead of gathering and concatenating its maps."""
+        blocks, at, size, start = [], [], [], 0
+        for j, h in enumerate(self.table.hierarchies):
+            at.append([[0] * (h.height + 1) for _ in range(h.height + 1)])
+            size.append([h.size(level) for level in range(h.height + 1)])
+            for a in range(h.height + 1):
+                for b in range(a, h.height + 1):
+                    block = self._map(j, a, b)
+                    at[j][a][b] = start
+                    blocks.append(block)
+                    start += len(block)
+        flat = np.concatenate(blocks).astype(np.int64) if blocks else np.zeros(0, dtype=np.int64)
+        return flat, at, size
+
     def _map(self, j: int, a: int, b: int) -> np.ndarray:
         """Codes at level ``a`` of attribute ``j`` → codes at level ``b ≥ a``."""
         key = (j, a, b)
@@ -79,8 +98,8 @@ class RollupCache:
         if hit is not None:
             self.entries.move_to_end(levels)
             return hit
-        base = None
-        if self._n:
+        base = self._predecessor(levels)
+        if base is None and self._n:
             below = (self._keys[: self._n] <= np.asarray(levels)).all(axis=1) & self._alive[: self._n]
             if below.any():
                 i = int(np.flatnonzero(below)[np.argmin(self._classes[: self._n][below])])
@@ -95,6 +114,19 @@ class RollupCache:
             self._alive[self._row[key]] = False
             del self._row[key]
         return node
+
+    def _predecessor(self, levels: tuple[int, ...]) -> NodeClasses | None:
+        """The cached direct predecessor (one level lower on one attribute) with the fewest classes:
+        a lattice search usually has one, and looking it up is cheaper than scanning every cached node.
+        Any cached node below gives the same classes in the same order (ids follow the first
+        appearance among the distinct tuples), so the choice changes only the speed."""
+        best = None
+        for j, level in enumerate(levels):
+            if level:
+                hit = self.entries.get((*levels[:j], level - 1, *levels[j + 1:]))
+                if hit is not None and (best is None or hit.n_classes < best.n_classes):
+                    best = hit
+        return best
 
     def _index(self, levels: tuple[int, ...], n_classes: int) -> None:
         """Keep the cached levels as a matrix so finding a base is one vectorized comparison."""
@@ -129,18 +161,17 @@ class RollupCache:
 
     def _roll(self, base: NodeClasses, levels: tuple[int, ...]) -> NodeClasses:
         self.rolled += 1
-        t = self.table
         d = len(levels)
         st = base.stats
-        maps = [self._map(j, base.levels[j], levels[j]) for j in range(d)]
-        offsets = np.zeros(d, dtype=np.int64)
-        if d > 1:
-            offsets[1:] = np.cumsum([len(m) for m in maps[:-1]])
-        flat = np.concatenate(maps) if maps else np.zeros(0, dtype=np.int64)
-        sizes = np.array([t.hierarchies[j].size(levels[j]) for j in range(d)], dtype=np.int64)
+        flat, at, size = self._maps_up
+        offsets = np.array([at[j][base.levels[j]][levels[j]] for j in range(d)], dtype=np.int64)
+        sizes = np.array([size[j][levels[j]] for j in range(d)], dtype=np.int64)
         attrs = list(st.hist)
         widths = [st.hist[a].shape[1] for a in attrs]
-        hist = np.concatenate([st.hist[a] for a in attrs], axis=1) if attrs else np.zeros((base.n_classes, 0))
+        if len(attrs) == 1:
+            hist = st.hist[attrs[0]]
+        else:
+            hist = np.concatenate([st.hist[a] for a in attrs], axis=1) if attrs else np.zeros((base.n_classes, 0))
         rolled = roll_classes(base.codes, flat, offsets, sizes, st.sizes, hist) if d else None
         if rolled is None:
             return self._roll_numpy(base, levels)

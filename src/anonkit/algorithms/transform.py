@@ -31,7 +31,9 @@ class NodeEvaluation:
     """The outcome of one transformation."""
 
     levels: tuple[int, ...]
-    tuple_class: np.ndarray  # class of every distinct tuple
+    #: class of every distinct tuple (:attr:`tuple_class`), or what makes it on first use: a search
+    #: checks hundreds of nodes and needs it of the one it releases only
+    tuples: np.ndarray | Callable[[], np.ndarray]
     n_classes: int
     class_ok: np.ndarray  # per class: released (True) or suppressed (False)
     class_sizes: np.ndarray
@@ -42,6 +44,13 @@ class NodeEvaluation:
     monotone_suppressed: int = 0
     #: ``(C × d)`` node code of every QI per class, when known (roll-up cache)
     class_codes: np.ndarray | None = None
+
+    @property
+    def tuple_class(self) -> np.ndarray:
+        """The class of every distinct tuple."""
+        if callable(self.tuples):
+            self.tuples = self.tuples()
+        return self.tuples
 
 
 def presuppressed_weight(table: Table) -> np.ndarray:
@@ -77,7 +86,8 @@ def evaluate_node(
     weight = d.counts
     if cache is not None:
         node = cache.classes(levels)
-        tc, n_classes, stats, codes = node.tuple_class, node.n_classes, node.stats, node.codes
+        n_classes, stats, codes = node.n_classes, node.stats, node.codes
+        tc: np.ndarray | Callable[[], np.ndarray] = lambda: node.tuple_class  # noqa: E731 (on first use)
         weight = cache.weight if cache.weight is not None else d.counts
     else:
         tc, n_classes = table.tuple_classes(levels)
@@ -104,6 +114,8 @@ def evaluate_node(
         mono_suppressed = int(stats.sizes[~ok].sum())
     subset_models = [m for m in models if m.qis is not None]
     if subset_models:
+        if callable(tc):
+            tc = tc()
         groupings = []
         for m in subset_models:
             idx = [table.qi.index(q) for q in m.qis or ()]
