@@ -53,6 +53,20 @@ def test_node_ids_and_roll_up_agree(seed: int, m: int, d: int, leaves: int, smal
         assert a.shape == b.shape and np.array_equal(a, b)
 
 
+@settings(deadline=None, max_examples=60)
+@given(seed=st.integers(0, 10_000), n=st.integers(0, 3_000), spread=st.sampled_from([3, 1_000, 2**40]))
+def test_dense_ids_tiers_agree(seed: int, n: int, spread: int) -> None:
+    """Dense ids in first-appearance order: pandas' hash (the numpy tier, and every tier from
+    ``NUMBA_BELOW`` keys up) and the compiled open-addressing kernel give the same ids."""
+    keys = np.random.default_rng(seed).integers(-spread, spread, n)
+    ids, count = K._first_appearance(keys)
+    if n:
+        jit_ids, jit_count = K.compiled(K._dense_ids_py)(keys)
+        assert count == jit_count and np.array_equal(ids, jit_ids)
+    else:
+        assert count == 0
+
+
 @settings(deadline=None, max_examples=80)
 @given(spans=st.lists(st.integers(1, 5), min_size=1, max_size=5), seed=st.integers(0, 10_000), up=st.booleans())
 def test_closure_tiers_agree(spans: list[int], seed: int, up: bool) -> None:
