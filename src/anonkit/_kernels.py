@@ -3,6 +3,9 @@
 ``dense_ids`` turns an array of int64 keys into dense group ids ``0..g-1`` in order of first
 appearance with one pass over an open-addressing hash table: O(n), no sort. It is what
 ``np.unique(..., return_inverse=True)`` does, 5–20× faster on the sizes we see (10⁴–10⁷ keys).
+
+The lattice search's kernels are *tiered* (:func:`tiered`): each has a numpy version with exactly
+its results, used until its work would have paid for loading numba, so a short run never imports it.
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ def _first_appearance(keys: np.ndarray) -> tuple[np.ndarray, int]:
     """Dense ids of int64 ``keys`` in order of first appearance, and their number (pandas' hash)."""
     codes, uniques = pd.factorize(keys)
     return codes.astype(np.int64, copy=False), len(uniques)
+
 
 def _dense_ids_py(keys: np.ndarray) -> tuple[np.ndarray, int]:
     n = keys.shape[0]

@@ -60,7 +60,8 @@ def entropy_per_attribute(
     g_factor, s_factor = gs_factors(gs)
     t = transformation_levels(table, release)
     # full-domain: every record (suppressed ones too) at the transformation's level, no per-record levels
-    levels = effective_levels(table, release) if t is None else None
+    one_level = t is not None and bool((release.class_levels == t).all())
+    levels = None if one_level else effective_levels(table, release)
     sup = release.suppressed
     n_sup = release.n_suppressed
     w = table.weights  # rows that stand for several records (None: one each)
