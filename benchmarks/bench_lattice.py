@@ -20,20 +20,20 @@ numpy tier a short run stays on); the transformations checked, the optimum, its
 score and the suppressed records, and one whole ``anonkit anonymize`` process per configuration.
 
 Whole process at 30 k, 300 k and 3 M rows (``--sizes 1,10,100``: Adult ×1, ×10, ×100 = 30,162, 301,620 and
-3,016,200 rows): ``K5_8QI_S2`` (8 QIs, 2 % suppression) on Adult replicated into a ``;``-separated CSV,
-in fresh processes as a user runs them, CSV in and CSV out: ``anonkit anonymize CONFIG`` against one
-JVM of ARX's harness doing one run (JVM start, reading, the search and writing the output included).
-k is scaled with the copies, k = 5 × multiplier (k = 5, 50, 500), so that every size has the same
-classes, optimum, Loss and relative suppression as Adult ×1 and the search is the same lattice walk
-(``--fixed-k`` keeps k = 5, where on a replicated table every size from ×5 up is 5-anonymous untouched).
-``--rounds`` rounds (``--big-rounds`` from ×100 up) alternate the two, each first in turn; printed: the median
-wall time of each and the ratio anonkit / ARX, the peak resident memory of each process (``ru_maxrss`` of that
-child from ``wait4`` in a small launcher: see :func:`timed_child`) and its ratio, and whether the optimum and
-the suppressed records agree. Both do somewhat more than the search: anonkit verifies the release
-independently and computes its default measures, the harness computes ARX's class and quality statistics and
-writes the suppressed records as ``*`` rows (anonkit drops them). ARX's peak depends on its heap limit
-(``--arx-heap``, 4g as in the README). ``--no-process`` skips every whole-process run, ``--no-big`` (or
-``--sizes ''``) this section only, ``--configs ''`` the six configurations.
+3,016,200 rows): ``K5_8QI_S2`` (8 QIs, 2 % suppression) on Adult replicated into a ``;``-separated CSV, in
+fresh processes as a user runs them (anonkit's bytecode compiled first, as ``pip install .`` does), CSV in and
+CSV out: ``anonkit anonymize CONFIG`` against one JVM of ARX's harness doing one run (JVM start, reading, the
+search and writing the output included). k is scaled with the copies, k = 5 × multiplier (k = 5, 50, 500), so
+that every size has the same classes, optimum, Loss and relative suppression as Adult ×1 and the search is the
+same lattice walk (``--fixed-k`` keeps k = 5, where on a replicated table every size from ×5 up is 5-anonymous
+untouched). ``--rounds`` rounds (``--big-rounds`` from ×100 up) alternate the two, each first in turn;
+printed: the median wall time of each and the ratio anonkit / ARX, the peak resident memory of each process
+(``ru_maxrss`` of that child from ``wait4`` in a small launcher: see :func:`timed_child`) and its ratio, and
+whether the optimum and the suppressed records agree. Both do somewhat more than the search: anonkit verifies
+the release independently and computes its default measures, the harness computes ARX's class and quality
+statistics and writes the suppressed records as ``*`` rows (anonkit drops them). ARX's peak depends on its
+heap limit (``--arx-heap``, 4g as in the README). ``--no-process`` skips every whole-process run, ``--no-big``
+(or ``--sizes ''``) this section only, ``--configs ''`` the six configurations.
 
 ARX: with a class path of ARX's core (``--arx-classpath`` or the ``ARX_CLASSPATH`` environment
 variable, e.g. ``/tmp/arx/classes:/tmp/arx/lib/*``; build it as the harness README says, outside this
@@ -353,6 +353,19 @@ def megabytes(peak: int | None) -> float:
     return peak / 2**20 if peak is not None else float("nan")
 
 
+def compile_bytecode() -> str:
+    """Compile anonkit's modules to bytecode, as ``pip install .`` does, so that the whole processes
+    load them as an installed package does: an editable install under ``PYTHONDONTWRITEBYTECODE``
+    (set on this machine kind) would compile every module from source in every process (0.2–0.3 s)."""
+    import compileall
+
+    import anonkit
+
+    package = Path(anonkit.__file__).parent
+    ok = compileall.compile_dir(package, quiet=1)
+    return f"anonkit's bytecode compiled in {package} (as pip install does)" if ok else "compiling anonkit failed"
+
+
 def sizes_section(algorithm: str, args: argparse.Namespace, arx: Arx | None, arx_note: str) -> None:
     """Whole process at Adult × each of ``args.sizes``: anonkit and ARX's harness alternating (module docstring)."""
     arx_algorithm = ARX_ALGORITHM.get(algorithm, "none")
@@ -361,6 +374,7 @@ def sizes_section(algorithm: str, args: argparse.Namespace, arx: Arx | None, arx
     print(f"\n== {algorithm}: whole process, K5_8QI_S2 (8 QIs, 2 % suppression, {k_rule}) on Adult × "
           f"{', '.join(map(str, args.sizes))}, CSV (;) in, CSV out, fresh processes, {args.rounds} round(s)"
           + (" alternating with one ARX JVM per run (JVM start included)" if compare else ""))
+    print(f"   {compile_bytecode()}")
     if arx_algorithm == "none":
         print("   (ARX has no counterpart of this algorithm)")
     elif not compare:
@@ -442,6 +456,8 @@ def main(algorithm: str, args: argparse.Namespace, arx: Arx | None, arx_note: st
         _kernels.NUMBA_AFTER_SECONDS = float("inf")
     if args.configs:
         print(f"   warm runs on the {args.kernels} tier of the lattice kernels (--kernels)")
+        if args.process:
+            print(f"   whole processes: {compile_bytecode()}")
     rows = []
     for name in args.configs:
         cfg = config(name)

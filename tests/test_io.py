@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from anonkit.errors import InputError
 from anonkit.io import _files, read_table, shuffle_rows, sole_sqlite_table, write_table
@@ -224,6 +226,37 @@ def test_neutralise(tmp_path: Path, cell: str, written: str) -> None:
     path = tmp_path / "out.csv"
     write_table(pd.DataFrame({"c": [cell, "z"]}, dtype=object), path)
     assert read_table(path)["c"].tolist() == [written, "z"]
+
+
+def _neutralise_cell_by_cell(col: pd.Series) -> pd.Series:
+    """The reference: every cell matched on its own (what ``_neutralise`` did before it matched
+    each distinct value once)."""
+    import re
+
+    risky = [isinstance(v, str) and re.match(io_csv._FORMULA_START, v) is not None
+             and re.fullmatch(io_csv._NUMBER, v) is None for v in col]
+    if not any(risky):
+        return col
+    out = col.copy()
+    out[risky] = "'" + col[risky]
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(cells=st.lists(st.one_of(st.sampled_from(["=1", "+x", "-5", "-x", "@a", "\tb", "plain", "", "3e-2", "+1.5"]),
+                                st.text(max_size=4), st.integers(-3, 3), st.floats(allow_nan=True),
+                                st.none(), st.booleans()), max_size=30),
+       dtype=st.sampled_from(["object", "string", "category"]))
+def test_neutralise_per_distinct_value_is_per_cell(cells: list, dtype: str) -> None:
+    """Matching the formula patterns once per distinct value marks exactly the cells a match per
+    cell marks, for text, numbers, booleans and missing cells, in object, string and categorical
+    columns."""
+    col = pd.Series(cells, dtype=object)
+    if dtype != "object":
+        col = col.map(lambda v: v if v is None or isinstance(v, str) else str(v)).astype(dtype)
+    want = _neutralise_cell_by_cell(col.astype(object) if dtype == "category" else col)
+    got = io_csv._neutralise(col)
+    pd.testing.assert_series_equal(got.astype(object), want.astype(object), check_dtype=False)
 
 
 def test_neutralise_header_mixed_and_string_dtype(tmp_path: Path) -> None:

@@ -290,14 +290,20 @@ def _write_csv(
 
 
 def _neutralise(col: pd.Series) -> pd.Series:
-    """Text cells that a spreadsheet would run as a formula, prefixed with ``'`` (numbers kept)."""
+    """Text cells that a spreadsheet would run as a formula, prefixed with ``'`` (numbers kept).
+
+    The patterns are matched once per distinct value (a cell's verdict is its value's), then the
+    risky cells, if any, are rewritten."""
     if isinstance(col.dtype, pd.CategoricalDtype):
         col = col.astype(object)
-    kind = pd.api.types.infer_dtype(col, skipna=True)
+    codes, uniques = pd.factorize(col)  # (missing cells: −1, never risky)
+    values = pd.Series(uniques, dtype=col.dtype if len(uniques) else object)
+    kind = pd.api.types.infer_dtype(values, skipna=True)
     if kind not in ("string", "mixed", "mixed-integer"):
         return col
-    risky = col.str.match(_FORMULA_START, na=False) & ~col.str.fullmatch(_NUMBER, na=False)
-    risky = risky.astype(bool)
+    risky_value = values.str.match(_FORMULA_START, na=False) & ~values.str.fullmatch(_NUMBER, na=False)
+    risky_value = np.append(risky_value.to_numpy(dtype=bool), False)  # (code −1 reads the last entry)
+    risky = risky_value[codes]
     if not risky.any():
         return col
     out = col.copy()
