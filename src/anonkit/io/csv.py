@@ -296,10 +296,12 @@ def _neutralise(col: pd.Series) -> pd.Series:
     risky cells, if any, are rewritten."""
     if isinstance(col.dtype, pd.CategoricalDtype):
         col = col.astype(object)
+    text = ("string", "mixed", "mixed-integer")
+    if col.dtype != object and pd.api.types.infer_dtype(col, skipna=True) not in text:
+        return col  # a typed column (numbers, dates, booleans): decided by its dtype, no pass over the cells
     codes, uniques = pd.factorize(col)  # (missing cells: −1, never risky)
     values = pd.Series(uniques, dtype=col.dtype if len(uniques) else object)
-    kind = pd.api.types.infer_dtype(values, skipna=True)
-    if kind not in ("string", "mixed", "mixed-integer"):
+    if col.dtype == object and pd.api.types.infer_dtype(values, skipna=True) not in text:
         return col
     risky_value = values.str.match(_FORMULA_START, na=False) & ~values.str.fullmatch(_NUMBER, na=False)
     risky_value = np.append(risky_value.to_numpy(dtype=bool), False)  # (code −1 reads the last entry)

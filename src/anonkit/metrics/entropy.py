@@ -93,16 +93,10 @@ def entropy_per_attribute(
             inside = custom[first]
             # b of a CUSTOM value = the input records whose value it covers
             b[inside] = covered(table, release, j).total(a)[rc[first[inside]]]
-        elif levels is None:  # one level: the (level, leaf) pairs are the leaves, first appearance first
-            first = first_rows(codes, nl)
-            leaf = np.flatnonzero(first >= 0)
-            leaf = leaf[np.argsort(first[leaf], kind="stable")]
-            cnt = a[leaf]
-            level = int(t[j])  # type: ignore[index]
-            b = flat[offsets[level] + h.maps[level, leaf]]
         else:
             size = (h.height + 1) * nl
-            key = levels[:, j] * nl + codes
+            # (one level, full-domain: every record's key is its leaf shifted to the transformation's level)
+            key = codes + int(t[j]) * nl if levels is None else levels[:, j] * nl + codes  # type: ignore[index]
             every = np.bincount(key, weights=w, minlength=size).astype(np.float64)
             first = first_rows(key, size)
             present = np.flatnonzero(first >= 0)
