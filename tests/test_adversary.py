@@ -3,8 +3,6 @@ linkability and attribute inference, with known answers, controls and baselines.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -248,14 +246,13 @@ def test_bad_arguments_are_named() -> None:
 
 # ------------------------------------------------------------------------------------------------ Adult
 @pytest.mark.slow
-def test_the_three_attacks_on_adult_within_thirty_seconds() -> None:
+def test_the_three_attacks_on_adult() -> None:
+    """The three attacks on Adult (their speed is benchmarks/bench_speed_claims.py's)."""
     frame, hierarchies = load_adult()
     qi = [c for c in frame.columns if c != "salary-class"]
     schema = Schema.of(quasi=qi, sensitive=["salary-class"], hierarchies={q: hierarchies[q] for q in qi})
     released, control = frame.iloc[:20000].reset_index(drop=True), frame.iloc[20000:].reset_index(drop=True)
     result = anonymize(released, schema, [KAnonymity(5)])
-    start = time.perf_counter()
     outs = [attack(result.frame, released, result.release.table.schema, control=control)
             for attack in (singling_out_attack, linkability_attack, inference_attack)]
-    assert time.perf_counter() - start < 30
     assert [o.targets for o in outs] == [2000, 2000, 2000]

@@ -76,7 +76,9 @@ def test_tables() -> None:
     table = _table(EXAMPLE)
     rel = anatomy(table, [DistinctLDiversity("disease", 2)], seed=3)
     qit, st = rel.tables["qit"], rel.tables["st"]
-    assert list(qit.columns) == ["age", "zip", "GroupID"]  # QIs + GroupID: no identifier, SA or other column
+    # QIs, the insensitive column (issue 23: published, not dropped) and GroupID: no identifier or SA
+    assert list(qit.columns) == ["age", "zip", "note", "GroupID"]
+    assert list(anatomy(table, [], l=2, insensitive="drop").tables["qit"].columns) == ["age", "zip", "GroupID"]
     assert list(st.columns) == ["GroupID", "disease", "Count"]
     # QIT keeps the exact QIs: the same (age, zip, group) multiset as the input rows
     expected = Counter(

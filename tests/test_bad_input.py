@@ -182,7 +182,8 @@ CASES: list[Case] = [
     C("fixed-levels-too-low", 1, ("records would have to be suppressed",),
       cfg=(put("algorithm.levels", {"ZIPCode": 0, "Age": 0}),)),
     C("anatomy-l2-k3", 1, ("anatomy", "l = 2", "3-anonymity"),
-      cfg=(put("algorithm", {"name": "anatomy"}), add_model({"model": "l-diversity", "attribute": "Disease", "l": 2}))),
+      cfg=(put("algorithm", {"name": "anatomy"}), put("attributes.Salary", {"role": "identifier"}),
+           add_model({"model": "l-diversity", "attribute": "Disease", "l": 2}))),
     C("background-knowledge-with-flash", 2, ("uhra", "bka-js", "k-primacy", "flash"),
       cfg=(flash, add_model({"model": "background-knowledge", "attribute": "Disease", "J": 0.8}))),
     C("background-knowledge-on-non-sensitive", 2, ("not sensitive", "Age"),
@@ -324,7 +325,8 @@ def test_bad_input_is_refused_in_one_line_writing_nothing(case: Case, tmp_path: 
 def test_catalogue_is_large_and_ids_unique() -> None:
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids))
-    assert len(CASES) >= 45
+    assert len(CASES) >= 400  # issue 23: a catalogue of at least 400 cases over every class of defect
+    assert len(TOPICS) >= 4
 
 
 CONTROLS = [

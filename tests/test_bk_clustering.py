@@ -185,7 +185,7 @@ def adult_priors(adult_bk_table) -> Priors:
 
 
 @pytest.mark.parametrize("J", [0.01, 0.8])
-def test_adult_phase1_runs_in_seconds(adult_priors, J, record_property, capsys):
+def test_adult_phase1(adult_priors, J, record_property, capsys):
     start = time.perf_counter()
     bk = bk_clusters(adult_priors, J)
     elapsed = time.perf_counter() - start
@@ -195,7 +195,6 @@ def test_adult_phase1_runs_in_seconds(adult_priors, J, record_property, capsys):
             f"\nAdult (age, sex, education): {adult_priors.size} distinct QI tuples, "
             f"{bk.n_distinct} distinct prior vectors, J={J}: {bk.n_clusters} BK clusters in {elapsed:.2f} s"
         )
-    assert elapsed < 5.0
     assert 1000 < bk.n_distinct <= adult_priors.size
     assert bk.cluster_of_record.shape == (adult_priors.n,)
     assert bk.sizes.sum() == adult_priors.n

@@ -488,7 +488,7 @@ def test_run_config_with_a_matrix_file(tmp_path: Path, standin) -> None:
     pd.DataFrame({lab: p[:, j] for j, lab in enumerate(labels)}).to_csv(tmp_path / "priors.csv", index=False)
     cfg = parse_config(_write_config(tmp_path, {"kind": "matrix", "path": "priors.csv"}))
     result = run_config(cfg, config_dir=tmp_path)
-    (call,) = algo.calls
+    call = algo.calls[0]  # the release; the audit's advice may rerun the algorithm with a changed parameter
     assert call["small_cluster"] == "merge" and call["max_passes"] == 3 and call["models"][1].test == "pairwise"
     assert np.allclose(call["priors"].per_record(), p)
     assert result.summary["background_knowledge"]["prior"] == "matrix from priors.csv"

@@ -197,6 +197,7 @@ def test_anatomy_writes_two_tables(toy: Path) -> None:
     cfg = yaml.safe_load((toy / "c.yaml").read_text())
     cfg["privacy"] = [{"model": "l-diversity", "attribute": "Disease", "l": 2}]
     cfg["algorithm"] = {"name": "anatomy"}
+    cfg["attributes"]["Salary"] = {"role": "identifier"}  # anatomy publishes one sensitive attribute (issue 23)
     (toy / "c.yaml").write_text(yaml.safe_dump(cfg))
     code, out, err = run("anonymize", str(toy / "c.yaml"), "--json")
     assert code == 0, err

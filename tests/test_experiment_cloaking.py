@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -12,17 +11,15 @@ from anonkit.experiments import cloaking as experiment
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, pd.DataFrame], Path, list, float]:
+def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, pd.DataFrame], Path, list]:
     out = tmp_path_factory.mktemp("cloaking")
     steps: list = []
-    start = time.perf_counter()
     tables = experiment.run(out, quick=True, progress=lambda i, n, what: steps.append((i, n, what)))
-    return tables, out, steps, time.perf_counter() - start
+    return tables, out, steps
 
 
-def test_the_quick_run_writes_every_file_in_seconds(quick: tuple) -> None:
-    tables, out, steps, seconds = quick
-    assert seconds < 20  # ~10 s is the target on a CI machine
+def test_the_quick_run_writes_every_file(quick: tuple) -> None:
+    tables, out, steps = quick
     res = tables["results"]
     assert res["k_min"].tolist() == list(experiment.KS)
     for name in ("cloaking_results.csv", "cloaking_expectations.csv", "cloaking_area_delay.png",

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import anonkit._values
@@ -196,7 +196,10 @@ def hierarchies(draw):
     top = draw(st.sampled_from(["*", "ANY", "all values"]))
     for r in rows:
         r.append(top)
-    return Hierarchy(rows, name="h")
+    try:
+        return Hierarchy(rows, name="h")
+    except InputError:  # a group named as another leaf (a lying hierarchy: tests/test_hierarchy_truth.py)
+        assume(False)
 
 
 @settings(max_examples=60, deadline=None)

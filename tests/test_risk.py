@@ -23,7 +23,6 @@ Where the expected figures come from:
 from __future__ import annotations
 
 import json
-import time
 
 import numpy as np
 import pandas as pd
@@ -345,18 +344,15 @@ def test_bad_input_names_the_row() -> None:
 # ------------------------------------------------------------------------------------------------- speed
 
 
-def test_adult_times_ten_is_fast(adult) -> None:
-    # every model on Adult ×10 (301,620 records); the figures are reported in the docs, this only guards
-    # against a pathological regression (several times the measured time)
+def test_adult_times_ten(adult) -> None:
+    # every model on Adult ×10 (301,620 records); the timings are benchmarks/bench_speed_claims.py's
     frame, _ = adult
     big = pd.concat([frame] * 10, ignore_index=True)
     sizes = big.groupby(["age", "sex", "race", "marital-status", "education"]).size().to_numpy()
     disjoint = np.tile(frame.groupby(list(frame.columns)).size().to_numpy(), 10)  # 195,020 classes, uniques
-    start = time.perf_counter()
     for s in (sizes, disjoint):
         reidentification_risk(s, sampling_fraction=0.1)
         population_uniqueness(s, sampling_fraction=0.1)
         risk_distribution(s)
-        class_size_histogram(s)
-        sample_uniqueness(s)
-    assert time.perf_counter() - start < 5.0
+        assert sum(class_size_histogram(s).classes) == len(s)
+        assert 0 <= sample_uniqueness(s) <= 1

@@ -10,7 +10,7 @@ from anonkit import Attribute, InputError, Schema, Table, anonymize
 from anonkit.algorithms.registry import algorithms
 from anonkit.engines import get_engine
 from anonkit.engines.local import LocalEngine
-from anonkit.models import KAnonymity
+from anonkit.models import DistinctLDiversity, KAnonymity
 
 
 def _visits() -> pd.DataFrame:
@@ -86,5 +86,6 @@ def test_linked_tables_are_declared_and_published_by_name() -> None:
     linked = {a.name: a.tables for a in algorithms().values() if a.tables}
     assert linked == {"anatomy": ("qit", "st"), "angelization": ("qt", "st"), "kl-diversity": ("persons",)}
     frame = pd.DataFrame({"q": list("abcdefgh"), "s": list("xyzwxyzw")})
-    result = anonymize(frame, Schema.of(quasi=["q"], sensitive=["s"]), [], algorithm="anatomy", l=2)
+    result = anonymize(frame, Schema.of(quasi=["q"], sensitive=["s"]), [DistinctLDiversity("s", 2)],
+                       algorithm="anatomy", l=2)
     assert set(result.release.tables) == {"qit", "st"}

@@ -4,6 +4,9 @@ lattice algorithm; a Spark-written release verified; the refusals."""
 
 from __future__ import annotations
 
+import copy
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -274,3 +277,108 @@ def test_mondrian_through_the_pipeline_and_a_config(spark, adult, adult_spark, t
     cfg["spark"]["partition_rows"] = 10_000
     result = run_config(parse_config(cfg), config_dir=tmp_path)
     assert len(pd.read_parquet(tmp_path / "m")) == result.summary["released"] == len(frame)
+
+
+# ------------------------------------------------------------------ before any JVM; the workers' Python
+REFUSED_BEFORE_SPARK = [
+    ({"attributes.id": {"role": "person"}}, "several records per person"),
+    ({"algorithm": {"name": "kaca"}}, "kaca does not run on engine: spark"),
+    ({"algorithm": {"name": "mondrian", "mode": "relaxed"}}, "mode: relaxed is not distributed"),
+    ({"algorithm": {"name": "mondrian"}, "input.missing": "suppress"}, "missing: suppress is not distributed"),
+]
+
+
+def _edited(cfg: dict, changes: dict) -> dict:
+    cfg = copy.deepcopy(cfg)
+    for dotted, value in changes.items():
+        node = cfg
+        *parents, last = dotted.split(".")
+        for p in parents:
+            node = node[p]
+        node[last] = value
+    return cfg
+
+
+@pytest.mark.parametrize(("changes", "words"), REFUSED_BEFORE_SPARK)
+def test_config_refusals_come_before_any_spark_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       changes: dict, words: str) -> None:
+    """A Spark session (a JVM: a minute or more on a loaded machine) never starts for a config the
+    config alone refuses: the session builder is made to fail, the refusal still comes."""
+    import anonkit.engines.spark as spark_module
+
+    def no_session(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a Spark session was started")
+
+    monkeypatch.setattr(spark_module, "spark_session", no_session)
+    source = tmp_path / "in.parquet"
+    pd.DataFrame({q: ["a"] for q in [*QIS, "salary-class", "id"]}).to_parquet(source, index=False)
+    cfg = yaml.safe_load(_config(tmp_path, source, tmp_path / "out").read_text())
+    with pytest.raises(InputError, match=words):
+        run_config(parse_config(_edited(cfg, changes)), config_dir=tmp_path)
+    # the control: the same config without the change reaches the (failing) session builder
+    with pytest.raises(AssertionError, match="a Spark session was started"):
+        run_config(parse_config(cfg), config_dir=tmp_path)
+
+
+def test_the_workers_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Local masters run the driver's interpreter unless PYSPARK_PYTHON or spark.pyspark.python says
+    otherwise; other masters keep PySpark's choice (the executors are other machines)."""
+    from anonkit.engines.spark import worker_python
+
+    monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
+    for master in ("local", "local[2]", "local[*]", "LOCAL[4, 2]"):
+        assert worker_python(master) == sys.executable, master
+    assert worker_python("local[2]", {"spark.pyspark.python": "/opt/py/bin/python"}) == "/opt/py/bin/python"
+    for master in ("spark://host:7077", "yarn", "k8s://https://host:443", "local-cluster[2,1,1024]"):
+        assert worker_python(master) is None, master
+    monkeypatch.setenv("PYSPARK_PYTHON", "/usr/bin/python3.11")
+    assert worker_python("local[2]") is None
+
+
+def test_the_package_shipped_to_a_cluster(tmp_path: Path) -> None:
+    """The zip a cluster's executors get: every module of the package, no bytecode, the same bytes twice."""
+    import zipfile
+
+    from anonkit.engines.spark import package_zip
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = package_zip(tmp_path / "a"), package_zip(tmp_path / "b")
+    assert first.read_bytes() == second.read_bytes()
+    names = zipfile.ZipFile(first).namelist()
+    src = Path(__file__).resolve().parents[1] / "src"
+    modules = sorted(str(p.relative_to(src)) for p in (src / "anonkit").rglob("*.py") if "__pycache__" not in p.parts)
+    assert sorted(n for n in names if n.endswith(".py")) == modules
+    assert "anonkit/engines/spark_mondrian.py" in names and not [n for n in names if n.endswith(".pyc")]
+
+
+@pytest.mark.slow
+def test_a_spark_job_from_a_virtual_environment_that_is_not_activated(tmp_path: Path) -> None:
+    """``.venv/bin/anonkit`` by its full path, the environment's bin directory not on PATH and a ``python3``
+    first on PATH that is not anonkit's: Mondrian's Python workers (applyInPandas) still run anonkit's
+    interpreter; no traceback, no pandas warning."""
+    script = Path(sys.executable).with_name("anonkit")
+    fake = tmp_path / "fakebin"
+    fake.mkdir()
+    for name in ("python3", "python"):
+        (fake / name).write_text("#!/bin/sh\necho 'a worker ran python3 from PATH' >&2\nexit 3\n")
+        (fake / name).chmod(0o755)
+    venv_bin = str(Path(sys.executable).parent)
+    path = os.pathsep.join([str(fake), *[p for p in os.environ.get("PATH", "").split(os.pathsep) if p != venv_bin]])
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON",
+                                                           "PYTHONPATH")}
+    env["PATH"] = path
+    frame, _ = load_adult()
+    source = tmp_path / "adult.parquet"
+    frame.head(4000).assign(id=np.arange(4000)).to_parquet(source, index=False)
+    cfg = yaml.safe_load(_config(tmp_path, source, tmp_path / "out").read_text())
+    cfg["algorithm"] = {"name": "mondrian"}
+    cfg["spark"]["partition_rows"] = 1000  # the partitions are finished on the Python workers
+    cfg["spark"]["conf"]["spark.ui.enabled"] = False
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(cfg))
+    done = subprocess.run([str(script), "anonymize", str(tmp_path / "job.yaml")], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=1800)  # a hang guard
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr and "pandas >= 3" not in done.stderr, done.stderr[-3000:]
+    assert "python3 from PATH" not in done.stderr
+    assert len(pd.read_parquet(tmp_path / "out")) == 4000

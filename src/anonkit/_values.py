@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import re
 import warnings
 
@@ -198,9 +199,206 @@ def _first_of(codes: np.ndarray, labels: np.ndarray) -> int:
     return int(codes[np.flatnonzero(np.isin(codes, labels))[0]])
 
 
-def parse_dates(values: pd.Series, column: str) -> np.ndarray:
-    """Days since 1970-01-01 (float) of a date column; an unparseable cell is an error."""
-    with warnings.catch_warnings():  # pandas warns when it guesses formats cell by cell
+def parse_dates(values: pd.Series, column: str, format: str | None = None) -> np.ndarray:
+    """Days since 1970-01-01 (float, NaN for a missing cell) of a date column, read by
+    :func:`read_dates`: in ``format`` (strftime) when given, else in the one day/month order that
+    fits every value. A value that is no date, or an ambiguous column, is an error naming it."""
+    codes, labels = factorize_text(values)
+    rows = np.full(len(labels), -1, dtype=np.int64)
+    rows[codes[::-1]] = np.arange(len(codes))[::-1]  # first row of every distinct text
+    present = np.flatnonzero(labels != "")
+    stamps = read_dates(labels[present], column, format=format, rows=rows[present] + 1, shown=_shown_cells(values))
+    days = np.full(len(labels), np.nan)
+    days[present] = _days(stamps)
+    return days[codes] if len(codes) else np.zeros(0)
+
+
+def _shown_cells(values: pd.Series | np.ndarray):
+    """A function giving the cell of a 1-based row as the input holds it (errors name the cell)."""
+    cells = pd.Series(values)
+    return lambda row: cells.iloc[row - 1]
+
+
+def _days(stamps: pd.Series) -> np.ndarray:
+    """Days since 1970-01-01 of (naive) timestamps."""
+    return ((stamps - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)).to_numpy(dtype=float)
+
+
+#: a time after a date: ``10:30``, ``10:30:05``, ``10:30:05.250``
+_TIME = r"(?:[ T](\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?))?"
+#: ISO 8601 and its kin, the year first: ``2020-02-05``, ``2020/2/5``, ``2020.02.05 10:30``,
+#: ``2020-02-05T10:30:00``, ``2020-02-05 10:30:00+01:00`` (a time zone only after a time)
+_YEAR_FIRST = re.compile(r"(\d{4})([-/.])(\d{1,2})\2(\d{1,2})"
+                         r"(?:[ T](\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?))?")
+#: ISO 8601's other spellings: a year, a month (``2020-02``), the basic form (``20200205``, ``20200205T1030``)
+_ISO_OTHER = re.compile(r"\d{4}(?:-\d{2})?|\d{8}(?:T\d{2}(?:\d{2}(?:\d{2})?)?)?")
+#: day and month as numbers, the year last (``05/02/2020``, ``5.2.2020 10:30``): which is the day
+#: is decided for the whole column (:func:`_day_month_order`)
+_YEAR_LAST = re.compile(r"(\d{1,2})([-/.])(\d{1,2})\2(\d{4})" + _TIME)
+#: a date written with a month name (``5 Feb 2020``, ``February 5, 2020``): it needs a four-digit year
+_MONTH_NAME = re.compile(r"(?=.*[A-Za-z]{3})(?=.*\b\d{4}\b)[A-Za-z0-9 ,./:-]+")
+#: strftime formats of the two day/month orders, for the advice an error gives
+_ORDERS = {"day": "%d/%m/%Y", "month": "%m/%d/%Y"}
+
+
+def read_dates(
+    texts: np.ndarray, column: str | None, *, format: str | None = None, rows: np.ndarray | None = None,
+    shown=None,
+) -> pd.Series:
+    """The distinct non-missing ``texts`` of a date column as naive timestamps.
+
+    With ``format`` (strftime, e.g. ``%d/%m/%Y``) every text must fit it. Without, a text is read
+    only where its meaning is certain, so that no date is published as another:
+
+    * year first (ISO 8601 and the like: ``2020-02-05``, ``2020/02/05``, ``2020-02-05 10:30``,
+      ``20200205``, ``2020-02``): as written;
+    * day and month as numbers with the year last (``05/02/2020``, ``5.2.2020``): in the order,
+      day first or month first, that fits *all* such values of the column. When both fit and they
+      read some value differently (every day ≤ 12) the column is ambiguous: an error asking for
+      ``format``; when neither fits (``13/02/2020`` beside ``02/13/2020``) an error naming both;
+    * a month name with a four-digit year (``5 Feb 2020``);
+    * anything else (``1/2``, a two-digit year, ``soon``) is not a date.
+
+    Dates and date-times mix freely (a date is its midnight); time zones are converted to UTC.
+    Errors name the value and its 1-based row (``rows``: the first row of every text; ``shown``
+    turns a row into the cell as the input holds it).
+    """
+    texts = np.asarray(texts, dtype=object)
+    rows = np.arange(1, len(texts) + 1) if rows is None else np.asarray(rows)
+    stripped = np.array([str(t).strip() for t in texts], dtype=object)
+
+    def fail(message: str, i: int) -> InputError:
+        value = texts[i] if shown is None else shown(int(rows[i]))
+        return InputError(message, column=column, value=value, row=int(rows[i]))
+
+    if format is not None:
+        return _in_format(stripped, format, column, fail)
+    out = np.full(len(texts), np.datetime64("NaT"), dtype="datetime64[us]")
+    iso = np.zeros(len(texts), dtype=bool)
+    year_last: list[tuple[int, re.Match[str]]] = []
+    named = np.zeros(len(texts), dtype=bool)
+    for i, text in enumerate(stripped):
+        if _YEAR_FIRST.fullmatch(text) or _ISO_OTHER.fullmatch(text):
+            iso[i] = True
+        elif (m := _YEAR_LAST.fullmatch(text)) is not None:
+            year_last.append((i, m))
+        elif _MONTH_NAME.fullmatch(text):
+            named[i] = True
+        else:
+            raise fail("not a date (write dates year first, 2020-02-05, or declare the column's format)", i)
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        parsed = _parse(values, column, pd.to_datetime, "not a date")
-    return (parsed - pd.Timestamp("1970-01-01")).dt.total_seconds().to_numpy(dtype=float) / 86400.0
+        if iso.any():
+            out[iso] = _parsed(_iso_text(stripped[iso]), "ISO8601", column, fail, np.flatnonzero(iso))
+        if named.any():
+            out[named] = _parsed(stripped[named], "mixed", column, fail, np.flatnonzero(named))
+        if year_last:
+            at = np.array([i for i, _ in year_last])
+            out[at] = _parsed(_day_month(year_last, rows, fail), "ISO8601", column, fail, at)
+    return pd.Series(out)
+
+
+def _iso_text(texts: np.ndarray) -> np.ndarray:
+    """Year-first texts in ISO spelling (``2020/2/5`` → ``2020-02-05``) for pandas' ISO parser."""
+    out = []
+    for t in texts:
+        m = _YEAR_FIRST.fullmatch(t)
+        out.append(t if m is None else _iso(int(m[1]), int(m[3]), int(m[4]), m[5]))
+    return np.array(out, dtype=object)
+
+
+def _iso(year: int, month: int, day: int, time: str | None) -> str:
+    return f"{year:04d}-{month:02d}-{day:02d}" + ("" if time is None else f" {time}")
+
+
+def _valid(year: int, month: int, day: int) -> bool:
+    """Whether ``year-month-day`` is a day of the calendar."""
+    return 1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1]
+
+
+def _day_month(found: list[tuple[int, re.Match[str]]], rows: np.ndarray, fail) -> np.ndarray:
+    """ISO texts of the year-last dates ``found`` (index, match), read in the one day/month order
+    that fits them all; an error when none does or both do and they differ."""
+    day_first = [_valid(int(m[4]), int(m[3]), int(m[1])) for _, m in found]
+    month_first = [_valid(int(m[4]), int(m[1]), int(m[3])) for _, m in found]
+    for (i, _), d, mo in zip(found, day_first, month_first, strict=True):
+        if not d and not mo:
+            raise fail("not a date (no day/month order makes it a day of the calendar)", i)
+    if all(day_first) and all(month_first):
+        differ = [i for i, m in found if int(m[1]) != int(m[3])]
+        if differ:
+            first = min(differ, key=lambda i: rows[i])
+            raise fail(
+                "ambiguous date: every value of the column reads as day/month and as month/day; declare the "
+                f"column's format, e.g. format: '{_ORDERS['day']}' (day first) or '{_ORDERS['month']}'", first
+            )
+    if all(day_first):
+        order = "day"
+    elif all(month_first):
+        order = "month"
+    else:
+        only_day = min((i for (i, _), mo in zip(found, month_first, strict=True) if not mo), key=lambda i: rows[i])
+        only_month = min((i for (i, _), d in zip(found, day_first, strict=True) if not d), key=lambda i: rows[i])
+        later = max(only_day, only_month, key=lambda i: rows[i])
+        raise fail(
+            "dates in both day/month orders: row "
+            f"{int(rows[only_day])} can only be day first, row {int(rows[only_month])} only month first; fix the "
+            f"values or declare the column's format (e.g. format: '{_ORDERS['day']}')", later
+        )
+    out = []
+    for _, m in found:
+        day, month = (int(m[1]), int(m[3])) if order == "day" else (int(m[3]), int(m[1]))
+        out.append(_iso(int(m[4]), month, day, m[5]))
+    return np.array(out, dtype=object)
+
+
+def _parsed(texts: np.ndarray, how: str, column: str | None, fail, at: np.ndarray) -> np.ndarray:
+    """``texts`` parsed by pandas (``how``: ISO8601 or mixed) as naive timestamps; a text it cannot
+    parse is an error naming it (``at``: the texts' indexes for :func:`read_dates`' ``fail``)."""
+    try:
+        stamps = pd.to_datetime(pd.Series(texts, dtype=object), format=how, errors="coerce", utc=True)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise InputError(f"cannot read the values as dates: {exc}", column=column) from None
+    bad = np.flatnonzero(stamps.isna().to_numpy())
+    if bad.size:
+        raise fail("not a date (no such day, or a time pandas cannot read)", int(at[bad[0]]))
+    _refuse_nanoseconds(stamps, lambda i: fail(_NANOSECONDS, int(at[i])))
+    return stamps.dt.tz_convert(None).astype("datetime64[us]").to_numpy()
+
+
+#: dates are kept to the microsecond (so years 1–9999 fit); a finer time would be published changed
+_NANOSECONDS = "a time finer than a microsecond is not kept (dates keep microseconds): round the value"
+
+
+def _refuse_nanoseconds(stamps: pd.Series, fail) -> None:
+    """Refuse (``fail(i)``) the first stamp with a part below the microsecond, which the microsecond
+    dates would drop: a published value must be the record's own."""
+    finer = np.flatnonzero(stamps.dt.nanosecond.to_numpy() != 0)
+    if finer.size:
+        raise fail(int(finer[0]))
+
+
+def _in_format(texts: np.ndarray, format: str, column: str | None, fail) -> pd.Series:
+    """``texts`` read in the strftime ``format``; a text that does not fit is an error naming it."""
+    if not isinstance(format, str) or "%" not in format:
+        raise InputError("a date format is a strftime pattern such as '%d/%m/%Y'", column=column, key="format",
+                         value=format)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            stamps = pd.to_datetime(pd.Series(texts, dtype=object), format=format, errors="coerce", utc=True)
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"not a valid date format: {exc}", column=column, key="format", value=format) from None
+    bad = np.flatnonzero(stamps.isna().to_numpy())
+    if bad.size:
+        raise fail(f"not a date in the format {format!r}", int(bad[0]))
+    _refuse_nanoseconds(stamps, lambda i: fail(_NANOSECONDS, i))
+    return stamps.dt.tz_convert(None).astype("datetime64[us]").reset_index(drop=True)
+
+
+def plain_scalars(data: object) -> object:
+    """A mapping's numpy scalars as the Python numbers they hold (config data built in Python with numpy
+    values: ``np.int64(5)`` counts as ``5`` for a strict validator); anything else as it is."""
+    if isinstance(data, dict):
+        return {k: v.item() if isinstance(v, np.generic) else v for k, v in data.items()}
+    return data

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
+from anonkit._secrets import mask_secrets
 from anonkit.errors import InputError
 
 app = typer.Typer(
@@ -36,6 +37,8 @@ T = TypeVar("T")
 
 
 def _jsonable(obj: object) -> object:
+    if isinstance(obj, str):
+        return mask_secrets(obj)  # no password or token reaches a printed JSON object
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else (None if math.isnan(obj) else ("inf" if obj > 0 else "-inf"))
     if isinstance(obj, dict):
@@ -60,6 +63,7 @@ def _interruptible(job: Callable[[], T]) -> T:
     what was written (nothing, unless a write had already completed), and the process exits 130.
     """
     from anonkit import interrupt
+    from anonkit.io._files import terminating
 
     box: dict[str, object] = {}
     context = contextvars.copy_context()  # the progress callback travels with the job
@@ -72,9 +76,10 @@ def _interruptible(job: Callable[[], T]) -> T:
 
     worker = threading.Thread(target=work, name="anonkit-job", daemon=True)
     try:
-        worker.start()
-        while worker.is_alive():
-            worker.join(0.05)
+        with terminating():  # SIGTERM stops the job as Ctrl-C does (temporary files removed)
+            worker.start()
+            while worker.is_alive():
+                worker.join(0.05)
     except KeyboardInterrupt:
         written = interrupt.request()
         interrupt.remove_temporary()
@@ -127,7 +132,7 @@ def anonymize(
         cfg = load_config(config)
         if report is not None:  # before any work: the report never replaces a file the run reads or writes
             outs = planned_outputs(cfg, config_dir=config.parent, input_path=input, output_path=output,
-                                   config_file=config)
+                                   config_file=config, report=report)
             _check_report(report, [str(config), input_location(cfg, config.parent, input)[0],
                                    *(loc for loc, _ in outs)])
         audit = report is not None
@@ -153,8 +158,9 @@ def anonymize(
         print(json.dumps(_jsonable(result.summary)))
     else:
         _print_summary(result.summary)
-        if "audit" in result.summary:
-            _print_audit(result.summary["audit"])
+        if "audit" in result.summary and (cfg.audit is not None or report is not None):
+            _print_audit(result.summary["audit"], verdict=False)
+        _print_verdict(result.summary)
 
 
 def _check_report(report: str, refuse: list[str]) -> None:
@@ -177,7 +183,7 @@ def _write_run_report(result, cfg, config: Path, report: str, show_values: bool)
     release = result.release
     published = result.frame if not release.tables else dict(release.tables)
     html = build_report(result.summary, original=release.table.frame, release=published,
-                        config_text=config.read_text(encoding="utf-8"), audit=result.summary.get("audit"),
+                        config_text=mask_secrets(config.read_text(encoding="utf-8")), audit=result.summary.get("audit"),
                         show_values=show_values)
     run = result.summary.get("run", {})
     write_report(html, report, refuse=[str(config), run.get("input") or "",
@@ -396,8 +402,11 @@ def check(
         return [x.strip() for x in text.split(",") if x.strip()]
 
     def job() -> dict:
-        frame = read_table(data, separator=separator, table=table)
         qis = names(qi)
+        if not qis:  # with no quasi-identifier every record is in one class: k would be the table's size
+            raise InputError("no quasi-identifier was given; name the columns an attacker may know, e.g. "
+                             "--qi age,zip", key="--qi", value=qi)
+        frame = read_table(data, separator=separator, table=table)
         unknown = [q for q in qis if q not in frame.columns]
         if unknown:
             raise InputError(f"--qi names an unknown column; the table has: {', '.join(map(str, frame.columns))}",
@@ -622,36 +631,62 @@ def cloak(
 
 @app.command()
 def broker(
-    listen: Annotated[str, typer.Option("--listen", help="HOST:PORT to serve on, e.g. 127.0.0.1:8700.")],
     forward: Annotated[str, typer.Option("--forward", help="The location-based service's URL (cloaked requests are "
                                          "POSTed as JSON) or a file (one JSON line per cloaked request).")],
     area: Annotated[str, typer.Option("--area", help=_AREA_HELP)],
-    k: Annotated[str, typer.Option("--k", help=_K_HELP)] = "5",
+    listen: Annotated[str | None, typer.Option("--listen", help="HOST:PORT to serve on (default 127.0.0.1:8700: "
+                                               "loopback only).")] = None,
+    k: Annotated[str, typer.Option("--k", help=_K_HELP + " A request may ask for more, never less.")] = "5",
     t_back: Annotated[str, typer.Option("--t-back", help=_T_BACK_HELP)] = "0",
     max_area: Annotated[str | None, typer.Option("--max-area", help=_MAX_AREA_HELP)] = None,
     max_delay: Annotated[str, typer.Option("--max-delay", help=_MAX_DELAY_HELP)] = "0",
     on_fail: Annotated[str, typer.Option("--on-fail", help=_ON_FAIL_HELP)] = "drop",
     min_side: Annotated[str | None, typer.Option("--min-side", help=_MIN_SIDE_HELP)] = None,
+    state: Annotated[str | None, typer.Option("--state", help="Folder for the operator token (anonkit-broker.token, "
+                                              "mode 0600, written when missing) and the request journal (default: "
+                                              "the --forward file's folder; required with a URL).")] = None,
+    simulation_clock: Annotated[bool, typer.Option("--simulation-clock", help="Take the time from the bodies' t "
+                                                   "(required, never backwards) instead of the wall clock.")] = False,
+    max_skew: Annotated[str | None, typer.Option("--max-skew", help="Seconds a body's t may differ from the broker's "
+                                                 "clock (with --simulation-clock: may step ahead of the latest t; "
+                                                 "default 30).")] = None,
+    idle_timeout: Annotated[str | None, typer.Option("--idle-timeout", help="Seconds a connection may stay without "
+                                                     "sending a whole request (default 5).")] = None,
 ) -> None:
-    """Run the trusted location broker over HTTP (JSON): clients post position updates and requests,
-    cloaked requests go to the service (never a subject or an exact position); /health, /metrics,
-    and the OpenAPI document at /openapi.json. Needs the broker extra (pip install "anonkit\\[broker]")."""
+    """Run the trusted location broker over HTTP (JSON): subjects post position updates and requests with
+    their bearer token, cloaked requests go to the service (never a subject or an exact position); the
+    operator registers subjects and reads /health and /metrics with the operator token. Ctrl-C exits 130,
+    SIGTERM 0, both after a graceful stop. Needs the broker extra (pip install "anonkit\\[broker]")."""
     from anonkit.location import Area
+
+    def seconds(text: str | None, flag: str) -> float | None:
+        if text is None:
+            return None
+        try:
+            value = float(text)
+        except ValueError:
+            raise InputError(f"{flag} must be a number of seconds", key=flag.lstrip("-"), value=text) from None
+        if not (value >= 0 and value != float("inf")):
+            raise InputError(f"{flag} must be a non-negative number of seconds", key=flag.lstrip("-"), value=text)
+        return value
 
     try:
         policy = _policy(k, t_back, max_area, max_delay, on_fail, min_side)
         box = Area.parse(area)
+        skew, idle = seconds(max_skew, "--max-skew"), seconds(idle_timeout, "--idle-timeout")
         try:
             from anonkit.location.broker import serve
         except ImportError as exc:
             raise InputError(f"the broker needs its extra: pip install 'anonkit[broker]' ({exc.name} is missing)"
                              ) from None
-        serve(listen, forward, box, policy)
+        serve(listen, forward, box, policy, state=state, simulation=simulation_clock, max_skew=skew,
+              idle_timeout=idle)
     except InputError as exc:
         _fail(exc, 2)
     except KeyboardInterrupt:
         _err.print("interrupted: the broker stopped", highlight=False, markup=False)
         raise typer.Exit(130) from None
+    _err.print("the broker stopped (SIGTERM)", highlight=False, markup=False)
 
 
 @app.command("algorithms")
@@ -734,8 +769,8 @@ def audit_command(
         if report is not None:
             from anonkit.report import build_report, write_report
 
-            html = build_report(_audit_summary(inputs, result, config), original=inputs.original,
-                                release=inputs.release, config_text=config.read_text(encoding="utf-8"),
+            html = build_report(_audit_summary(inputs, result, config, cfg, original), original=inputs.original,
+                                release=inputs.release, config_text=mask_secrets(config.read_text(encoding="utf-8")),
                                 audit=result, show_values=show_values)
             write_report(html, report, refuse=[str(config), *_locations(inputs.release_location)])
             result["report"] = report
@@ -753,9 +788,10 @@ def _locations(shown: str | list[str] | None) -> list[str]:
     return [] if shown is None else [shown] if isinstance(shown, str) else list(shown)
 
 
-def _audit_summary(inputs, result: dict, config: Path) -> dict:  # type: ignore[no-untyped-def]
-    """What the report's "what was done" section shows for an audit: the files and their SHA-256,
-    the row counts and the models as the audit recomputed them."""
+def _audit_summary(inputs, result: dict, config: Path, cfg=None, original: str | None = None) -> dict:  # type: ignore[no-untyped-def]
+    """What the report's "what was done" section shows for an audit: the files and their SHA-256
+    (the input the release was compared against: ``--original`` or the config's), the row counts
+    and the models as the audit recomputed them."""
     import datetime
     import platform
 
@@ -763,8 +799,12 @@ def _audit_summary(inputs, result: dict, config: Path) -> dict:  # type: ignore[
     import pandas as pd
 
     from anonkit import __version__
-    from anonkit.pipeline import sha256_of
+    from anonkit.io.postgresql import _without_password
+    from anonkit.pipeline import input_location, sha256_of
 
+    where, table = (None, None) if cfg is None else input_location(cfg, config.parent, original)[::2]
+    shown = None if where is None else (_without_password(where) if table is None
+                                        else f"{_without_password(where)}#{table}")
     tables = inputs.tables
     outputs = [{"path": loc, "sha256": sha256_of(loc), "rows": len(frame)}
                for loc, frame in zip(_locations(inputs.release_location), tables.values(), strict=False)]
@@ -778,8 +818,9 @@ def _audit_summary(inputs, result: dict, config: Path) -> dict:  # type: ignore[
                          for m in result["models"]],
         "verified": all(m["holds"] for m in result["models"]),
         "satisfied": all(m["holds"] for m in result["models"]),
-        "run": {"config": str(config.resolve()), "config_sha256": sha256_of(str(config)), "input": None,
-                "input_sha256": None, "outputs": outputs,
+        "run": {"config": str(config.resolve()), "config_sha256": sha256_of(str(config)), "input": shown,
+                "input_sha256": None if shown is None or table is not None else sha256_of(where),
+                "outputs": outputs,
                 "versions": {"anonkit": __version__, "python": platform.python_version(), "numpy": np.__version__,
                              "pandas": pd.__version__},
                 "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")},
@@ -790,8 +831,37 @@ def _ci(pair: list[float] | None) -> str:
     return "" if pair is None else f"[{_pct(pair[0])}, {_pct(pair[1])}]"
 
 
-def _print_audit(a: dict) -> None:
-    """The audit's verdicts, risk models and attacks as tables."""
+def _print_verdict(s: dict) -> None:
+    """The run's one verdict: the models and the audit's quick checks against the audit's thresholds
+    (what ``anonkit audit`` decides on the same release), and when a check fails the computed advice."""
+    v = s.get("verdict")
+    if not v:
+        return
+    t = v["thresholds"]
+    basis = f"highest risk {_pct(t['highest_risk'])} ({v.get('highest_risk_from') or 'audit.thresholds'}), " \
+            f"average risk {_pct(t['average_risk'])}, attacks {_pct(t['attack_risk'])}"
+    if v["ok"]:
+        _out.print(f"[bold green]Verdict: every check holds[/] ({v['checks']} checks: the models, risk and attacks; "
+                   f"{escape(basis)})", highlight=False, soft_wrap=True)
+        return
+    failing = "; ".join(f"{f['check']} {_pct(f['value'])} > {_pct(f['threshold'])}" if f.get("threshold") is not None
+                        else f"{f['check']} fails" for f in v["failing"])
+    _out.print(f"[bold red]Verdict: do not publish as is[/] — {len(v['failing'])} of {v['checks']} checks fail: "
+               f"{escape(failing)} ({escape(basis)})", highlight=False, soft_wrap=True)
+    a = v.get("advice")
+    if a and a.get("holds"):
+        value = a["value"]
+        shown = value if not isinstance(value, dict) else "{" + ", ".join(f"{k}: {x}" for k, x in value.items()) + "}"
+        _out.print(f"  to pass: {escape(a['change'])} — set {escape(a['key'])}: {escape(str(shown))}; rerun gives "
+                   f"{escape(a['gives'])}", highlight=False, soft_wrap=True)
+    elif a:
+        _out.print(f"  {escape(a['gives'])} (set {escape(a['key'])} to accept it); tried: "
+                   f"{escape('; '.join(a['tried']) or 'nothing')}", highlight=False, soft_wrap=True)
+
+
+def _print_audit(a: dict, verdict: bool = True) -> None:
+    """The audit's verdicts, risk models and attacks as tables; its verdict line unless ``verdict``
+    is false (``anonkit anonymize`` prints the run's one verdict instead)."""
     risk = a["risk"]
     t = RichTable(title="Audit: verdicts")
     for col in ("check", "value", "threshold", "holds"):
@@ -833,8 +903,9 @@ def _print_audit(a: dict) -> None:
         _out.print(k)
     for note in a.get("notes", []):
         _err.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
-    verdict = "[green]every check holds[/]" if a["ok"] else "[bold red]some checks fail[/]"
-    _out.print(f"Audit: {verdict} ({a['seconds']['total']:.2f} s)")
+    if verdict:
+        shown = "[green]every check holds[/]" if a["ok"] else "[bold red]some checks fail[/]"
+        _out.print(f"Audit: {shown} ({a['seconds']['total']:.2f} s)")
 
 
 @app.command("report")

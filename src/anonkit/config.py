@@ -1,7 +1,14 @@
 """The YAML configuration, validated with pydantic.
 
 Errors name the key (as a dotted path such as ``privacy.0.k``) and say what is allowed; they are
-raised as :class:`~anonkit.errors.InputError`. Paths are relative to the config file. Shape::
+raised as :class:`~anonkit.errors.InputError`. Paths are relative to the config file.
+
+The config is strict (fail closed: a value anonkit is unsure of is refused, never guessed): a number
+is a number (not ``true``, not ``"5"``), finite, and whole where it counts; a key that does not apply
+to its model, l-diversity variant, metric, attribute role or input format is refused naming what it
+applies to (each is a class of its own: :mod:`anonkit._config_models`, :mod:`anonkit._config_input`);
+the YAML is bounded in depth and in size with its aliases expanded (:mod:`anonkit._config_yaml`).
+Shape::
 
     input: {path: adult.csv, separator: ";"}          # or {dataset: adult}
     attributes:
@@ -18,7 +25,7 @@ raised as :class:`~anonkit.errors.InputError`. Paths are relative to the config 
       # θ-sensitive k-anonymity (spec §1.5): needs categories on the attribute
       - {model: theta-sensitivity, attribute: diagnosis, k: 4, lambda: 0.5}
     algorithm: {name: fixed, levels: {age: 2}, max_suppression: 0.02,   # see `anonkit algorithms`
-                metric: {name: loss, gs: 0.5, aggregate: geometric}}
+                metric: {name: loss, gs: 0.5, aggregate: geometric}}     # or metric: dm
     output: {path: out.csv, suppressed: drop}         # or: mark
     seed: 0
 """
@@ -26,31 +33,49 @@ raised as :class:`~anonkit.errors.InputError`. Paths are relative to the config 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
+from anonkit._config_input import (
+    ATTRIBUTE_CLASSES,
+    INPUT_CLASSES,
+    ROLE_NAMES,
+    AttributeConfig,
+    AttributeSpec,
+    BuilderConfig,
+    InputConfig,
+    InputSpec,
+)
+from anonkit._config_models import (
+    METRIC_ENTRIES,
+    MODEL_ENTRIES,
+    MODEL_NAMES,
+    BackgroundKnowledgeConfig,
+    BetaLikenessConfig,
+    DeltaDisclosureConfig,
+    DistinctLConfig,
+    EntropyLConfig,
+    FrequencyLConfig,
+    KAnonymityConfig,
+    LossMetric,
+    MetricConfig,
+    MetricSpec,
+    ModelConfig,
+    PriorConfig,
+    RecursiveLConfig,
+    Strict,
+    TClosenessConfig,
+    ThetaSensitivityConfig,
+)
+from anonkit._config_yaml import MAX_CONFIG_DEPTH, MAX_CONFIG_NODES, check_shape, read_yaml, read_yaml_keys
 from anonkit.algorithms import registry
 from anonkit.algorithms.spec import Algorithm
 from anonkit.analytics.post import DEFAULT_RHO
 from anonkit.engines import DEFAULT_PARTITION_ROWS
 from anonkit.errors import InputError
-from anonkit.metrics import SearchMetric
-from anonkit.models import (
-    BackgroundKnowledge,
-    BetaLikeness,
-    Criterion,
-    DeltaDisclosure,
-    DistinctLDiversity,
-    EntropyLDiversity,
-    FrequencyLDiversity,
-    KAnonymity,
-    RecursiveCLDiversity,
-    TCloseness,
-    ThetaSensitivity,
-)
-from anonkit.models.theta import DEFAULT_LAMBDA
+from anonkit.models import Criterion
 from anonkit.release import MAX_SEED
 from anonkit.risk.thresholds import (
     DEFAULT_ATTACK_RISK,
@@ -59,303 +84,27 @@ from anonkit.risk.thresholds import (
     DEFAULT_POPULATION_UNIQUENESS,
 )
 
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class InputConfig(_Strict):
-    path: str | None = None
-    dataset: Literal["adult"] | None = None
-    format: Literal["csv", "parquet", "sqlite", "postgresql", "excel", "duckdb"] | None = None
-    separator: str = ","
-    encoding: str = "utf-8"
-    table: str | None = None
-    query: str | None = None
-    na_values: list[str] | None = None
-    missing: Literal["value", "suppress", "error"] = "value"
-    strip: bool = True
-    #: a person whose quasi-identifiers differ between rows: an error, or their first row's values
-    person_qi: Literal["error", "first"] = "error"
-    #: Excel: the sheet to read (default: the first worksheet)
-    sheet: str | None = None
-    #: Excel: the sheet's row (1-based) holding the column names; default: the first row holding a value
-    header_row: int | None = Field(None, ge=1)
-    #: CSV/Parquet read in batches of this many rows into codes (anonkit.io.batches); 0: whole; default: in
-    #: batches above 8 MB (CSV, Parquet) or 125,000 rows (Parquet)
-    batch_rows: int | None = Field(None, ge=0)
-
-    @model_validator(mode="after")
-    def _one_source(self) -> InputConfig:
-        if self.path is None and self.dataset is None and self.table is not None:
-            return self  # a table of the Spark catalog (engine: spark)
-        if (self.path is None) == (self.dataset is None):
-            raise ValueError("give exactly one of 'path' or 'dataset'")
-        return self
-
-
-class BuilderConfig(BaseModel):
-    """A hierarchy built from the data (``anonkit.hierarchy.builders``); other keys are the builder's
-    parameters, e.g. ``{builder: intervals, width: 5, fanout: 2, top: 80}``."""
-
-    model_config = ConfigDict(extra="allow")
-    builder: Literal["intervals", "masking", "dates", "order", "nested", "flat"]
-
-    def params(self) -> dict[str, Any]:
-        return dict(self.model_extra or {})
-
-
-class AttributeConfig(_Strict):
-    role: Literal[
-        "identifier", "id", "person", "individual", "quasi", "qi", "quasi-identifier", "sensitive", "insensitive",
-        "other",
-    ]
-    #: ``None``: inferred from the data (all values numbers → numeric, else categorical)
-    type: Literal["categorical", "ordinal", "numeric", "date"] | None = None
-    hierarchy: str | BuilderConfig | None = None
-    order: list[str] | None = None
-    min_level: int = Field(0, ge=0)
-    max_level: int | None = Field(None, ge=0)
-    weight: float = Field(0.5, ge=0)
-    #: sensitive value → category (a mapping, or a CSV file of two columns, value and category, with
-    #: a header row), and the categories from lowest to highest (default: paper D's five)
-    categories: dict[str, str] | str | None = None
-    category_order: list[str] | None = Field(None, min_length=1)
-
-    @field_validator("categories", mode="before")
-    @classmethod
-    def _category_text(cls, v: Any) -> Any:
-        if isinstance(v, dict):
-            bad = [k for k, c in v.items() if not isinstance(c, str | int | float) or isinstance(c, bool)]
-            if bad:
-                raise ValueError(f"the category of {bad[0]!r} must be a name, not {type(v[bad[0]]).__name__}")
-            return {str(k): str(c) for k, c in v.items()}
-        if v is not None and not isinstance(v, str):
-            raise ValueError("give a mapping of values to categories or a CSV file name")
-        return v
-
-    @model_validator(mode="after")
-    def _categories_on_sensitive(self) -> AttributeConfig:
-        if self.categories is not None and self.role != "sensitive":
-            raise ValueError("'categories' applies to a sensitive attribute only")
-        if self.category_order is not None and self.categories is None:
-            raise ValueError("'category_order' needs 'categories'")
-        if self.category_order is not None and len(set(self.category_order)) < len(self.category_order):
-            raise ValueError("'category_order' lists a category twice")
-        return self
-
-    @field_validator("hierarchy", mode="before")
-    @classmethod
-    def _known_builder(cls, v: Any) -> Any:
-        if isinstance(v, dict):
-            builders = BuilderConfig.model_fields["builder"].annotation.__args__  # type: ignore[union-attr]
-            if "builder" not in v:
-                raise ValueError("a built hierarchy needs 'builder' (one of " + ", ".join(builders) + ")")
-            if v["builder"] not in builders:
-                raise ValueError(f"unknown builder {v['builder']!r}; allowed: {', '.join(builders)}")
-        elif v is not None and not isinstance(v, str):
-            raise ValueError("give a hierarchy file name or a mapping with 'builder'")
-        return v
-
-
-class KAnonymityConfig(_Strict):
-    model: Literal["k-anonymity"]
-    k: int = Field(ge=1)
-    attributes: list[str] | None = None
-
-    def build(self) -> Criterion:
-        return KAnonymity(self.k, tuple(self.attributes) if self.attributes else None)
-
-
-class LDiversityConfig(_Strict):
-    model: Literal["l-diversity", "distinct-l-diversity", "entropy-l-diversity", "recursive-l-diversity",
-                   "frequency-l-diversity"]
-    attribute: str
-    l: float = Field(gt=0)  # noqa: E741
-    variant: Literal["distinct", "entropy", "recursive", "frequency"] | None = None
-    c: float | None = Field(None, gt=0)
-    estimator: Literal["shannon", "grassberger"] = "shannon"
-
-    def _variant(self) -> str:
-        implied = {"distinct-l-diversity": "distinct", "entropy-l-diversity": "entropy",
-                   "recursive-l-diversity": "recursive", "frequency-l-diversity": "frequency"}.get(self.model)
-        return self.variant or implied or "distinct"
-
-    @model_validator(mode="after")
-    def _check(self) -> LDiversityConfig:
-        if self._variant() == "recursive" and self.c is None:
-            raise ValueError("recursive l-diversity needs 'c'")
-        return self
-
-    def build(self) -> Criterion:
-        v = self._variant()
-        if v == "distinct":
-            return DistinctLDiversity(self.attribute, self.l)
-        if v == "entropy":
-            return EntropyLDiversity(self.attribute, self.l, self.estimator)
-        if v == "frequency":
-            return FrequencyLDiversity(self.attribute, self.l)
-        return RecursiveCLDiversity(self.attribute, float(self.c or 0), int(self.l))
-
-
-class TClosenessConfig(_Strict):
-    model: Literal["t-closeness"]
-    attribute: str
-    t: float = Field(gt=0, le=1)
-    distance: Literal["equal", "ordered", "hierarchical"] = "equal"
-
-    def build(self) -> Criterion:
-        return TCloseness(self.attribute, self.t, self.distance)
-
-
-class BetaLikenessConfig(_Strict):
-    model: Literal["beta-likeness"]
-    attribute: str
-    beta: float = Field(gt=0)
-    variant: Literal["basic", "enhanced"] = "basic"
-
-    def build(self) -> Criterion:
-        return BetaLikeness(self.attribute, self.beta, enhanced=self.variant == "enhanced")
-
-
-class DeltaDisclosureConfig(_Strict):
-    model: Literal["delta-disclosure"]
-    attribute: str
-    delta: float = Field(gt=0)
-
-    def build(self) -> Criterion:
-        return DeltaDisclosure(self.attribute, self.delta)
-
-
-class ThetaSensitivityConfig(_Strict):
-    """``{model: theta-sensitivity, attribute: S, k: 4, lambda: 0.5, distinct: false}`` (spec §1.5;
-    paper D): every class has ≥ ``k`` persons and the variance of its category codes reaches
-    ``θ = λ · V_full(k)``; ``distinct`` also asks for ``min(k, C)`` distinct categories. The
-    attribute needs ``categories``."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-    model: Literal["theta-sensitivity"]
-    attribute: str
-    k: int = Field(ge=1)
-    lam: float = Field(DEFAULT_LAMBDA, gt=0, le=1, alias="lambda")
-    distinct: bool = False
-
-    def build(self) -> Criterion:
-        return ThetaSensitivity(self.attribute, self.k, self.lam, self.distinct)
-
-
-class PriorConfig(_Strict):
-    """Where the adversary's priors ``P(S | QI)`` come from (spec §3).
-
-    * ``{kind: kernel, bandwidth: B, external: FILE}`` — the §3.2 kernel estimate (product
-      Epanechnikov kernel, ``bandwidth`` per normalized QI), from the input itself or, with
-      ``external``, from another data file holding the same quasi-identifiers and the sensitive
-      attribute (read like the input; ``separator`` overrides the input's);
-    * ``{kind: classifier, external: FILE}`` — a classifier's ``predict_proba`` (§3 (c)), fitted on
-      the input or on ``external``;
-    * ``{kind: matrix, path: FILE}`` — priors the user supplies, a table with one column per
-      sensitive value (named by the value; values not given get probability 0; every row sums to 1)
-      and either one column per quasi-identifier (named by it; one row per distinct QI tuple of the
-      input, matched as text) or no QI column at all (then one row per input record, in input order).
-
-    Paths are relative to the config file.
-    """
-
-    kind: Literal["kernel", "classifier", "matrix"]
-    bandwidth: float | None = Field(None, gt=0)
-    external: str | None = None
-    path: str | None = None
-    separator: str | None = None
-
-    @model_validator(mode="after")
-    def _fits_kind(self) -> PriorConfig:
-        if self.kind == "matrix":
-            if self.path is None:
-                raise ValueError("prior kind 'matrix' needs 'path' (the prior table)")
-            for key in ("bandwidth", "external"):
-                if getattr(self, key) is not None:
-                    raise ValueError(f"'{key}' does not apply to prior kind 'matrix'")
-        else:
-            if self.path is not None:
-                raise ValueError(f"'path' applies to prior kind 'matrix' only, not {self.kind} (use 'external')")
-            if self.bandwidth is not None and self.kind != "kernel":
-                raise ValueError("'bandwidth' applies to prior kind 'kernel' only")
-            if self.separator is not None and self.external is None:
-                raise ValueError("'separator' applies to an 'external' file only")
-        return self
-
-
-class BackgroundKnowledgeConfig(_Strict):
-    """``{model: background-knowledge, attribute: S, J: 0.8, prior: kernel, test: auto, posterior: omega}``
-    (spec §1.7; paper A, UHRA): every class keeps the adversary's Jensen–Shannon divergence ≤ ``J``.
-
-    ``prior`` is ``kernel`` (default) or ``classifier``, or a mapping (:class:`PriorConfig`).
-    ``test``: ``pairwise`` (every two priors of a class within ``J``, §4.1), ``posterior`` (every
-    record's prior–posterior JSD within ``J``, §1.7) or ``auto`` (the algorithm's own guarantee).
-    ``posterior``: ``omega`` (Ω-estimate) or ``exact`` (enumeration, classes of ≤ 8 records).
-    Only algorithms uhra, bka-js and k-primacy enforce this model.
-    """
-
-    model: Literal["background-knowledge"]
-    attribute: str
-    J: float
-    prior: PriorConfig = Field(default_factory=lambda: PriorConfig(kind="kernel"))
-    test: Literal["auto", "pairwise", "posterior"] = "auto"
-    posterior: Literal["omega", "exact"] = "omega"
-
-    @field_validator("prior", mode="before")
-    @classmethod
-    def _prior_shorthand(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            if v == "matrix":
-                raise ValueError("prior 'matrix' needs a file: write prior: {kind: matrix, path: FILE}")
-            if v not in ("kernel", "classifier"):
-                raise ValueError(f"unknown prior {v!r}; allowed: 'kernel', 'classifier' or a mapping with 'kind'")
-            return {"kind": v}
-        return v
-
-    def build(self) -> Criterion:
-        return BackgroundKnowledge(
-            self.attribute,
-            self.J,
-            prior=self.prior.kind,
-            **({} if self.prior.bandwidth is None else {"bandwidth": self.prior.bandwidth}),
-            test=self.test,
-            posterior=self.posterior,
-        )
-
-
-ModelConfig = Annotated[
-    KAnonymityConfig
-    | LDiversityConfig
-    | TClosenessConfig
-    | BetaLikenessConfig
-    | DeltaDisclosureConfig
-    | BackgroundKnowledgeConfig
-    | ThetaSensitivityConfig,
-    Field(discriminator="model"),
+__all__ = [
+    "MAX_CONFIG_DEPTH", "MAX_CONFIG_NODES", "AlgorithmConfig", "AttributeConfig", "AuditConfig", "AuditThresholds",
+    "BackgroundKnowledgeConfig", "BetaLikenessConfig", "BuilderConfig", "Config", "DeltaDisclosureConfig",
+    "DistinctLConfig", "EntropyLConfig", "FrequencyLConfig", "InputConfig", "KAnonymityConfig", "MetricConfig",
+    "ModelConfig", "OutputConfig", "PostAnalyticsConfig", "PriorConfig", "RecursiveLConfig", "SparkConfig",
+    "TClosenessConfig", "ThetaSensitivityConfig", "check_shape", "load_config", "parse_config", "read_yaml",
 ]
 
-
-class MetricConfig(_Strict):
-    name: Literal["loss", "entropy", "dm", "dm*", "aecs", "precision", "height"] = "loss"
-    gs: float = Field(0.5, ge=0, le=1)
-    aggregate: Literal["sum", "max", "arithmetic", "geometric", "rank"] = "geometric"
-    monotonic: bool = True
-
-    def search_metric(self) -> SearchMetric:
-        return SearchMetric(self.name, self.gs, self.aggregate, self.monotonic)
+_Strict = Strict
 
 
-class AlgorithmConfig(BaseModel):
+class AlgorithmConfig(Strict):
     """``name`` (default: the registry's default algorithm, Flash), ``metric`` (the quality model a
-    search optimizes and the summary's ``score`` reports) and the algorithm's own options, as its
-    declaration gives them (``anonkit algorithms`` lists every algorithm with its options, their
-    types, ranges and defaults; an option of another algorithm is an error naming the key)."""
+    search optimizes and the summary's ``score`` reports; ``metric: dm`` is short for ``{name: dm}``)
+    and the algorithm's own options, as its declaration gives them (``anonkit algorithms`` lists every
+    algorithm with its options, their types, ranges and defaults; an option of another algorithm is an
+    error naming the key)."""
 
     model_config = ConfigDict(extra="allow")
     name: str | None = None
-    metric: MetricConfig = Field(default_factory=MetricConfig)
+    metric: MetricSpec = Field(default_factory=LossMetric)
 
     @property
     def spec(self) -> Algorithm:
@@ -454,8 +203,8 @@ class Config(_Strict):
     ``default_role`` (``insensitive`` or ``quasi``) gives the unlisted ones one (fail closed: an
     unclassified column is never published by accident)."""
 
-    input: InputConfig
-    attributes: dict[str, AttributeConfig]
+    input: InputSpec
+    attributes: dict[str, AttributeSpec]
     default_role: Literal["insensitive", "quasi"] | None = None
     privacy: list[ModelConfig] = Field(min_length=1)
     algorithm: AlgorithmConfig = Field(default_factory=AlgorithmConfig)
@@ -491,32 +240,159 @@ class Config(_Strict):
         return [m.build() for m in self.privacy]
 
 
+# ---------------------------------------------------------------------------------------- errors
+#: per section holding a union: the position of the union's tag in an error's location, the tags, and
+#: the classes (with the name messages give them) that hold each key
+def _section(loc: list[Any]) -> tuple[int, str] | None:
+    """``(position of the tag, section)`` when ``loc`` passes through one of the config's unions."""
+    if loc[:1] == ["input"] and len(loc) > 1 and loc[1] in INPUT_CLASSES:
+        return 1, "input"
+    if loc[:1] == ["privacy"] and len(loc) > 2 and isinstance(loc[1], int) and loc[2] in _MODEL_TAGS:
+        return 2, "privacy"
+    if loc[:1] == ["attributes"] and len(loc) > 2 and loc[2] in ROLE_NAMES:
+        return 2, "attributes"
+    if loc[:2] == ["algorithm", "metric"] and len(loc) > 2 and loc[2] in _METRIC_TAGS:
+        return 2, "metric"
+    return None
+
+
+_MODEL_TAGS = {m.model_fields["model"].annotation.__args__[0]: m for m in MODEL_ENTRIES}  # type: ignore[union-attr]
+_METRIC_TAGS = {n: m for m in METRIC_ENTRIES for n in m.model_fields["name"].annotation.__args__}  # type: ignore[union-attr]
+_ROLE_TAGS = {r: a for a in ATTRIBUTE_CLASSES for r in a.model_fields["role"].annotation.__args__}  # type: ignore[union-attr]
+
+
+def _keys(cls: type) -> set[str]:
+    return {f.alias or n for n, f in cls.model_fields.items()}  # type: ignore[attr-defined]
+
+
+def _not_applying(section: str, tag: str, key: str) -> str | None:
+    """Why ``key`` is refused under ``tag`` of ``section``: what it applies to (None: to nothing)."""
+    if section == "input":
+        owners = sorted({c.label for c in INPUT_CLASSES.values() if key in _keys(c) and c.label != "input"})
+        here = INPUT_CLASSES[tag].label
+        if owners and tag != "any":
+            return (f"{key!r} does not apply to {here}; it applies to {' and '.join(owners)} only "
+                    "(the format comes from input.format, else from the path's suffix)")
+        return None
+    if section == "privacy":
+        owners = [m.label for m in MODEL_ENTRIES if key in _keys(m)]
+        here = _MODEL_TAGS[tag].label
+        return f"{key!r} does not apply to {here}; it applies to {_only(owners)}" if owners else None
+    if section == "attributes":
+        owners = [a.label for a in ATTRIBUTE_CLASSES if key in _keys(a)]
+        here = _ROLE_TAGS[tag].label
+        return f"{key!r} does not apply to {here}; it applies to {_only(owners)}" if owners else None
+    owners = sorted({n for n, m in _METRIC_TAGS.items() if key in _keys(m)})
+    return f"{key!r} does not apply to metric {tag}; it applies to metric {_only(owners)}" if owners else None
+
+
+def _only(owners: list[str]) -> str:
+    return owners[0] + " only" if len(owners) == 1 else ", ".join(owners)
+
+
+def _not_text(value: object, written: str | None = None) -> str:
+    """Why a value that should be text is not: what YAML made of it, and to quote it."""
+    kind = ("the boolean" if isinstance(value, bool) else "nothing (null)" if value is None
+            else "the number" if isinstance(value, int | float) else "a " + type(value).__name__)
+    shown = "" if value is None else f" {value!r}"
+    if written is not None:
+        return f"YAML read {written!r} as {kind}{shown}, not as text: quote it ('{written}')"
+    return (f"got {kind}{shown}, not text (YAML reads yes/no/on/off/true/false as booleans, null and ~ as "
+            "nothing, bare digits as numbers): quote it")
+
+
 def _format_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     loc = list(err["loc"])
-    if len(loc) > 2 and loc[0] == "privacy" and isinstance(loc[1], int):
-        del loc[2]  # the discriminator tag pydantic inserts
-    where = ".".join(str(p) for p in loc)
+    found = _section(loc)
+    tag = None
+    if found is not None:
+        tag = loc.pop(found[0])
+    key = loc[-1] if loc else None
     msg = err["msg"]
-    if err["type"] == "extra_forbidden":
-        msg = "unknown key"
-    elif err["type"] == "union_tag_invalid":
-        tags = err.get("ctx", {}).get("expected_tags", "")
-        msg = f"unknown model {err['ctx'].get('tag')!r}; allowed: {tags}"
-    elif err["type"] == "literal_error":
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        why = _not_applying(found[1], str(tag), str(key)) if found is not None and tag is not None else None
+        msg = why or f"unknown key {key!r}"
+    elif kind == "union_tag_invalid":
+        given = err.get("ctx", {}).get("tag")
+        if loc[:1] == ["privacy"]:
+            msg = f"unknown model {given!r}; allowed: {', '.join(MODEL_NAMES)}"
+            loc.append("model")
+        elif loc[:1] == ["attributes"]:
+            msg = f"got {given!r}; allowed: {', '.join(repr(r) for r in ROLE_NAMES)}"
+            loc.append("role")
+        elif loc[:2] == ["algorithm", "metric"]:
+            msg = f"unknown metric {given!r}; allowed: {', '.join(_METRIC_TAGS)}"
+            loc.append("name")
+        else:
+            msg = f"got {given!r}; allowed: {err.get('ctx', {}).get('expected_tags', '')}"
+    elif kind == "union_tag_not_found":
+        name = err.get("ctx", {}).get("discriminator", "").strip("'")
+        loc.append(name)
+        msg = f"required key {name!r} is missing"
+    elif kind == "literal_error" and found is not None and found[1] == "privacy" and key == "variant":
+        msg = (f"variant {err.get('input')!r} contradicts model {tag}; drop 'variant', or write model: "
+               f"l-diversity with variant: {err.get('input')}")
+    elif kind == "literal_error":
         msg = f"got {err.get('input')!r}; " + msg.replace("Input should be", "allowed:")
-    elif err["type"] == "missing":
-        msg = "required key is missing"
-    elif err["type"] == "value_error":
+    elif kind == "missing":
+        msg = f"required key {key!r} is missing"
+    elif kind == "value_error":
         msg = msg.removeprefix("Value error, ")
+        if msg.startswith("l-diversity variant"):
+            loc.append("variant")
+    elif kind in ("model_type", "model_attributes_type", "dict_type"):
+        given = err.get("input")
+        msg = f"got {type(given).__name__} {given!r}; give a mapping of keys to values"
+    elif kind == "string_type" and (err.get("input") is None or isinstance(err.get("input"), bool | int | float)):
+        msg = _not_text(err.get("input"))
+    elif kind in ("int_type", "float_type", "finite_number", "bool_type", "int_from_float", "greater_than",
+                  "greater_than_equal", "less_than", "less_than_equal"):
+        given = err.get("input")
+        wanted = {"int_type": "a whole number", "float_type": "a number", "finite_number": "a finite number",
+                  "bool_type": "true or false"}.get(kind)
+        msg = f"got {given!r}; " + (f"give {wanted}" if wanted else f"{msg[0].lower()}{msg[1:]}")
+        if kind in ("int_type", "float_type") and isinstance(given, bool):
+            msg += " (a yes/no is not a number)"
+        elif kind in ("int_type", "float_type") and isinstance(given, str):
+            msg += " (text is not a number: write the number without quotes)"
+    if loc and loc[-1] == "[key]":
+        loc.pop()
+        msg = f"the key {loc.pop()!r} is not text: {_not_text(err.get('input'))}"
+    where = ".".join(str(p) for p in loc)
     extra = f" (and {len(exc.errors()) - 1} more problem(s))" if len(exc.errors()) > 1 else ""
     return f"config key '{where}': {msg}{extra}" if where else f"config: {msg}{extra}"
 
 
-def parse_config(data: Any, *, source: str | None = None) -> Config:
-    """Validate a config mapping; errors name the key and what is allowed."""
+def _column_names(data: dict, odd_keys: list[tuple[object, str, int]]) -> None:
+    """Refuse an attribute whose name YAML did not read as text (``yes:`` is ``True``, ``007:`` is 7,
+    ``null:`` is None), naming it as written and saying to quote it."""
+    attributes = data.get("attributes")
+    if not isinstance(attributes, dict):
+        return
+    for name in attributes:
+        if isinstance(name, str):
+            continue
+        written = next(((text, line) for value, text, line in odd_keys
+                        if value == name and type(value) is type(name)), None)
+        at = f" (line {written[1]})" if written else ""
+        raise InputError(f"config key 'attributes': the column name{at} is not text: "
+                         + _not_text(name, written[0] if written else None))
+
+
+def parse_config(data: Any, *, source: str | None = None, _odd_keys: list | None = None) -> Config:
+    """Validate a config mapping; errors name the key and what is allowed.
+
+    The data is bounded first (:func:`~anonkit._config_yaml.check_shape`: depth, size, no value
+    containing itself), so no config hangs or exhausts the recursion limit."""
     if not isinstance(data, dict):
         raise InputError("config must be a mapping of keys to values", file=source)
+    try:
+        check_shape(data)
+        _column_names(data, _odd_keys or [])
+    except InputError as exc:
+        raise InputError(exc.message, file=source) from None
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:
@@ -536,44 +412,15 @@ def parse_config(data: Any, *, source: str | None = None) -> Config:
     return config
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML's safe loader, refusing a key given twice in one mapping (YAML would keep the last one
-    silently: an identifier listed again as insensitive would be published)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:  # type: ignore[override]
-        seen: dict[object, int] = {}
-        for key_node, _value in node.value:
-            key = self.construct_object(key_node, deep=True)
-            line = key_node.start_mark.line + 1
-            if isinstance(key, str | int | float | bool) and key in seen:
-                raise InputError(
-                    f"key {key!r} is given twice in one mapping (lines {seen[key]} and {line}); keep one",
-                    file=self.name if isinstance(self.name, str) and self.name != "<unicode string>" else None,
-                )
-            if isinstance(key, str | int | float | bool):
-                seen[key] = line
-        return super().construct_mapping(node, deep=deep)
-
-
-def read_yaml(text: str, *, source: str | None = None) -> Any:
-    """Parse YAML text (safe loader; a repeated key is an error naming it and its lines)."""
-    loader = _UniqueKeyLoader(text)
-    loader.name = source or "<unicode string>"
-    try:
-        return loader.get_single_data()
-    finally:
-        loader.dispose()
-
-
 def load_config(path: str | Path) -> Config:
     """Read and validate a YAML config file."""
     p = Path(path)
     try:
-        data = read_yaml(p.read_text(encoding="utf-8"), source=str(p))
+        data, odd_keys = read_yaml_keys(p.read_text(encoding="utf-8"), source=str(p))
     except FileNotFoundError:
         raise InputError("config file not found", file=str(p)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read config: {exc}", file=str(p)) from None
     except yaml.YAMLError as exc:
         raise InputError(f"config is not valid YAML: {' '.join(str(exc).split())}", file=str(p)) from None
-    return parse_config(data, source=str(p))
+    return parse_config(data, source=str(p), _odd_keys=odd_keys)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 
+from anonkit._secrets import mask_secrets
+
 
 class AnonkitError(Exception):
     """Base class of every error anonkit raises on purpose."""
@@ -56,7 +58,7 @@ class InputError(AnonkitError, ValueError):
         if row is not None:
             parts.append(f"row {row}")
         text = parts[0] if len(parts) == 1 else parts[0] + " (" + ", ".join(parts[1:]) + ")"
-        super().__init__(" ".join(text.split()))
+        super().__init__(mask_secrets(" ".join(text.split())))  # no password or token leaves in a message
 
 
 class UnsatisfiableError(AnonkitError):
@@ -77,7 +79,7 @@ class UnsatisfiableError(AnonkitError):
     """
 
     def __init__(self, message: str, *, summary: dict | None = None, release: object = None) -> None:
-        super().__init__(" ".join(message.split()))
+        super().__init__(mask_secrets(" ".join(message.split())))
         self.summary = summary if summary is not None else {}
         self.release = release
 

@@ -12,6 +12,12 @@ Writes (``anonkit.io``) create a temporary file or table first, register it with
 :func:`temporary`, and move it into place inside :func:`committing`; after an interrupt the
 command removes what is still registered and exits, so the target holds the old content or the
 new one, never a part, and no temporary file is left behind.
+
+Outside a job (start-up, imports, config checks, printing) the console script's SIGINT handler
+(:mod:`anonkit._entry`) stops the process itself through :func:`stop`. A Ctrl-C that lands on the
+very thread that is moving an output into place cannot wait for that move (the move is what it
+interrupted): it is deferred to the move's end (:func:`after_commit`), so the one line still
+names every output that became visible.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
 import threading
 from collections.abc import Callable, Iterator
 
@@ -27,6 +34,12 @@ _gate = threading.Lock()
 _temporary: set[str] = set()
 _committed: list[str] = []
 _cancellers: list[Callable[[], None]] = []
+_closed = False  # the gate is held for good (request() ran)
+_holder: int | None = None  # the thread inside committing()'s gate
+_deferred: list[Callable[[], None]] = []
+
+#: the exit status of a run stopped by Ctrl-C (128 + SIGINT, what a shell reports for it)
+EXIT_INTERRUPTED = 130
 
 
 def request() -> list[str]:
@@ -35,12 +48,45 @@ def request() -> list[str]:
     After this returns no further output can become visible (the commit gate stays closed). Work
     running elsewhere (a Spark job) is cancelled through the callbacks of :func:`cancelling`.
     """
+    global _closed
     _stop.set()
     for cancel in list(_cancellers):
         with contextlib.suppress(Exception):
             cancel()
-    _gate.acquire()  # waits for a move in progress, then keeps every later one out
+    if not _closed:  # a second request finds the gate closed already
+        _gate.acquire()  # waits for a move in progress, then keeps every later one out
+        _closed = True
     return list(_committed)
+
+
+def stop_line(written: list[str]) -> str:
+    """The one line an interrupted command prints (what had become visible before it stopped)."""
+    return "interrupted: " + ("nothing was written" if not written else "already written: " + ", ".join(written))
+
+
+def stop() -> None:
+    """End the process now: :func:`request`, remove the temporary files, print :func:`stop_line` on
+    standard error and exit :data:`EXIT_INTERRUPTED` without unwinding (nothing else may run: a
+    ``finally`` of the interrupted code could still make an output visible or print a traceback)."""
+    written = request()
+    remove_temporary()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # a closed pipe, or a write the signal interrupted
+            stream.flush()
+    with contextlib.suppress(OSError):
+        os.write(2, (stop_line(written) + "\n").encode("utf-8", "replace"))
+    os._exit(EXIT_INTERRUPTED)
+
+
+def committing_here() -> bool:
+    """Whether the calling thread is inside :func:`committing`'s gate (moving an output into place)."""
+    return _holder == threading.get_ident()
+
+
+def after_commit(action: Callable[[], None]) -> None:
+    """Run ``action`` when the move in progress on this thread has finished (see the module docstring)."""
+    _stop.set()
+    _deferred.append(action)
 
 
 @contextlib.contextmanager
@@ -67,10 +113,19 @@ def check() -> None:
 @contextlib.contextmanager
 def committing(target: str) -> Iterator[None]:
     """The gate around the step that makes ``target`` visible (a rename, a ``COMMIT``)."""
-    with _gate:
-        check()
-        yield
-        _committed.append(target)
+    global _holder
+    try:
+        with _gate:
+            check()
+            _holder = threading.get_ident()
+            try:
+                yield
+                _committed.append(target)
+            finally:
+                _holder = None
+    finally:
+        while _deferred:
+            _deferred.pop()()
 
 
 @contextlib.contextmanager
@@ -96,7 +151,10 @@ def remove_temporary() -> None:
 
 def reset() -> None:
     """Forget a previous interrupt (tests; a long-lived process that keeps going)."""
+    global _closed
     _stop.clear()
+    _closed = False
+    _deferred.clear()
     if _gate.locked():
         with contextlib.suppress(RuntimeError):
             _gate.release()

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -28,7 +28,13 @@ from numpy.typing import ArrayLike
 
 from anonkit import interrupt
 from anonkit import metrics as _m
+from anonkit._api_checks import check_arguments, check_metric
 from anonkit._memory import give_back
+from anonkit._paths import input_location, output_targets, plan_run, read_files  # noqa: F401  (their home was here)
+from anonkit._paths import location as _location
+from anonkit._paths import resolve as _resolve
+from anonkit._paths import suffix_format as _suffix_format
+from anonkit._secrets import mask_tree
 from anonkit._values import is_missing, strip_cells
 from anonkit.algorithms import registry
 from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, check_models
@@ -39,14 +45,16 @@ from anonkit.datasets import DATASETS
 from anonkit.engines import Engine, get_engine
 from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.hierarchy import Hierarchy, builders, read_hierarchy
-from anonkit.io import check_format, check_target, read_table, same_table, sole_sqlite_table, write_table
+from anonkit.io import read_table, write_table
 from anonkit.io.batches import batch_rows_for, is_compact, read_compact
 from anonkit.io.categories import read_categories
 from anonkit.io.postgresql import _without_password
 from anonkit.metrics import compute_metrics
 from anonkit.metrics.distortion import published_texts
+from anonkit.metrics.risk import prosecutor_risk
 from anonkit.models import BackgroundKnowledge, Criterion
 from anonkit.release import Release, check_seed
+from anonkit.risk.thresholds import DEFAULT_HIGHEST_RISK, default_highest_risk
 from anonkit.schema import Attribute, AttrType, Schema
 from anonkit.table import MissingPolicy, PersonQIPolicy, Table
 from anonkit.verifier import Verification, verify
@@ -131,10 +139,12 @@ def anonymize(
         when the models were proven impossible before any work).
     """
     start = time.perf_counter()
+    local = engine in (None, "local") or getattr(engine, "name", None) == "local"
+    models = check_arguments(frame, schema, models, local=local)
+    metric = check_metric(metric)
     seed = check_seed(seed)
     spec = registry.get(algorithm)
     options = spec.validate({k: v for k, v in params.items() if k not in RUNTIME})
-    models = list(models)
     runner = get_engine(engine)
     refuse = getattr(runner, "refuse", None)  # an engine of one's own may run everything
     if refuse is not None:
@@ -190,7 +200,10 @@ def anonymize(
     release.seconds = seconds
     if not release.satisfied or release.n_released == 0:
         why = explain(table, models, release, spec, options)
-        summary = _failure_summary(table, release, spec.name, models, warnings, f"the models cannot be met: {why}")
+        # a search cut short by its budget has not shown the models cannot be met: say it stopped
+        cut_short = (release.notes or {}).get("stopped") in ("time", "steps")
+        head = "no release found" if cut_short else "the models cannot be met"
+        summary = _failure_summary(table, release, spec.name, models, warnings, f"{head}: {why}")
         summary["seconds"] = round(seconds, 6)
         raise UnsatisfiableError(summary["message"], summary=summary, release=release)
     # the measures run on the distinct (class, tuple, sensitive values) rows with their counts: the same
@@ -213,12 +226,21 @@ def anonymize(
                 "rows": release.published_rows(suppressed=suppressed, seed=seed),  # type: ignore[arg-type]
                 "priors": bk_priors,
             }
+        # the verifier reads suppression as it was published: dropped (every row a class, an all-* one too)
+        # or marked (the publisher's own mask; on Spark, ARX's reading of all-* rows)
+        if suppressed == "drop":
+            link["suppressed"] = "drop"
+        elif isinstance(published, pd.DataFrame):
+            link["suppressed"] = release.record_class[release.published_rows(suppressed="mark", seed=seed)] < 0
         verification = runner.verify(published, table.schema, models, reference=reference,
                                      reference_weights=table.weights, **link)
     if not verification.ok:
         raise AssertionError("the release failed independent verification:\n" + verification.summary())
     interrupt.check()
     metrics = compute_metrics(measured.table, measured, gs=search_metric.gs, aggregate=search_metric.aggregate)
+    risk_threshold = default_highest_risk(models)  # the audit's threshold, so the two count alike
+    metrics["records_at_risk"] = prosecutor_risk(measured.table, measured, threshold=risk_threshold).records_at_risk
+    warnings = warnings + flat_numeric_warnings(table, spec) + _dropped_warnings(release)
     summary = {
         "algorithm": release.algorithm,
         "satisfied": True,
@@ -236,7 +258,7 @@ def anonymize(
         ),
         "metric": dataclasses.asdict(search_metric),
         "metrics": metrics,
-        "risk_threshold": RISK_THRESHOLD,
+        "risk_threshold": risk_threshold,
         "models": [m.describe() for m in models],
         "verification": [
             {"model": r.model, "holds": r.passed, "achieved": r.achieved} for r in verification.results
@@ -313,6 +335,8 @@ def _spark_mondrian(runner: Engine, frame: object, schema: Schema, models: list[
             facts["released"], facts["suppressed"], facts["classes"]):
         raise AssertionError("the Spark classes' counted release disagrees with their facts")
     metrics = compute_metrics(release.table, release, gs=search_metric.gs, aggregate=search_metric.aggregate)
+    metrics["records_at_risk"] = prosecutor_risk(release.table, release,
+                                                 threshold=default_highest_risk(models)).records_at_risk
     summary = {
         **base,
         "satisfied": True,
@@ -324,7 +348,7 @@ def _spark_mondrian(runner: Engine, frame: object, schema: Schema, models: list[
         "score": _plain(_m.score(release.table, release, search_metric)),
         "metric": dataclasses.asdict(search_metric),
         "metrics": metrics,
-        "risk_threshold": RISK_THRESHOLD,
+        "risk_threshold": default_highest_risk(models),
         "verification": [{"model": r.model, "holds": r.passed, "achieved": r.achieved}
                          for r in verification.results],
         "warnings": [],  # the input's value warnings would count distinct values here, not records
@@ -369,8 +393,9 @@ def _plain_notes(notes: dict) -> dict:
     return out
 
 
-#: the re-identification risk above which a record counts as "at risk" (prosecutor model, 1 in 5)
-RISK_THRESHOLD = 0.2
+#: the re-identification risk above which a record counts as "at risk" without a k-anonymity model
+#: (prosecutor model, 1 in 5); with one it is 1/k (:func:`anonkit.risk.thresholds.default_highest_risk`)
+RISK_THRESHOLD = DEFAULT_HIGHEST_RISK
 
 
 def _failure_summary(
@@ -413,6 +438,33 @@ def _model_warnings(table: Table, models: list[Criterion]) -> list[str]:
                 "alphabetically (ARX's rule for text); give it an 'order' or type numeric, or use distance equal"
             )
     return out
+
+
+def flat_numeric_warnings(table: Table, spec: Algorithm) -> list[str]:
+    """A full-domain algorithm (the lattice family) can publish a numeric or date quasi-identifier
+    without a hierarchy only as itself or ``*`` (the flat ``{values} → *`` hierarchy :class:`Table`
+    gives it): say so, naming the column and the builder that gives it levels in between."""
+    if spec.family != "lattice":
+        return []
+    out = []
+    for q in table.qi:
+        attr = table.schema[q]
+        if q in table.numeric and attr.hierarchy is None:
+            builder = "dates" if attr.type == AttrType.DATE else "intervals"
+            out.append(
+                f"quasi-identifier {q!r} is {attr.type.value if attr.type else 'numeric'} without a hierarchy, so "
+                f"{spec.name} can publish it only unchanged or as '*' (the flat {{values}} → * hierarchy): give it "
+                f"hierarchy: {{builder: {builder}, …}} for levels in between"
+            )
+    return out
+
+
+def _dropped_warnings(release: Release) -> list[str]:
+    """Insensitive columns an algorithm left out because its ``insensitive: drop`` option said so."""
+    dropped = release.notes.get("dropped_columns") or []
+    if not dropped:
+        return []
+    return [f"{len(dropped)} insensitive column(s) not published (algorithm.insensitive: drop): {', '.join(dropped)}"]
 
 
 def _generalization(table: Table, release: Release, examples: int = 3) -> dict[str, dict]:
@@ -497,42 +549,16 @@ def priors_for(table: Table, model: BackgroundKnowledge, priors: PriorsInput | N
     return as_priors(table, model.attribute, priors)  # type: ignore[arg-type]
 
 
-def output_targets(target: str, table: str | None, keys: Iterable[str] = ()) -> list[tuple[str, str | None]]:
-    """Where each published table goes: the target itself (one table), or for several tables (Anatomy's
-    quasi-identifier and sensitive tables, ``keys`` ``qit`` and ``st``) ``name-qit.csv``/``name-st.csv``
-    beside it, or the SQL tables ``table_qit``/``table_st``."""
-    keys = list(keys)
-    if len(keys) < 2:
-        return [(target, table)]
-    out = []
-    for key in keys:
-        if table is not None:
-            out.append((target, f"{table}_{key}"))
-        elif "://" in target:
-            out.append((target, key))
-        else:
-            p = Path(target)
-            out.append((str(p.with_name(f"{p.stem}-{key}{p.suffix}")), None))
-    return out
-
-
 def _plain(value: float | tuple[float, ...]) -> float | list[float]:
     return list(value) if isinstance(value, tuple) else float(value)
 
 
-def _resolve(base: Path, path: str) -> Path:
-    p = Path(path).expanduser()
-    return p if p.is_absolute() else base / p
-
-
-def _location(base: Path, path: str) -> str:
-    """A file path relative to the config, or a database URI as it is."""
-    return path if "://" in path else str(_resolve(base, path))
-
-
-def _build_hierarchy(name: str, spec: BuilderConfig, values: pd.Series) -> Hierarchy:
-    """A hierarchy from a builder spec of the config, over the column's values."""
+def _build_hierarchy(name: str, spec: BuilderConfig, values: pd.Series, date_format: str | None = None) -> Hierarchy:
+    """A hierarchy from a builder spec of the config, over the column's values (the dates builder
+    reads them in the attribute's ``format`` unless the builder names its own)."""
     params = spec.params()
+    if date_format is not None and spec.builder == "dates":
+        params.setdefault("format", date_format)
     where = f"attributes.{name}.hierarchy"
     try:
         if spec.builder == "flat":
@@ -555,7 +581,7 @@ def config_schema(config: Config, base: Path, default_hierarchies: dict[str, Hie
         if isinstance(a.hierarchy, BuilderConfig):
             if name not in frame.columns:
                 raise InputError(f"unknown column; the input has: {', '.join(map(str, frame.columns))}", column=name)
-            h = _build_hierarchy(name, a.hierarchy, frame[name])
+            h = _build_hierarchy(name, a.hierarchy, frame[name], a.format)
         elif a.hierarchy is not None:
             h = read_hierarchy(_resolve(base, a.hierarchy), name=name)
         elif name in default_hierarchies and a.role not in ("identifier", "id", "insensitive", "other"):
@@ -565,6 +591,7 @@ def config_schema(config: Config, base: Path, default_hierarchies: dict[str, Hie
             Attribute(
                 name, a.role, a.type, h, order=a.order, min_level=a.min_level, max_level=a.max_level, weight=a.weight,
                 categories=categories, category_order=None if a.category_order is None else tuple(a.category_order),
+                format=a.format,
             )
         )
     if config.default_role is not None:
@@ -669,29 +696,6 @@ def _read_prior_file(config: Config, prior: PriorConfig, location: str, key: str
         raise InputError(str(exc), key=key) from None
 
 
-def input_location(config: Config, base: Path, override: str | None) -> tuple[str, str | None, str | None]:
-    """``(location, format, table)`` of the input a run reads."""
-    inp = config.input
-    if override is not None:
-        return override, None, None
-    if inp.dataset is not None:
-        path_fn, _ = DATASETS[inp.dataset]
-        return str(path_fn()), "csv", None
-    assert inp.path is not None
-    return _location(base, inp.path), inp.format, inp.table
-
-
-def read_files(config: Config, base: Path, config_file: str | Path | None) -> list[str]:
-    """Every other file a run reads: the config, hierarchy, categories and prior files."""
-    files = [] if config_file is None else [str(config_file)]
-    files += [str(_resolve(base, a.hierarchy)) for a in config.attributes.values() if isinstance(a.hierarchy, str)]
-    files += [str(_resolve(base, a.categories)) for a in config.attributes.values() if isinstance(a.categories, str)]
-    for m in config.privacy:
-        if isinstance(m, BackgroundKnowledgeConfig):
-            files += [str(_resolve(base, p)) for p in (m.prior.path, m.prior.external) if p is not None]
-    return files
-
-
 def planned_outputs(
     config: Config,
     *,
@@ -699,98 +703,23 @@ def planned_outputs(
     input_path: str | None = None,
     output_path: str | None = None,
     config_file: str | Path | None = None,
+    report: str | None = None,
 ) -> list[tuple[str, str | None]]:
-    """Check, before any work, every output a run of ``config`` would write; return them as
-    ``(location, SQL table)``.
+    """Check, before any work, every place a run of ``config`` reads and writes; return the release's
+    outputs as ``(location, SQL table)``.
 
-    Each must be writable in a known format (:func:`anonkit.io.check_target`) and none may be the
-    input (the same file after resolving links, or the same SQL table) nor any other file the run
-    reads (the config, a hierarchy or prior file): an output never replaces its input. An
-    algorithm that publishes several tables (Anatomy) writes each beside the target.
+    No write may land on a read (the input, the config, a hierarchy, categories, prior, population or
+    control file: the same file after resolving links, ``..`` and hard links, or the same SQL table)
+    nor on another write (the release's tables, the manifest of fake records, ``report``), and each
+    must be writable in a known format; see :mod:`anonkit._paths`.
 
     Raises
     ------
     InputError
-        One line naming the output and what to change.
+        One line naming the output, the place it would replace and what to change.
     """
-    base = Path(config_dir)
-    out = config.output
-    target = output_path if output_path is not None else (None if out.path is None else _location(base, out.path))
-    if target is None:
-        return []
-    key = "--output" if output_path is not None else "output.path"
-    outputs = output_targets(target, out.table, config.algorithm.spec.tables)
-    in_loc, in_fmt, in_table = input_location(config, base, input_path)
-    if in_table is None and config.input.query is None and (in_fmt or _suffix_format(in_loc)) == "sqlite":
-        in_table = sole_sqlite_table(in_loc)  # read whole when it holds one table
-    reads = read_files(config, base, config_file)
-    for location, table in outputs:
-        try:
-            fmt, _ = check_target(location, format=out.format, table=table, separator=out.separator,
-                                  encoding=out.encoding, if_exists=out.if_exists if table is not None else None,
-                                  sheet=out.sheet)
-        except InputError as exc:
-            if exc.key == "if_exists" and _is_input(location, out.format, table, in_loc, in_fmt, in_table):
-                _refuse_input(location, table, key)  # the more useful reason: the existing table is the input
-            raise InputError(str(exc), key=key if exc.key is None else None) from None
-        if _is_input(location, fmt, table, in_loc, in_fmt, in_table):
-            _refuse_input(location, table, key)
-        if table is None and any(same_table(location, "csv", None, f, "csv", None) for f in reads):
-            raise InputError(
-                "the output is a file this run reads (the config, a hierarchy or prior file); write the release "
-                "elsewhere", file=location, key=key,
-            )
-    return outputs
-
-
-def _is_input(location: str, fmt: str | None, table: str | None, in_loc: str, in_fmt: str | None,
-              in_table: str | None) -> bool:
-    """Whether an output is the input (the same file after resolving links, or the same SQL table)."""
-    try:
-        return same_table(location, fmt or _suffix_format(location), table, in_loc, in_fmt, in_table)
-    except InputError:
-        return False  # an input whose format is unknown is refused when it is read
-
-
-def _refuse_input(location: str, table: str | None, key: str) -> NoReturn:
-    raise InputError(
-        "the output is the input: anonkit never overwrites its input; write the release elsewhere",
-        file=location if table is None else f"{_without_password(location)}#{table}", key=key,
-    )
-
-
-def _suffix_format(location: str) -> str | None:
-    try:
-        return check_format(location)
-    except InputError:
-        return None
-
-
-def _manifest_target(config: Config, base: Path, outputs: list[tuple[str, str | None]]) -> str | None:
-    """Where the private manifest of fake records goes (checked before any work), or ``None``: the
-    fakes of post-analytics (``post_analytics.inject_fake``) or of an algorithm's noise records
-    (angelization's ``repair: noise``), at ``output.manifest`` or ``post_analytics.manifest``, else
-    beside the output as ``NAME.fakes.csv``."""
-    post = config.post_analytics
-    given = config.output.manifest or (post.manifest if post is not None else None)
-    may_fake = (post is not None and post.inject_fake) or config.algorithm.options().get("repair") == "noise"
-    if not outputs or (not may_fake and given is None):
-        return None
-    key = "output.manifest" if config.output.manifest or post is None else "post_analytics.manifest"
-    if given is not None:
-        target = _location(base, given)
-    elif outputs[0][1] is not None or "://" in outputs[0][0]:
-        raise InputError("the release goes to a database: give output.manifest, a file for the private "
-                         "list of fake records", key=key)
-    else:
-        p = Path(outputs[0][0])
-        tables = config.algorithm.spec.tables
-        stem = p.stem.removesuffix(f"-{tables[0]}") if len(tables) > 1 else p.stem  # NAME-qt.csv → NAME
-        target = str(p.with_name(f"{stem}.fakes.csv"))
-    check_target(target, format="csv")
-    if any(same_table(target, "csv", None, loc, "csv", None) for loc, tab in outputs if tab is None):
-        raise InputError("the manifest would overwrite the release", file=target, key=key)
-    return target
+    return plan_run(config, config_dir=config_dir, input_path=input_path, output_path=output_path,
+                    config_file=config_file, report=report).outputs
 
 
 def _post_analytics(config: Config, result: Result, original: pd.DataFrame, manifest_target: str | None
@@ -872,9 +801,8 @@ def run_config(
     t0 = time.perf_counter()
     started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     run_seed = check_seed(config.seed if seed is None else seed)
-    outputs = planned_outputs(config, config_dir=base, input_path=input_path, output_path=output_path,
-                              config_file=config_file)
-    manifest_target = _manifest_target(config, base, outputs)
+    plan = plan_run(config, config_dir=base, input_path=input_path, output_path=output_path, config_file=config_file)
+    outputs, manifest_target = plan.outputs, plan.manifest
     say("reading input")
     frame, defaults = load_input(config, base, input_path)
     if config.input.strip and not is_compact(frame):  # a compact frame was stripped as it was read
@@ -902,6 +830,7 @@ def run_config(
         )
     except UnsatisfiableError as exc:
         exc.summary["total_seconds"] = round(time.perf_counter() - t0, 6)
+        exc.summary = mask_tree(exc.summary)  # type: ignore[assignment]
         raise
     if "background_knowledge" in result.summary and prior_note is not None:
         result.summary["background_knowledge"]["prior"] = prior_note
@@ -909,9 +838,8 @@ def run_config(
     if config.post_analytics is not None:
         say("post-analytics")
         manifest = _post_analytics(config, result, frame, manifest_target)
-    if config.audit is not None or audit:
-        say("auditing")
-        audit_result(config, base, result)
+    say("auditing")  # always: the quick checks give the run one verdict (audit: {…} or --report add to them)
+    audit_result(config, base, result, frame=frame, schema=schema)
     out = config.output
     result.summary["output"] = None
     if outputs:
@@ -941,13 +869,13 @@ def run_config(
             result.summary["manifest"] = manifest_target
     result.summary["run"] = run_facts(config, base, input_path, config_file, outputs, result, started)
     result.summary["total_seconds"] = round(time.perf_counter() - t0, 6)
+    result.summary = mask_tree(result.summary)  # type: ignore[assignment]  # no password or token leaves
     return result
 
 
-def audit_result(config: Config, base: Path, result: Result) -> None:
-    """The config's ``audit:`` (default settings without one) on the release in memory, into
-    ``summary["audit"]``; with ``audit.required`` a failing verdict refuses the release before
-    anything is written."""
+def audit_report(config: Config, base: Path, result: Result) -> dict:
+    """The config's ``audit:`` (default settings without one) of the release in memory, with the
+    adversary's priors and the private link when a background-knowledge model asks for them."""
     from anonkit.analytics.published import private_rows
     from anonkit.audit.inputs import AuditInputs, read_extra
     from anonkit.audit.run import audit
@@ -968,12 +896,47 @@ def audit_result(config: Config, base: Path, result: Result) -> None:
         rows = private_rows(release, suppressed=config.output.suppressed, seed=result.summary.get("seed", 0))
     report = audit(inputs, models=result.models, thresholds=spec.thresholds, population=spec.population,
                    attacks=spec.attacks, seed=spec.seed, targets=spec.targets, priors=priors, rows=rows)
+    return report
+
+
+def audit_result(config: Config, base: Path, result: Result, *, frame: pd.DataFrame | None = None,
+                 schema: Schema | None = None) -> None:
+    """The config's ``audit:`` (default settings without one: the quick checks — the models, the risk
+    models and every attack that needs no extra input) on the release in memory, into
+    ``summary["audit"]``, and the run's one verdict into ``summary["verdict"]``: ``ok``, the failing
+    checks, the thresholds, and when a check fails the advice (:func:`anonkit.audit.advice.advise`:
+    the parameter to change and what it gives, computed by rerunning ``frame`` under ``schema``).
+    With ``audit.required`` a failing verdict refuses the release before anything is written."""
+    from anonkit.audit.advice import advise, rerun_for
+    from anonkit.config import AuditConfig
+
+    spec = config.audit or AuditConfig()
+    release = result.release
+    report = audit_report(config, base, result)
     result.summary["audit"] = report
+    # the summary counts the records at risk against the audit's threshold: one figure, one threshold
+    result.summary["risk_threshold"] = report["thresholds"]["highest_risk"]
+    if isinstance(result.summary.get("metrics"), dict):
+        result.summary["metrics"]["records_at_risk"] = report["risk"]["prosecutor"]["records_at_risk"]
+    failed = [v for v in report["verdicts"] if not v["holds"]]
+    advice = None
+    if failed and frame is not None and schema is not None:
+        advice = advise(config, report, schema, frame, rerun_for(frame, schema, base, result.summary.get("seed", 0)))
+    result.summary["verdict"] = {
+        "ok": report["ok"],
+        "checks": len(report["verdicts"]),
+        "failing": [{k: v.get(k) for k in ("check", "value", "threshold")} for v in failed],
+        "thresholds": report["thresholds"],
+        "highest_risk_from": report.get("highest_risk_from"),
+        "advice": advice,
+    }
     if spec.required and not report["ok"]:
-        failed = [v["check"] for v in report["verdicts"] if not v["holds"]]
+        names = [v["check"] for v in failed]
         result.summary["satisfied"] = False
-        raise UnsatisfiableError(f"the audit fails {len(failed)} check(s): {', '.join(failed)}; relax "
-                                 "audit.thresholds or strengthen the models", summary=result.summary, release=release)
+        hint = (f"set {advice['key']}: {advice['value']} ({advice['gives']})" if advice and advice["holds"]
+                else "relax audit.thresholds or strengthen the models")
+        raise UnsatisfiableError(f"the audit fails {len(names)} check(s): {', '.join(names)}; {hint}",
+                                 summary=result.summary, release=release)
 
 
 def sha256_of(location: str) -> str | None:

@@ -138,6 +138,9 @@ class Release:
     manifest: pd.DataFrame | None = None
     class_bounds: dict[str, np.ndarray] = field(default_factory=dict)
     class_sets: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    #: quasi-identifiers whose ``class_bounds`` hold every class's mean (MDAV's centroids), not the
+    #: ``[min, max]`` of its records: a class whose records differ publishes the mean as a number
+    centroids: frozenset[str] = frozenset()
 
     # ------------------------------------------------------------------ facts
     @property
@@ -235,8 +238,17 @@ class Release:
             out[sel] = h.labels[level][self.class_nodes[sel, j]]
         custom = np.flatnonzero(levels == CUSTOM)
         if custom.size and name in self.class_bounds:
+            # the bounds as the texts of the class's records' own lowest and highest value
+            # (Table.exact), so the interval covers every record exactly; a mean as a number
+            exact = t.exact(name) if name in t.numeric else None
+            ranks = t.exact_bounds(name, self.record_class, self.n_classes) if exact is not None else None
             fmt = _date if t.schema[name].type == "date" else _number
+            mean = name in self.centroids
             for c in custom:
+                if ranks is not None and ranks[c, 0] >= 0 and (not mean or ranks[c, 0] == ranks[c, 1]):
+                    a, b = exact.texts[ranks[c, 0]], exact.texts[ranks[c, 1]]  # type: ignore[union-attr]
+                    out[c] = a if a == b else f"[{a}-{b}]"
+                    continue
                 lo, hi = self.class_bounds[name][c]
                 out[c] = fmt(lo) if lo == hi else f"[{fmt(lo)}-{fmt(hi)}]"
         elif custom.size and name in self.class_sets:

@@ -10,6 +10,8 @@ that mean people count its distinct values), *quasi*
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -72,6 +74,8 @@ class Attribute:
     non-missing values are all plain numbers is *numeric*, any other *categorical*. ``order`` lists the values of an
     ordinal attribute from lowest to highest (used by ordered-distance t-closeness).
     ``min_level``/``max_level`` bound the full-domain generalization of a quasi-identifier.
+    ``format`` (strftime) says how a *date* column is written; without it the day/month order must
+    be certain from the values (:func:`anonkit._values.read_dates`).
     """
 
     name: str
@@ -85,9 +89,13 @@ class Attribute:
     #: sensitive value → ordinal category (θ-sensitivity, spec §1.5), and the categories in order
     categories: dict[str, str] | None = None
     category_order: tuple[str, ...] | None = None
+    #: a date column's strftime format (``%d/%m/%Y``): required when the day/month order is ambiguous
+    format: str | None = None
 
     def __post_init__(self) -> None:
         self.role = parse_role(self.role)
+        self._check_arguments()
+        self._check_format()
         if self.type is None:
             return
         try:
@@ -95,6 +103,56 @@ class Attribute:
         except ValueError:
             allowed = ", ".join(t.value for t in AttrType)
             raise InputError(f"unknown type {self.type!r}; allowed: {allowed}", column=self.name) from None
+
+
+    def _check_format(self) -> None:
+        """``format`` is a strftime pattern of a date column: refused for another type (it would be
+        ignored) and when it holds no ``%`` directive."""
+        if self.format is None:
+            return
+        if not isinstance(self.format, str) or "%" not in self.format:
+            raise InputError("a date format is a strftime pattern such as '%d/%m/%Y'", column=self.name,
+                             key="format", value=self.format)
+        if self.type is None or str(getattr(self.type, "value", self.type)) != AttrType.DATE.value:
+            raise InputError("format applies to type date only; declare type: date", column=self.name,
+                             key="format", value=self.format)
+
+
+    def _check_arguments(self) -> None:
+        """Refuse, naming the column, arguments of the wrong Python type (a DataFrame for a hierarchy,
+        text for a level, ``True`` for a weight), an ``order`` that lists a value twice, and an ``order``
+        on a numeric or date column (numbers and dates order themselves: it would be ignored)."""
+        if not isinstance(self.name, str) or not self.name:
+            raise InputError(f"an attribute's name must be text, got {type(self.name).__name__} {self.name!r}")
+        if self.hierarchy is not None and not isinstance(self.hierarchy, Hierarchy):
+            raise InputError(f"hierarchy must be an anonkit Hierarchy, got {type(self.hierarchy).__name__}: build one "
+                             "with Hierarchy(rows) (a DataFrame: Hierarchy(frame.to_numpy())) or read_hierarchy(file)",
+                             column=self.name, key="hierarchy")
+        for key in ("min_level", "max_level"):
+            level = getattr(self, key)
+            if level is None and key == "max_level":
+                continue
+            if isinstance(level, bool) or not isinstance(level, numbers.Integral) or level < 0:
+                raise InputError(f"{key} must be a whole number ≥ 0, got {type(level).__name__} {level!r}",
+                                 column=self.name, key=key)
+            setattr(self, key, int(level))
+        if (isinstance(self.weight, bool) or not isinstance(self.weight, numbers.Real)
+                or not math.isfinite(self.weight) or self.weight < 0):
+            raise InputError(f"weight must be a finite number ≥ 0, got {type(self.weight).__name__} {self.weight!r}",
+                             column=self.name, key="weight")
+        if self.order is not None:
+            if isinstance(self.order, str | bytes) or not isinstance(self.order, Iterable):
+                raise InputError(f"order must be a list of values, lowest first, got {type(self.order).__name__} "
+                                 f"{self.order!r}", column=self.name, key="order")
+            self.order = [str(v) for v in self.order]
+            twice = next((v for i, v in enumerate(self.order) if v in self.order[:i]), None)
+            if twice is not None:
+                raise InputError("order lists a value twice; list every value once, lowest first",
+                                 column=self.name, key="order", value=twice)
+            if str(getattr(self.type, "value", self.type)) in (AttrType.NUMERIC.value, AttrType.DATE.value):
+                raise InputError(f"order does not apply to a {getattr(self.type, 'value', self.type)} column "
+                                 "(numbers and dates order themselves); drop it or declare type: ordinal",
+                                 column=self.name, key="order")
 
 
 @dataclass
@@ -116,6 +174,10 @@ class Schema:
     default_role: Role | None = None
 
     def __post_init__(self) -> None:
+        if not isinstance(self.attributes, Mapping) or not all(
+                isinstance(a, Attribute) for a in self.attributes.values()):
+            raise InputError("a Schema's attributes must map names to Attribute (or build it with Schema.of(quasi=[…], "
+                             f"sensitive=[…])), got {type(self.attributes).__name__}", key="attributes")
         if self.default_role is not None:
             role = parse_role(self.default_role)
             if role not in (Role.INSENSITIVE, Role.QUASI):
@@ -139,6 +201,15 @@ class Schema:
         categories: Mapping[str, Mapping[str, str]] | None = None,
         category_order: Mapping[str, Iterable[str]] | None = None,
     ) -> Schema:
+        for key, names in (("quasi", quasi), ("sensitive", sensitive), ("identifier", identifier),
+                           ("insensitive", insensitive)):
+            if isinstance(names, str | bytes) or not isinstance(names, Iterable):
+                raise InputError(f"{key} must be a list of column names, got {type(names).__name__} {names!r}"
+                                 + (f": write [{names!r}]" if isinstance(names, str) else ""), key=key)
+        for key, mapping in (("hierarchies", hierarchies), ("types", types), ("categories", categories),
+                             ("category_order", category_order)):
+            if mapping is not None and not isinstance(mapping, Mapping):
+                raise InputError(f"{key} must be a mapping of column names, got {type(mapping).__name__}", key=key)
         attrs: dict[str, Attribute] = {}
         for role, names in (
             (Role.IDENTIFIER, identifier),
@@ -155,6 +226,7 @@ class Schema:
             if name not in attrs:
                 raise InputError("hierarchy given for an attribute without a role", column=name)
             attrs[name].hierarchy = h
+            attrs[name]._check_arguments()
         for name, t in (types or {}).items():
             if name not in attrs:
                 raise InputError("type given for an attribute without a role", column=name)

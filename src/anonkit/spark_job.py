@@ -28,10 +28,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anonkit._paths import read_places
 from anonkit.config import Config
 from anonkit.datasets import DATASETS
 from anonkit.engines import DEFAULT_PARTITION_ROWS
 from anonkit.errors import InputError, UnsatisfiableError
+from anonkit.io._places import INPUT_KEYS, same_file
 from anonkit.pipeline import Result, anonymize, config_priors, config_schema, sha256_of
 from anonkit.release import check_seed
 
@@ -54,6 +56,39 @@ def _paths(pattern: str) -> list[Path]:
 
 def _overlaps(a: Path, b: Path) -> bool:
     return a == b or a in b.parents or b in a.parents
+
+
+def _refuse_reads(config: Config, base: Path, target: str, key: str, config_file: str | Path | None) -> None:
+    """The Parquet directory the release replaces must hold (or be) none of the other files the run
+    reads — the config, a hierarchy, categories or prior file (:func:`anonkit._paths.read_places`)."""
+    out = Path(target).resolve()
+    for place in read_places(config, base, config_file=config_file):
+        if place.key in INPUT_KEYS or "://" in place.location:
+            continue
+        if _overlaps(out, Path(place.location).resolve()) or same_file(target, place.location):
+            raise InputError(f"{key} would replace a file the run reads ({place.key}); write it elsewhere",
+                             key=key, file=target)
+
+
+def _refuse_before_spark(config: Config, engine: Any, base: Path) -> None:
+    """Every refusal the config alone decides, before a Spark session (a JVM: a minute and more on a
+    loaded machine) starts: the algorithm and its options, a person column, Mondrian's settings,
+    background-knowledge priors."""
+    from anonkit.engines.spark_mondrian import refuse_settings
+
+    spec, options = config.algorithm.spec, config.algorithm.options()
+    engine.refuse(spec, options)
+    person = next((name for name, a in config.attributes.items() if a.role in ("person", "individual")), None)
+    if person is not None:
+        raise InputError("data with several records per person does not run on engine: spark; use engine: local",
+                         column=person)
+    if spec.family == "partition":
+        refuse_settings(config.models(), partition_rows=engine.partition_rows, mode=options.get("mode"),
+                        missing=config.input.missing, **({"max_suppression": options["max_suppression"]}
+                                                         if "max_suppression" in options else {}))
+    priors, _note = config_priors(config, base)
+    if priors is not None:
+        raise InputError("background-knowledge priors do not run on engine: spark", key="privacy")
 
 
 def run_spark_config(config: Config, *, config_dir: str | Path = ".", input_path: str | None = None,
@@ -91,6 +126,7 @@ def run_spark_config(config: Config, *, config_dir: str | Path = ".", input_path
         if any(_overlaps(Path(target).resolve(), s) for s in sources):
             raise InputError("the output is the input (or holds it, or lies in it); write the release elsewhere",
                              key=key, file=target)
+        _refuse_reads(config, base, target, key, config_file)
         if Path(target).exists() and out.if_exists != "replace":
             raise InputError("the output exists; set output.if_exists: replace to replace it", key=key, file=target)
         if not Path(target).resolve().parent.is_dir():
@@ -99,6 +135,7 @@ def run_spark_config(config: Config, *, config_dir: str | Path = ".", input_path
     engine = SparkEngine(master=None if spark_cfg is None else spark_cfg.master,
                          conf=None if spark_cfg is None else dict(spark_cfg.conf),
                          partition_rows=DEFAULT_PARTITION_ROWS if spark_cfg is None else spark_cfg.partition_rows)
+    _refuse_before_spark(config, engine, base)
     say("reading input")
     defaults: dict = {}
     if location is None and inp.dataset is not None:
@@ -117,9 +154,6 @@ def run_spark_config(config: Config, *, config_dir: str | Path = ".", input_path
         if unknown or hidden:
             raise InputError("output.partition_by names a column the release does not publish",
                              column=(unknown or hidden)[0])
-    priors, _note = config_priors(config, base)
-    if priors is not None:
-        raise InputError("background-knowledge priors do not run on engine: spark", key="privacy")
     say("anonymizing")
     algo = config.algorithm
     try:

@@ -13,6 +13,7 @@ distinct tuples, not on the records.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from decimal import Decimal, InvalidOperation
 from functools import cached_property
 from typing import Literal
 
@@ -26,6 +27,7 @@ from anonkit._values import (
     near_duplicates,
     parse_dates,
     parse_numeric,
+    read_dates,
     strip_cells,
 )
 from anonkit.errors import InputError
@@ -65,6 +67,24 @@ class Distinct:
     @property
     def size(self) -> int:
         return len(self.counts)
+
+
+@dataclass(frozen=True)
+class ExactValues:
+    """A numeric or date quasi-identifier's values, kept exactly for publishing.
+
+    :attr:`Table.numeric` holds floats (integers beyond 2⁵³ round to their neighbours, date-times
+    become float days and drift by up to a microsecond); they serve distances and measures. What
+    is *published* comes from here instead, so a released value or interval always covers its
+    records' own values: ``rank[i]`` is the position of record ``i``'s value among the column's
+    distinct values in increasing order (−1: missing; equal values written differently, ``1`` and
+    ``1.0``, share a rank) and ``texts[r]`` the published text of rank ``r`` (a whole number in
+    full, another number in its shortest exact form, a date as ``YYYY-MM-DD`` or ISO date-time
+    down to the nanosecond). Ranks are ordered as the floats are (rounding is monotone), so the
+    lowest and highest rank of a class are its float ``[min, max]``, exactly."""
+
+    rank: np.ndarray
+    texts: np.ndarray
 
 
 class Table:
@@ -193,7 +213,7 @@ class Table:
             if attr.type == AttrType.NUMERIC:
                 self.numeric[name] = parse_numeric(col, name, coded[name])
             elif attr.type == AttrType.DATE:
-                self.numeric[name] = parse_dates(col, name)
+                self.numeric[name] = parse_dates(col, name, attr.format)
             h = attr.hierarchy if attr.hierarchy is not None else Hierarchy.flat(vlabels, name=name)
             if attr.max_level is not None and not attr.min_level <= attr.max_level <= h.height:
                 raise InputError(
@@ -305,6 +325,36 @@ class Table:
     def hierarchy(self, name: str) -> Hierarchy:
         return self.hierarchies[self.qi.index(name)]
 
+    def exact(self, name: str) -> ExactValues:
+        """The exact values of the numeric or date quasi-identifier ``name`` (:class:`ExactValues`),
+        computed on first use (only local recodings publish them) from the column's distinct texts."""
+        cache: dict[str, ExactValues] = self.__dict__.setdefault("_exact", {})
+        if name not in cache:
+            if name not in self.numeric:
+                raise ValueError(f"{name!r} is not a numeric or date quasi-identifier")
+            codes, labels = factorize_text(self.frame[name])
+            attr = self.schema[name]
+            if attr.type == AttrType.DATE:
+                label_rank, texts = _exact_dates(labels, name, attr.format)
+            else:
+                label_rank, texts = _exact_numbers(labels, self.numeric[name][first_rows(codes, len(labels))])
+            cache[name] = ExactValues(label_rank[codes], texts)
+        return cache[name]
+
+    def exact_bounds(self, name: str, record_class: np.ndarray, n_classes: int) -> np.ndarray:
+        """``(n_classes × 2)`` lowest and highest :meth:`exact` rank of ``name`` over the records of
+        every class (``record_class``: the class of every record, −1 none); ``[−1, −1]`` for a class
+        without a known value."""
+        rank = self.exact(name).rank
+        rc = np.asarray(record_class, dtype=np.int64)
+        keep = (rc >= 0) & (rank >= 0)
+        lo = np.full(n_classes, np.iinfo(np.int64).max, dtype=np.int64)
+        hi = np.full(n_classes, -1, dtype=np.int64)
+        np.minimum.at(lo, rc[keep], rank[keep])
+        np.maximum.at(hi, rc[keep], rank[keep])
+        lo[hi < 0] = -1
+        return np.stack([lo, hi], axis=1)
+
     def counted_rows(self, rows: np.ndarray, weights: np.ndarray) -> Table:
         """This table's ``rows`` as a table whose row ``i`` stands for ``weights[i]`` records (see
         :attr:`weights`): the same hierarchies, sensitive domains (with this table's distribution)
@@ -324,6 +374,7 @@ class Table:
         out.codes = self.codes[rows]
         out.presuppressed = self.presuppressed[rows]
         out.numeric = {k: v[rows] for k, v in self.numeric.items()}
+        out._exact = {k: ExactValues(v.rank[rows], v.texts) for k, v in self.__dict__.get("_exact", {}).items()}
         out.sensitive_codes = {k: v[rows] for k, v in self.sensitive_codes.items()}
         out.n = len(rows)
         out.n_records = self.n_records
@@ -413,3 +464,67 @@ def _factorize_columns(frame: pd.DataFrame, names: list[str]) -> dict[str, tuple
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="encode") as pool:
         out = list(pool.map(lambda col: factorize_text(col, compact=True), columns))
     return dict(zip(names, out, strict=True))
+
+
+def _exact_numbers(labels: np.ndarray, floats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rank of every distinct text of a numeric column (−1: missing) and the published text of
+    every rank (:class:`ExactValues`): ordered by float, ties between texts with one float (integers
+    beyond 2⁵³, decimals beyond 17 digits) broken by their exact decimal value."""
+    present = np.flatnonzero(labels != "")
+    exact = [_decimal(labels[i], floats[i]) for i in present]
+    f = floats[present]
+    order = np.argsort(f, kind="stable")
+    fs = f[order]
+    tied = np.flatnonzero(fs[1:] == fs[:-1])  # position p + 1 has p's float
+    if tied.size:  # the runs of one float, sorted by their exact values
+        starts = tied[np.r_[True, np.diff(tied) > 1]]
+        ends = np.r_[tied[np.r_[np.diff(tied) > 1, False]], tied[-1]] + 2
+        for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
+            order[a:b] = sorted(order[a:b].tolist(), key=exact.__getitem__)
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = fs[1:] != fs[:-1]
+    for p in (tied + 1).tolist():
+        new[p] = exact[order[p]] != exact[order[p - 1]]
+    label_rank = np.full(len(labels), -1, dtype=np.int64)
+    label_rank[present[order]] = np.cumsum(new) - 1
+    texts = np.array([_number_text(exact[order[p]], float(fs[p])) for p in np.flatnonzero(new).tolist()],
+                     dtype=object)
+    return label_rank, texts
+
+
+def _decimal(text: object, value: float) -> Decimal:
+    """The exact value of a numeric cell's text (its float's exact value when the text is not a
+    plain decimal)."""
+    try:
+        d = Decimal(str(text).strip())
+    except InvalidOperation:
+        return Decimal(value)
+    return d if d.is_finite() else Decimal(value)
+
+
+def _number_text(d: Decimal, value: float) -> str:
+    """A number as published: a whole number in full, another in the float's shortest text when
+    that is its exact value (``0.1``), else in full (``0.12345678901234567891``)."""
+    if d == d.to_integral_value():
+        return str(int(d))
+    short = repr(value)
+    return short if Decimal(short) == d else str(d.normalize()).lower()
+
+
+def _exact_dates(labels: np.ndarray, column: str, format: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """Rank of every distinct text of a date column (−1: missing) and the published text of every
+    rank: the texts read as :func:`~anonkit._values.parse_dates` reads them
+    (:func:`~anonkit._values.read_dates`), kept as integer nanoseconds since 1970."""
+    present = np.flatnonzero(labels != "")
+    stamps = pd.Series(read_dates(labels[present], column, format=format))
+    values, label_rank = np.unique(stamps.to_numpy(dtype="datetime64[ns]").view(np.int64), return_inverse=True)
+    out = np.full(len(labels), -1, dtype=np.int64)
+    out[present] = label_rank
+    return out, np.array([date_text(int(v)) for v in values], dtype=object)
+
+
+def date_text(ns: int) -> str:
+    """A date-time (nanoseconds since 1970-01-01) as published: ``YYYY-MM-DD`` at midnight, else
+    ISO 8601 with as many fractional digits as it has (down to the nanosecond)."""
+    stamp = pd.Timestamp(ns, unit="ns")
+    return stamp.strftime("%Y-%m-%d") if stamp == stamp.normalize() else stamp.isoformat()

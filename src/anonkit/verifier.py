@@ -6,7 +6,12 @@ generalizations, intervals and sets alike), builds the class statistics itself a
 models' formulas. It shares no code with the algorithms except those formulas
 (architecture guide: "the verifier is independent").
 
-Rows whose quasi-identifiers are all ``*`` are suppressed records (ARX's marking) and form no class.
+Rows whose quasi-identifiers are all ``*`` are suppressed records (ARX's marking) and form no class,
+unless the publisher says how it marked them (``suppressed``): ``"drop"`` — suppressed records were
+left out, so every row is released and an all-``*`` row is a class whose every value was generalized
+to ``*``; or the mask of the rows it suppressed (each must be all ``*``). A publisher that drops
+suppressed records and a verifier that reads all-``*`` rows as suppressed would judge different
+classes (and pass a release of nothing but ``*``).
 The reference distribution of t-closeness, β-likeness and δ-disclosure is that of the input table
 (spec §1.3). When only the release is at hand it is taken from the release itself, suppressed
 (marked) rows included; pass ``reference`` (the input frame, or the sensitive columns of it) to use
@@ -21,14 +26,13 @@ released text and only uses ``rows`` to look up each released record's prior and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from anonkit._kernels import first_rows, group_columns, group_pairs
 from anonkit._values import as_text, factorize_text, looks_numeric
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
@@ -51,7 +55,8 @@ if TYPE_CHECKING:
 
     from anonkit.knowledge import Priors
 
-SUPPRESSED = "*"
+from anonkit._verify_rows import SUPPRESSED as SUPPRESSED
+from anonkit._verify_rows import count_rows, group_rows, qi_columns, split_suppressed, suppressed_rows
 
 
 @dataclass
@@ -94,55 +99,6 @@ class Verification:
 COUNT_ROWS_ABOVE = 100_000
 
 
-def _count_rows(frame: pd.DataFrame, columns: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
-    """The distinct rows of ``frame[columns]``, compared as the verifier reads cells (as text), in
-    order of first appearance, and how many rows each stands for."""
-    if not columns:
-        return frame.iloc[:1][[]], np.array([float(len(frame))])
-    def pairs() -> Iterator[tuple[np.ndarray, int]]:  # one column's codes at a time beside the key
-        for c in columns:
-            codes, labels = factorize_text(frame[c], compact=True)
-            yield codes, len(labels)
-
-    group, m = group_pairs(pairs())
-    first = first_rows(group, m)
-    order = np.argsort(first, kind="stable")  # first appearance
-    counts = np.bincount(group, minlength=m).astype(np.float64)[order]
-    return frame[columns].iloc[first[order]].reset_index(drop=True), counts
-
-
-def _qi_columns(frame: pd.DataFrame, qis: Iterable[str]) -> list[str]:
-    qis = list(qis)
-    missing = [q for q in qis if q not in frame.columns]
-    if missing:
-        raise InputError(f"unknown column; the table has: {', '.join(map(str, frame.columns))}", column=missing[0])
-    return qis
-
-
-def _suppressed_rows(frame: pd.DataFrame, qis: list[str]) -> np.ndarray:
-    if not qis:
-        return np.zeros(len(frame), dtype=bool)
-    mask = np.ones(len(frame), dtype=bool)
-    for q in qis:
-        codes, labels = factorize_text(frame[q], compact=True)
-        star = np.flatnonzero(labels == SUPPRESSED)
-        if not star.size:
-            return np.zeros(len(frame), dtype=bool)
-        mask &= codes == star[0]
-    return mask
-
-
-def _group(frame: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, int]:
-    if not columns:
-        return np.zeros(len(frame), dtype=np.int64), 1 if len(frame) else 0
-    cols, sizes = [], []
-    for c in columns:
-        codes, labels = factorize_text(frame[c], compact=True)
-        cols.append(codes)
-        sizes.append(len(labels))
-    return group_columns(cols, sizes)
-
-
 def released_stats(
     frame: pd.DataFrame,
     qis: Iterable[str],
@@ -151,18 +107,21 @@ def released_stats(
     reference: pd.DataFrame | Mapping[str, Iterable[object]] | None = None,
     weights: np.ndarray | None = None,
     reference_weights: np.ndarray | None = None,
+    marked: bool = True,
 ) -> tuple[ClassStats, np.ndarray, np.ndarray]:
     """Classes of a released frame: stats, class of every released row, and the suppressed mask.
 
     ``sensitive[name]`` (a :class:`DomainSpec`) describes each sensitive attribute's domain.
     ``weights`` (``reference_weights``): how many records every row of ``frame`` (``reference``)
     stands for, when identical rows were counted rather than kept (a distributed engine).
+    ``marked``: all-``*`` rows are suppressed records (ARX's marking); ``False``: every row is
+    released (the publisher dropped its suppressed records).
     """
-    qis = _qi_columns(frame, qis)
+    qis = qi_columns(frame, qis)
     frame = frame.reset_index(drop=True)
-    supp = _suppressed_rows(frame, qis)
+    supp = suppressed_rows(frame, qis) if marked else np.zeros(len(frame), dtype=bool)
     released = frame.loc[~supp].reset_index(drop=True)
-    cls, n_classes = _group(released, qis)
+    cls, n_classes = group_rows(released, qis)
     if len(released) == 0:
         n_classes = 0
     kept_w = None if weights is None else np.asarray(weights, dtype=np.float64)[~supp]
@@ -226,6 +185,7 @@ def verify(
     priors: Priors | ArrayLike | None = None,
     weights: ArrayLike | None = None,
     reference_weights: ArrayLike | None = None,
+    suppressed: str | ArrayLike = "mark",
 ) -> Verification:
     """Check that the released ``frame`` satisfies every model in ``models``.
 
@@ -255,6 +215,11 @@ def verify(
         engine counted identical rows instead of collecting them (``SELECT …, COUNT(*) GROUP BY``
         every published column the models read); default one each. Record-level models need the
         records themselves and refuse weights.
+    suppressed:
+        How the publisher marked its suppressed records: ``"mark"`` (default, ARX's marking: a row
+        whose every quasi-identifier is ``*`` is a suppressed record), ``"drop"`` (they were left
+        out: every row is released, an all-``*`` row is a class like any other), or a boolean mask
+        of the rows it suppressed (private to the publisher, like ``rows``; each must be all ``*``).
 
     Returns
     -------
@@ -285,15 +250,17 @@ def verify(
                          key="weights")
     rw = None if reference_weights is None else np.asarray(reference_weights, dtype=np.float64)
     record_level = any(getattr(m, "record_level", False) for m in models)
+    frame, w, rows, reference, dropped, marked = split_suppressed(frame, qis, sens, w, rows, reference, suppressed)
     if w is None and not record_level and len(frame) > COUNT_ROWS_ABOVE:
         # identical rows counted once: the same classes and statistics from arrays as long as the
         # distinct (published quasi-identifiers, sensitive values) rows
-        frame, w = _count_rows(frame, [*_qi_columns(frame, qis), *[s for s in sorted(sens) if s in frame.columns]])
+        frame, w = count_rows(frame, [*qi_columns(frame, qis), *[s for s in sorted(sens) if s in frame.columns]])
         if reference is not None and rw is None and sens:
             ref = pd.DataFrame({s: reference[s] for s in sorted(sens)})
             if len(ref) > COUNT_ROWS_ABOVE:
-                reference, rw = _count_rows(ref, list(ref.columns))
-    stats, cls, supp = released_stats(frame, qis, spec, reference=reference, weights=w, reference_weights=rw)
+                reference, rw = count_rows(ref, list(ref.columns))
+    stats, cls, supp = released_stats(frame, qis, spec, reference=reference, weights=w, reference_weights=rw,
+                                      marked=marked)
     results = []
     linked: np.ndarray | None = None
     for m in models:
@@ -306,7 +273,7 @@ def verify(
         st, record_class = stats, cls
         if m.qis is not None:
             sub = frame.reset_index(drop=True).loc[~supp].reset_index(drop=True)
-            record_class, n_sub = _group(sub, _qi_columns(sub, m.qis))
+            record_class, n_sub = group_rows(sub, qi_columns(sub, m.qis))
             sizes = np.bincount(record_class, weights=None if w is None else w[~supp], minlength=n_sub).astype(float)
             st = ClassStats(sizes, {}, stats.domains)
         ok = m.passes(st)
@@ -322,9 +289,9 @@ def verify(
         )
     return Verification(
         ok=all(r.passed for r in results),
-        records=len(frame) if w is None else int(w.sum()),
+        records=(len(frame) if w is None else int(w.sum())) + dropped,
         released=int((~supp).sum()) if w is None else int(w[~supp].sum()),
-        suppressed=int(supp.sum()) if w is None else int(w[supp].sum()),
+        suppressed=(int(supp.sum()) if w is None else int(w[supp].sum())) + dropped,
         classes=int(stats.n_classes),
         results=results,
     )

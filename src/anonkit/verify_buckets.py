@@ -47,8 +47,10 @@ Every failure is a failing :class:`BucketResult` (a :class:`~anonkit.verifier.Mo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 
 import numpy as np
 import pandas as pd
@@ -89,21 +91,29 @@ class BucketVerification(Verification):
 
 
 # ---------------------------------------------------------------------------------------- labels
-def _number(text: str, kind: str | None) -> float | None:
-    """``text`` as a number (a date as days since 1970-01-01 when ``kind`` is ``date``), else None."""
+def _number(text: str, kind: str | None) -> int | Decimal | None:
+    """``text`` as an exact number (a date as integer nanoseconds since 1970-01-01, UTC when it
+    names a time zone, when ``kind`` is ``date``), else None. Exact: a published bound and the
+    value it must cover are compared without rounding (integers beyond 2⁵³, sub-second times)."""
     if kind == AttrType.DATE.value:
         try:
-            stamp = pd.Timestamp(text)
-        except (ValueError, TypeError):
+            stamp = pd.Timestamp(str(text).strip())
+        except (ValueError, TypeError, OverflowError):
             return None
         if pd.isna(stamp):
             return None
-        return float((stamp - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1))
+        if stamp.tz is not None:
+            stamp = stamp.tz_convert("UTC").tz_localize(None)
+        return int(stamp.value)
     try:
-        x = float(text)
-    except (ValueError, TypeError):
+        x = Decimal(str(text).strip())
+    except (InvalidOperation, ValueError):
         return None
-    return x if np.isfinite(x) else None
+    return x if x.is_finite() else None
+
+
+#: where a date interval's upper bound starts: ``-`` before a four-digit year and ``-``
+_DATE_BOUND = re.compile(r"-(?=\d{4}-)")
 
 
 def label_covers(label: str, value: str, hierarchy: Hierarchy | None = None, kind: str | None = None) -> bool:
@@ -129,8 +139,10 @@ def label_covers(label: str, value: str, hierarchy: Hierarchy | None = None, kin
         return False
     if len(label) >= 2 and label[0] == "[" and label[-1] == "]":
         inner = label[1:-1]
-        for pos in range(1, len(inner) - 1):
-            if inner[pos] != "-":
+        dates = kind == AttrType.DATE.value
+        cuts = [m.start() for m in _DATE_BOUND.finditer(inner)] if dates else range(1, len(inner) - 1)
+        for pos in cuts:
+            if inner[pos] != "-" or pos < 1:
                 continue
             lo, hi = _number(inner[:pos], kind), _number(inner[pos + 1:], kind)
             if lo is not None and hi is not None and lo <= hi:

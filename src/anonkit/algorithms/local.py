@@ -94,7 +94,8 @@ def _class_keys(
 ) -> np.ndarray:
     """An integer per class that is equal exactly when two classes publish the same text: a
     hierarchy node by its label (the same text on two levels is one published value), an interval
-    by its bounds, a set by its members."""
+    by its bounds (exact ranks, :meth:`Table.exact_bounds <anonkit.table.Table.exact_bounds>`), a
+    set by its members."""
     custom = levels == CUSTOM
     n = len(levels)
     label = np.zeros(n, dtype=np.int64)
@@ -194,8 +195,11 @@ def partition_release(
     record_class = np.where(kept, remap[np.maximum(record_class, 0)], -1)
     n_classes = len(order)
     levels, nodes, bounds, sets = _generalize(table, record_class, n_classes, numeric, categorical)
+    # an interval is keyed by its records' exact lowest and highest values (Table.exact), not by
+    # the floats: two classes whose bounds differ beyond a double's precision publish different text
     keys = [
-        _class_keys(table.hierarchies[j], levels[:, j], nodes[:, j], bounds.get(name), sets.get(name))
+        _class_keys(table.hierarchies[j], levels[:, j], nodes[:, j],
+                    table.exact_bounds(name, record_class, n_classes) if name in bounds else None, sets.get(name))
         for j, name in enumerate(table.qi)
     ]
     if n_classes and keys and merge_identical:

@@ -40,9 +40,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Annotated, Any, Literal  # noqa: F401  (evaluated annotations)
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model, model_validator
 
+from anonkit._values import plain_scalars
 from anonkit.errors import InputError
 
 if TYPE_CHECKING:
@@ -72,9 +72,7 @@ class Options(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _plain_numbers(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            return {k: v.item() if isinstance(v, np.generic) else v for k, v in data.items()}
-        return data
+        return plain_scalars(data)
 
 
 Precheck = Callable[["Table", list["Criterion"], Mapping[str, object]], "str | None"]

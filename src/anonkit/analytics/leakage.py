@@ -34,6 +34,9 @@ DEFAULT_TAU = 0.5
 DEFAULT_MAX_SIZE = 2
 #: an attribute unique for at least this share of the records is a likely identifier
 DEFAULT_IDENTIFIER_SHARE = 0.9
+#: at most this many attribute combinations are measured in one run (each is a pass over the records;
+#: 40 attributes up to size 40 would be 2⁴⁰ of them, a run that never ends)
+MAX_COMBINATIONS = 100_000
 #: above this many cells a mixed-radix key is counted by hashing instead of ``np.bincount``
 _BINCOUNT_LIMIT = 1 << 24
 
@@ -143,10 +146,15 @@ def leakage(
     if sets and len(names) > 20:
         raise InputError(f"--sets measures every subset: {len(names)} attributes make {2 ** len(names) - 1:,}; "
                          "name at most 20 attributes", key="sets")
+    top = len(names) if sets else min(int(max_size), len(names))
+    count = sum(math.comb(len(names), size) for size in range(2, top + 1))
+    if count > MAX_COMBINATIONS:
+        raise InputError(f"{len(names)} attributes in combinations of up to {top} make {count:,} combinations, more "
+                         f"than {MAX_COMBINATIONS:,} (MAX_COMBINATIONS); lower --max-size or name fewer --attributes",
+                         key="max-size")
     n = len(frame)
     coded = _codes(frame, names)
     singles = {a: block_facts(np.bincount(coded[a][0], minlength=coded[a][1])) for a in names}
-    top = max(len(names), 1) if sets else min(int(max_size), len(names))
     combos = []
     for size in range(2, top + 1):
         for subset in itertools.combinations(names, size):

@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from anonkit._paths import location, output_targets
 from anonkit._values import strip_cells
 from anonkit.config import Config
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.io import check_format, read_table
-from anonkit.pipeline import config_schema, load_input, output_targets
+from anonkit.pipeline import config_schema, load_input
 from anonkit.schema import Schema
 
 __all__ = ["AuditInputs", "load_audit_inputs", "published_text", "read_extra", "read_release"]
@@ -85,14 +86,15 @@ def read_release(config: Config, location: str, *, key: str = "RELEASE") -> tupl
 
 
 def read_extra(path: str | None, config: Config, base: Path, key: str) -> pd.DataFrame | None:
-    """A population table or control set named in a config (relative to ``base``) or on the command line."""
+    """A population table or control set named in a config (relative to ``base``, ``~`` expanded: the
+    one rule of :func:`anonkit._paths.location`) or on the command line."""
     if path is None:
         return None
-    location = path if "://" in path or Path(path).is_absolute() else str(base / path)
-    if "://" not in location and not Path(location).is_file():
-        raise InputError("file not found", file=location, key=key)
+    where = location(base, path)
+    if "://" not in where and not Path(where).is_file():
+        raise InputError("file not found", file=where, key=key)
     inp = config.input
-    return read_table(location, separator=inp.separator, encoding=inp.encoding, na_values=inp.na_values)
+    return read_table(where, separator=inp.separator, encoding=inp.encoding, na_values=inp.na_values)
 
 
 def load_audit_inputs(config: Config, release: str, *, config_dir: str | Path = ".", original: str | None = None,

@@ -41,7 +41,7 @@ from anonkit.analytics.matching import unsorted_matching_attack
 from anonkit.analytics.outcome import AttackOutcome
 from anonkit.analytics.published import PublishedRelease, published_buckets, published_table
 from anonkit.audit.inputs import AuditInputs
-from anonkit.audit.verdicts import verdicts
+from anonkit.audit.verdicts import effective_thresholds, threshold_basis, verdicts
 from anonkit.config import AuditThresholds, Config
 from anonkit.errors import InputError
 from anonkit.models import Criterion
@@ -212,9 +212,12 @@ def audit(
     was sampled from; ``attacks`` a subset of :data:`ATTACKS` (default: all that apply); ``seed``
     the attacks' sampling; ``targets`` how many records the anonymeter-style attacks attack;
     ``priors`` (input-aligned, ``n × S``) and ``rows`` (the private link: published row → input
-    row) enable the background-knowledge attack.
+    row) enable the background-knowledge attack. ``thresholds`` are completed by
+    :func:`~anonkit.audit.verdicts.effective_thresholds` (the highest risk from the k-anonymity
+    model when not given); the dict names where that one came from (``highest_risk_from``).
     """
-    thresholds = thresholds or AuditThresholds()
+    basis = threshold_basis(thresholds, models)
+    thresholds = effective_thresholds(thresholds, models)
     names = _check_attacks(attacks)
     tick = step or (lambda _d, _t, _w: None)
     total = 2 + len(names)
@@ -297,6 +300,7 @@ def audit(
     return {
         "release": inputs.release_location,
         "thresholds": thresholds.model_dump(),
+        "highest_risk_from": basis,
         "population": pop,
         "models": model_results,
         "risk": risk,

@@ -5,15 +5,49 @@ A verdict is ``{"check", "value", "threshold", "holds", "kind"}`` (``kind``: ``m
 uses its point estimate and reports the upper end of its 95 % interval beside it (``upper``), so a
 reader sees when a small sample leaves the verdict uncertain (``uncertain``: the point estimate
 holds but the upper bound does not).
+
+The thresholds are the config's; the highest- and average-risk ones, when the config gives none,
+follow from the models (:func:`effective_thresholds`: ``1/k`` of the k-anonymity model), so ``anonkit anonymize``
+and ``anonkit audit`` judge a release against the same figures.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from anonkit.config import AuditThresholds
+from anonkit.models import Criterion
+from anonkit.risk.thresholds import highest_risk_for
 
-__all__ = ["verdicts"]
+__all__ = ["effective_thresholds", "threshold_basis", "verdicts"]
+
+
+def effective_thresholds(thresholds: AuditThresholds | None, models: Iterable[Criterion]) -> AuditThresholds:
+    """The thresholds an audit judges against: those the config sets, and for ``highest_risk`` and
+    ``average_risk`` when it sets none, ``1/k`` of the k-anonymity model
+    (:func:`anonkit.risk.thresholds.highest_risk_for`: every class of at least ``k`` keeps both
+    risks at most ``1/k``, so a release that meets its model is not failed by a default it was never
+    asked to meet; set ``audit.thresholds.average_risk: 0.05`` for the public-release bar). Every
+    field of the result counts as set (so auditing again with it changes nothing)."""
+    given = thresholds if thresholds is not None else AuditThresholds()
+    values = given.model_dump()
+    implied = highest_risk_for(models)
+    for name in ("highest_risk", "average_risk"):
+        if name not in given.model_fields_set and implied is not None:
+            values[name] = implied
+    return AuditThresholds(**values)
+
+
+def threshold_basis(thresholds: AuditThresholds | None, models: Iterable[Criterion]) -> str:
+    """Where the highest-risk threshold comes from, in words (for the printed verdict)."""
+    given = thresholds if thresholds is not None else AuditThresholds()
+    if "highest_risk" in given.model_fields_set:
+        return "audit.thresholds.highest_risk"
+    implied = highest_risk_for(models)
+    if implied is None:
+        return "anonkit's default (no k-anonymity model)"
+    return f"1/k of {round(1 / implied)}-anonymity"
 
 
 def _check(check: str, value: float | None, threshold: float, kind: str, **extra: Any) -> dict[str, Any] | None:

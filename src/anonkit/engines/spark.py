@@ -25,6 +25,21 @@ full-domain lattice searches here, Mondrian (strict) in :mod:`anonkit.engines.sp
 Clustering, background-knowledge and bucketization algorithms and data with several records per
 person are refused (:meth:`SparkEngine.refuse`).
 
+Where the Python workers run: PySpark starts them with ``$PYSPARK_PYTHON``, else ``python3`` from the
+PATH, which is not the interpreter anonkit runs in when it was started from a virtual environment
+that is not activated (the workers then fail with ``No module named 'anonkit'``). So on a ``local``
+master, when neither ``PYSPARK_PYTHON`` nor ``spark.pyspark.python`` is set, the workers run the
+driver's interpreter (``sys.executable``, :func:`spark_session`); a ``spark.pyspark.python`` of the
+config is honoured too (PySpark itself reads only the environment variable). On any other master the
+executors are other machines: anonkit is shipped to them as a zip of the package
+(``SparkContext.addPyFile``); their Python needs numpy, pandas and pyarrow (what PySpark's pandas
+functions need anyway) — the executors' ``python3``, or the interpreter ``spark.pyspark.python`` names.
+
+PySpark 4.3 warns that it "does not yet fully support pandas >= 3.0.0". The engine uses pandas on
+Spark's edges only (``toPandas`` of aggregates, ``createDataFrame`` of a pandas frame, Mondrian's
+``applyInPandas``, all through Arrow), and the Spark tests run on what ``pip install anonkit[dev]``
+installs (pandas 3), so the warning is silenced for that one message (:data:`PANDAS_3_WARNING`).
+
 Decisions: whitespace around the cells of published text columns is removed as ``str.strip`` does
 (:func:`strip_column`, ``strip: true``); the shuffle is ``rand(seed)`` per row, deterministic for the same
 input files and Spark configuration (partitioning), not the local engine's permutation — the same
@@ -35,10 +50,15 @@ files removed, so the same input, config and seed write the same bytes.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
+import sys
 import tempfile
 import uuid
+import warnings
+import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +90,12 @@ _SPARK_DEFAULTS = {
 }
 
 
+#: the start of PySpark's FutureWarning about pandas 3, silenced knowingly (see the module docstring)
+PANDAS_3_WARNING = "PySpark does not yet fully support pandas >= 3.0.0"
+#: the Spark setting and the environment variable that name the Python of the workers
+PYTHON_SETTING, PYTHON_VARIABLE = "spark.pyspark.python", "PYSPARK_PYTHON"
+
+
 def _pyspark() -> Any:
     try:
         import pyspark.sql
@@ -77,21 +103,81 @@ def _pyspark() -> Any:
         raise InputError('engine: spark needs PySpark: pip install "anonkit[spark]"', key="engine") from None
     import pyspark
 
+    warnings.filterwarnings("ignore", message=PANDAS_3_WARNING, category=FutureWarning)
     return pyspark
 
 
+def is_local_master(master: str) -> bool:
+    """Whether ``master`` runs the executors in this process's machine (``local``, ``local[4]``, ``local[*, 2]``)."""
+    return master.strip().lower() == "local" or master.strip().lower().startswith("local[")
+
+
+def worker_python(master: str, conf: dict[str, Any] | None = None) -> str | None:
+    """The interpreter the Python workers must run, or ``None`` to leave PySpark's choice alone:
+    the config's ``spark.pyspark.python``, else — on a local master with no ``PYSPARK_PYTHON`` in the
+    environment — the driver's own interpreter (the one anonkit and its packages are installed in)."""
+    given = (conf or {}).get(PYTHON_SETTING)
+    if given is not None:
+        return str(given)
+    if os.environ.get(PYTHON_VARIABLE) or not is_local_master(master):
+        return None
+    return sys.executable
+
+
+@contextlib.contextmanager
+def _environment(name: str, value: str | None) -> Iterator[None]:
+    """``os.environ[name] = value`` while inside (nothing when ``value`` is None)."""
+    if value is None:
+        yield
+        return
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
+
+
+def package_zip(directory: str | Path) -> Path:
+    """A zip of the anonkit package in ``directory`` (sources only, in name order: the same bytes for
+    the same sources), to ship to a cluster's executors (``SparkContext.addPyFile``)."""
+    root = Path(__file__).resolve().parents[1]  # src/anonkit (or site-packages/anonkit)
+    target = Path(directory) / "anonkit.zip"
+    files = sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                   and p.suffix not in (".pyc", ".pyo"))
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
+        for path in files:
+            info = zipfile.ZipInfo(str(Path("anonkit") / path.relative_to(root)), date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            out.writestr(info, path.read_bytes())
+    return target
+
+
 def spark_session(master: str | None = None, conf: dict[str, Any] | None = None) -> SparkSession:
-    """The active Spark session, or a new one on ``master`` (default ``local[*]``) with ``conf``."""
+    """The active Spark session, or a new one on ``master`` (default ``local[*]``) with ``conf``; its
+    Python workers run :func:`worker_python`, and a cluster's executors get anonkit (:func:`package_zip`)."""
     _pyspark()
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
     if active is not None and master is None and not conf:
         return active
-    builder = SparkSession.builder.appName("anonkit").master(master or DEFAULT_MASTER)
-    for key, value in {**_SPARK_DEFAULTS, **(conf or {})}.items():
+    master = master or DEFAULT_MASTER
+    python = worker_python(master, conf)
+    settings = {**_SPARK_DEFAULTS, **({PYTHON_SETTING: python} if python is not None else {}), **(conf or {})}
+    builder = SparkSession.builder.appName("anonkit").master(master)
+    for key, value in settings.items():
         builder = builder.config(str(key), str(value))
-    return builder.getOrCreate()
+    with _environment(PYTHON_VARIABLE, python):  # PySpark reads the workers' Python from here only
+        session = builder.getOrCreate()
+    if not is_local_master(session.sparkContext.master):
+        shipped = tempfile.mkdtemp(prefix="anonkit-ship-")
+        atexit.register(shutil.rmtree, shipped, True)
+        session.sparkContext.addPyFile(str(package_zip(shipped)))
+    return session
 
 
 def is_spark_frame(data: object) -> bool:
@@ -289,8 +375,9 @@ class SparkEngine:
 
     # ------------------------------------------------------------------ verify
     def verify(self, published: DataFrame, schema: Schema, models: list, *, reference: Any = None,
-               reference_weights: Any = None, **link: Any) -> Verification:
-        """The verifier on the published rows counted on Spark (classes × sensitive values)."""
+               reference_weights: Any = None, suppressed: str = "mark", **link: Any) -> Verification:
+        """The verifier on the published rows counted on Spark (classes × sensitive values); ``suppressed``
+        as :func:`anonkit.verifier.verify` reads it (``"drop"``: every published row is a class)."""
         from pyspark.sql import functions as F
 
         if link:
@@ -308,7 +395,7 @@ class SparkEngine:
             reference = self._table.frame
             reference_weights = self._table.weights
         return verify(frame, schema, models, reference=reference, weights=weights,
-                      reference_weights=reference_weights)
+                      reference_weights=reference_weights, suppressed=suppressed)
 
     # ------------------------------------------------------------------ output
     def write(self, published: DataFrame, location: str, *, if_exists: str = "fail",

@@ -115,6 +115,31 @@ def _l(j: int) -> str:
     return f"{_PREFIX}l{j}"
 
 
+def refuse_settings(models: list[Criterion], *, partition_rows: int = DEFAULT_PARTITION_ROWS,
+                    max_suppression: float = DEFAULT_MAX_SUPPRESSION, mode: str | None = None,
+                    missing: str = "value") -> None:
+    """An :class:`InputError` for what Mondrian on Spark does not distribute, known from the settings
+    alone — so a config run refuses it before any Spark session (a JVM) starts."""
+    if mode not in (None, "strict"):
+        raise InputError(f"mode: {mode} is not distributed: its ties follow record order; use mode: strict or "
+                         "engine: local", key="mode")
+    if missing == "suppress":
+        raise InputError("missing: suppress is not distributed by Mondrian on Spark; use missing: value or "
+                         "engine: local", key="missing")
+    if missing not in ("value", "error"):
+        raise InputError(f"missing must be value, suppress or error, got {missing!r}", key="missing")
+    if isinstance(partition_rows, bool) or not isinstance(partition_rows, int | np.integer) or partition_rows < 1:
+        raise InputError("partition_rows must be a whole number ≥ 1", key="partition_rows", value=partition_rows)
+    suppression_limit(max_suppression, 0)  # validates the share
+    for m in models:
+        if m.qis is not None:
+            raise InputError(f"{m.describe()} on a subset of the quasi-identifiers is not distributed by Mondrian "
+                             "on Spark; use engine: local", key="models")
+        if getattr(m, "record_level", False):
+            raise InputError(f"{m.name} is judged per record and is not distributed by Mondrian on Spark; use "
+                             "engine: local", key="models")
+
+
 def mondrian_on_spark(
     df: Any,
     schema: Schema,
@@ -171,24 +196,8 @@ def mondrian_on_spark(
     started = time.perf_counter()
     spark = df.sparkSession
     models = list(models)
-    if mode not in (None, "strict"):
-        raise InputError(f"mode: {mode} is not distributed: its ties follow record order; use mode: strict or "
-                         "engine: local", key="mode")
-    if missing == "suppress":
-        raise InputError("missing: suppress is not distributed by Mondrian on Spark; use missing: value or "
-                         "engine: local", key="missing")
-    if missing not in ("value", "error"):
-        raise InputError(f"missing must be value, suppress or error, got {missing!r}", key="missing")
-    if isinstance(partition_rows, bool) or not isinstance(partition_rows, int | np.integer) or partition_rows < 1:
-        raise InputError("partition_rows must be a whole number ≥ 1", key="partition_rows", value=partition_rows)
-    suppression_limit(max_suppression, 0)  # validates the share
-    for m in models:
-        if m.qis is not None:
-            raise InputError(f"{m.describe()} on a subset of the quasi-identifiers is not distributed by Mondrian "
-                             "on Spark; use engine: local", key="models")
-        if getattr(m, "record_level", False):
-            raise InputError(f"{m.name} is judged per record and is not distributed by Mondrian on Spark; use "
-                             "engine: local", key="models")
+    refuse_settings(models, partition_rows=partition_rows, max_suppression=max_suppression, mode=mode,
+                    missing=missing)
     columns = [str(c) for c in df.columns]
     if len(set(columns)) < len(columns):
         raise InputError("duplicate column", column=next(c for c in columns if columns.count(c) > 1))

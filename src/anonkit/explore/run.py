@@ -22,6 +22,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from anonkit import interrupt
+from anonkit._paths import read_places
 from anonkit._values import strip_cells
 from anonkit.config import AuditThresholds, Config, load_config
 from anonkit.engines.local import LocalEngine
@@ -37,15 +38,14 @@ from anonkit.explore.measures import (
     check_risk,
     risk_limit,
 )
+from anonkit.io._places import Place
 from anonkit.models import BackgroundKnowledge
 from anonkit.pipeline import (
     anonymize,
     config_priors,
     config_schema,
-    input_location,
     load_input,
     priors_for,
-    read_files,
 )
 from anonkit.release import check_seed
 from anonkit.schema import Schema
@@ -83,8 +83,9 @@ class ExploreResult:
     algorithms: list[str]
     seed: int
     config_file: str | None = None
-    #: every file the runs read (config, input, hierarchies, …): the writer never writes over one
-    reads: list[str] = field(default_factory=list)
+    #: every place the runs read (config, input, hierarchies, …, :func:`anonkit._paths.read_places`):
+    #: the writer never writes over one
+    reads: list[Place] = field(default_factory=list)
     #: ``encode`` (read, schema, encoding, priors: once), ``runs`` (all runs), ``total`` seconds; ``reuse``
     timings: dict[str, float | bool] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -272,8 +273,7 @@ def explore(
         notes.append(f"{errors} run{'s' if errors != 1 else ''} stopped with an error (see its message)")
     total = time.perf_counter() - t0
     out = _frame(rows, keys, loss, risk, limits)
-    location = input_location(config, base, input_path)[0]
-    reads = list(dict.fromkeys([location, *read_files(config, base, config_file)]))
+    reads = read_places(config, base, input_path=input_path, config_file=config_file)
     return ExploreResult(
         frame=out, risk=risk, loss=loss, thresholds=limits, vary=vary,
         algorithms=list(dict.fromkeys(r.algorithm.name for r in runs)), seed=run_seed,

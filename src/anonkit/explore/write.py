@@ -13,11 +13,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from anonkit._paths import read_places
 from anonkit.config import Config
 from anonkit.errors import InputError
-from anonkit.io import same_table, write_table
+from anonkit.io import write_table
 from anonkit.io._files import _atomic_write, _target
-from anonkit.pipeline import input_location, read_files
+from anonkit.io._places import Place, check_places
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -34,7 +35,9 @@ SVG_SALT = "anonkit-explore"
 DPI = 120
 
 
-def _targets(out_dir: str | Path, reads: list[str]) -> dict[str, Path]:
+def _targets(out_dir: str | Path, reads: list[Place]) -> dict[str, Path]:
+    """The files written into ``out_dir``, checked: none a directory, none a place the runs read (the
+    same file after resolving links, ``..`` and hard links: :func:`anonkit.io._places.check_places`)."""
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InputError("the output folder is a file; give a folder", file=str(out), key="--out")
@@ -42,10 +45,7 @@ def _targets(out_dir: str | Path, reads: list[str]) -> dict[str, Path]:
     for path in targets.values():
         if path.is_dir():
             raise InputError("this is a directory, not a file", file=str(path), key="--out")
-        read = next((f for f in reads if "://" not in f and same_table(path, "csv", None, f, "csv", None)), None)
-        if read is not None:
-            raise InputError("the exploration would write over a file it reads (the config, the input, a hierarchy); "
-                             "write it elsewhere", file=str(path), key="--out")
+    check_places(reads, [Place(f"--out ({path.name})", str(path), "file") for path in targets.values()])
     return targets
 
 
@@ -53,8 +53,7 @@ def explore_outputs(out_dir: str | Path, config: Config, *, config_dir: str | Pa
                     config_file: str | Path | None = None, input_path: str | None = None) -> list[str]:
     """Check, before any work, the files an exploration of ``config`` would write into ``out_dir``
     (none a file it reads); return them."""
-    base = Path(config_dir)
-    reads = [input_location(config, base, input_path)[0], *read_files(config, base, config_file)]
+    reads = read_places(config, Path(config_dir), input_path=input_path, config_file=config_file)
     return [str(p) for p in _targets(out_dir, reads).values()]
 
 

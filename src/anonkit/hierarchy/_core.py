@@ -12,6 +12,7 @@ same text may name different nodes on different levels.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -32,6 +33,10 @@ class Hierarchy:
         The attribute's name (used in error messages).
     source:
         Where the hierarchy came from (a file path), for error messages.
+    calendar:
+        The labels are calendar units (the date builder): a day's label ``2020-02-05`` truthfully
+        covers the leaf ``2020-02-05 10:30`` even when ``2020-02-05`` is a leaf too, so the check
+        that no group bears another value's name (:func:`_check_truthful`) is skipped.
     bounds:
         Optional numeric interval of every node, ``bounds[L]`` an array of shape
         ``(len(labels[L]), 2)`` with the smallest and largest numeric leaf below the node. Set by
@@ -40,8 +45,9 @@ class Hierarchy:
     Raises
     ------
     InputError
-        If rows differ in length, a leaf occurs twice, or the mapping is not functional (a node at
-        level ``i`` with two different parents at level ``i + 1``).
+        If rows differ in length, a leaf occurs twice, the mapping is not functional (a node at
+        level ``i`` with two different parents at level ``i + 1``: a grouping that does not nest), or
+        a value is generalized to a label that is another original value (:func:`_check_truthful`).
     """
 
     def __init__(
@@ -50,9 +56,11 @@ class Hierarchy:
         *,
         name: str | None = None,
         source: str | None = None,
+        calendar: bool = False,
     ) -> None:
         self.name = name
         self.source = source
+        self.calendar = calendar
         rows = [[cell_text(v) for v in r] for r in rows]
         if not rows:
             raise InputError("hierarchy is empty", column=name, file=source)
@@ -105,6 +113,8 @@ class Hierarchy:
                     row=i + 1,
                     file=source,
                 )
+        if not calendar:
+            _check_truthful(grid, maps, labels, name, source)
         self.maps: np.ndarray = maps
         self.labels: list[np.ndarray] = labels
         self._index: dict[str, int] | None = None
@@ -219,7 +229,7 @@ class Hierarchy:
         """The hierarchy cut down to the leaves in ``values`` (order kept, levels unchanged)."""
         keep = set(cell_text(v) for v in values)
         rows = [self.row(i) for i in range(self.n_leaves) if self.labels[0][i] in keep]
-        return Hierarchy(rows, name=self.name, source=self.source)
+        return Hierarchy(rows, name=self.name, source=self.source, calendar=self.calendar)
 
     def row(self, leaf: int) -> list[str]:
         """The labels of leaf ``leaf`` on every level (one CSV row)."""
@@ -244,6 +254,63 @@ class Hierarchy:
         return isinstance(other, Hierarchy) and self.rows() == other.rows()
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _check_truthful(
+    grid: np.ndarray, maps: np.ndarray, labels: list[np.ndarray], name: str | None, source: str | None
+) -> None:
+    """Refuse a hierarchy that would publish a value as another original value.
+
+    A label on a level ≥ 1 that reads as a leaf other than the row's own value (``M;F;*`` beside
+    ``F;M;*``, or ``30;40;*`` beside the leaf ``40``) makes a release show a record as a value it
+    does not have, while every count (k, l, …) still holds: the release lies. Labels are compared
+    as a reader compares them: ignoring letter case and surrounding or repeated whitespace, and as
+    numbers when both are plain numbers (``40.0`` reads as ``40``). A label equal to the row's own
+    value is fine (ARX allows a level that does not generalize a value).
+    """
+    leaves = grid[:, 0]
+    text_key, own_text = _keys([_reader_text(v) for v in leaves])
+    num_key, own_num = _keys([_reader_number(v) for v in leaves])
+    for level in range(1, maps.shape[0]):
+        node_text = np.array([text_key.get(_reader_text(v), -1) for v in labels[level]], dtype=np.int64)
+        node_num = np.array([num_key.get(_reader_number(v), -1) for v in labels[level]], dtype=np.int64)
+        as_text, as_num = node_text[maps[level]], node_num[maps[level]]
+        bad = ((as_text >= 0) & (as_text != own_text)) | ((as_num >= 0) & (as_num != own_num))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"hierarchy generalizes {leaves[i]!r} to {grid[i, level]!r} at level {level}, which is another "
+                "original value: a release would show the record as a value it does not have; give the group "
+                "a label that is no value of the column",
+                column=name,
+                value=leaves[i],
+                row=i + 1,
+                file=source,
+            )
+
+
+def _keys(keys: list[object]) -> tuple[dict[object, int], np.ndarray]:
+    """An id per distinct key (None is no key) and every leaf's id (−1 for None)."""
+    ids: dict[object, int] = {}
+    own = np.array([-1 if k is None else ids.setdefault(k, len(ids)) for k in keys], dtype=np.int64)
+    return ids, own
+
+
+def _reader_text(label: object) -> str:
+    """A label as a reader tells labels apart: letter case and runs of whitespace ignored."""
+    return " ".join(str(label).split()).casefold()
+
+
+def _reader_number(label: object) -> float | None:
+    """A label's number when it is a plain number (``40``, ``40.0``, ``4e1``), else None."""
+    text = str(label).strip()
+    if not _PLAIN_NUMBER.fullmatch(text):
+        return None
+    x = float(text)
+    return x if np.isfinite(x) else None
+
+
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def _numeric_bounds(leaves: np.ndarray, maps: np.ndarray) -> list[np.ndarray] | None:

@@ -2,11 +2,12 @@
 
 Format (ARX compatibility §2.6, NOTICE of the bundled data): ``;``-separated, no header, one row
 per original value, column 0 = original value, last column = most general value. Files may lack a
-trailing newline and may use CRLF line ends.
+trailing newline, may use CRLF line ends and may start with a UTF-8 byte-order mark.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import os
@@ -31,8 +32,14 @@ def read_hierarchy(
         If the file cannot be read, is empty, or is not a valid hierarchy (see :class:`Hierarchy`).
     """
     p = Path(path)
+    if p.is_dir():
+        raise InputError("the hierarchy is a directory, not a file", column=name, file=str(p))
     try:
-        text = p.read_text(encoding=encoding)
+        codec = codecs.lookup(encoding).name
+    except (LookupError, TypeError):
+        raise InputError("unknown encoding", column=name, key="encoding", value=encoding) from None
+    try:  # a UTF-8 byte-order mark (Excel's "CSV UTF-8") is no part of the first value
+        text = p.read_bytes().decode("utf-8-sig" if codec == "utf-8" else codec)
     except FileNotFoundError:
         raise InputError("hierarchy file not found", column=name, file=str(p)) from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -43,7 +50,8 @@ def read_hierarchy(
 def parse_hierarchy(
     text: str, *, name: str | None = None, separator: str = ";", source: str | None = None
 ) -> Hierarchy:
-    """Parse the text of an ARX hierarchy file."""
+    """Parse the text of an ARX hierarchy file (a leading byte-order mark is dropped)."""
+    text = text.removeprefix("\ufeff")
     rows = [r for r in csv.reader(io.StringIO(text), delimiter=separator) if r and any(c != "" for c in r)]
     if not rows:
         raise InputError("hierarchy file is empty", column=name, file=source)

@@ -123,6 +123,7 @@ def read_table(
     are skipped. A row with fewer fields than the header is an error rather than padded: that is
     usually a record broken by an unquoted line break.
     """
+    _not_a_directory(path)
     fmt, loc = _resolve_format(path, format)
     na = _na_values(na_values)
     if fmt in ("csv", "parquet", "excel") and (table is not None or query is not None):
@@ -143,6 +144,15 @@ def read_table(
     if fmt == "duckdb":
         return _read_duckdb(loc, table, query, na)
     return _read_postgresql(loc, table, query, na)
+
+
+def _not_a_directory(path: str | os.PathLike[str]) -> None:
+    """An error naming the directory when a table to read is one (its name has no suffix to tell a
+    format by, so the format error would blame the wrong thing)."""
+    if isinstance(path, str | os.PathLike):
+        shown = os.fsdecode(path)
+        if not shown.lower().startswith(_PG_PREFIXES) and Path(shown).is_dir():
+            raise InputError("this is a directory, not a file: give the table's file", file=shown)
 
 
 def write_table(

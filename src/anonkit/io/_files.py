@@ -4,10 +4,16 @@ temporary file in the target's directory (flushed, given the old file's mode, mo
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import re
+import signal
+import socket
 import stat
 import tempfile
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from anonkit import interrupt
@@ -60,10 +66,81 @@ def _file_mode(target: Path) -> int:
         return 0o666 & ~umask
 
 
-def _atomic_write(target: Path, loc: str, write: Callable[[str], object]) -> None:
-    """Call ``write(tmp)`` on a temporary file next to ``target``, then move it into place."""
+#: how long a temporary file no live process of this machine can own (an older anonkit's, without a pid, or
+#: one written from another machine into a shared folder) must have been left unchanged before a run removes it
+STALE_AFTER_SECONDS = 3600
+#: anonkit's temporary names: ``.NAME.<pid>-<host>.<random>.tmp`` (the pid and a tag of the machine that
+#: writes it), or an older anonkit's ``.NAME.<random>.tmp``
+_TEMP = r"^\.{name}\.(?:(?P<pid>\d+)-(?P<host>[0-9a-f]{{8}})\.)?[A-Za-z0-9_]{{8}}\.tmp$"
+
+
+def _host_tag() -> str:
+    """A short tag of this machine (its hostname's hash): a pid only means something on the machine."""
+    return hashlib.sha256(socket.gethostname().encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` runs on this machine (one we may not signal counts as running)."""
+    if pid == os.getpid():
+        return True
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def temporary_name(target: Path) -> str:
+    """The prefix of a temporary file for ``target``: ``.NAME.<pid>-<host>.`` (then 8 random characters
+    and ``.tmp``), so a later run can tell whether the process that made it is gone."""
+    return f".{target.name}.{os.getpid()}-{_host_tag()}."
+
+
+def remove_stale(target: Path) -> list[Path]:
+    """Remove the temporary files of ``target`` that killed runs left in its folder; return them.
+
+    Only anonkit's own names for ``target`` (:data:`_TEMP`) are touched: one whose pid names this
+    machine and no running process is removed; one without a pid, or made on another machine, only
+    once unchanged for :data:`STALE_AFTER_SECONDS`. A temporary file of a live writer is never touched.
+    """
+    removed: list[Path] = []
+    pattern = re.compile(_TEMP.format(name=re.escape(target.name)))
+    host, now = _host_tag(), time.time()
+    try:
+        entries = list(os.scandir(target.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        m = pattern.match(entry.name)
+        if m is None:
+            continue
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            if m.group("pid") is not None and m.group("host") == host:
+                stale = not _alive(int(m.group("pid")))
+            else:
+                stale = now - entry.stat(follow_symlinks=False).st_mtime > STALE_AFTER_SECONDS
+            if stale:
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except OSError:
+            continue
+    return removed
+
+
+def _atomic_write(target: Path, loc: str, write: Callable[[str], object]) -> None:
+    """Call ``write(tmp)`` on a temporary file next to ``target``, then move it into place.
+
+    The temporary file is removed on every way out — an error, Ctrl-C (the command line removes what
+    :func:`anonkit.interrupt.temporary` holds), SIGTERM (turned into Ctrl-C by :func:`terminating`);
+    a run killed outright leaves it, and the next write to ``target`` removes it (:func:`remove_stale`).
+    """
+    remove_stale(target)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=temporary_name(target), suffix=".tmp", dir=target.parent)
     except OSError as exc:
         raise InputError(f"cannot write into the directory: {exc.strerror or exc}", file=loc) from exc
     os.close(fd)
@@ -81,6 +158,25 @@ def _atomic_write(target: Path, loc: str, write: Callable[[str], object]) -> Non
             raise InputError(f"cannot write the file: {exc.strerror or exc}", file=loc) from exc
         raise
     _fsync_dir(target.parent)
+
+
+@contextlib.contextmanager
+def terminating() -> Iterator[None]:
+    """While inside (on the main thread), SIGTERM is raised as :class:`KeyboardInterrupt`, so a
+    terminated command stops the way Ctrl-C stops it: no output half-written, temporary files removed.
+    Elsewhere (another thread, no SIGTERM) it does nothing."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
+        yield
+        return
+
+    def stop(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -88,7 +88,10 @@ def _from_arrow(data: pa.Table, what: str, loc: str, *, nullable_ints: bool = Fa
     """The Arrow table read from ``loc`` as a frame: a stored index dropped or kept as a column, text
     columns as ``object`` columns of ``str``; InputError "cannot convert <what>" if pandas cannot.
     ``nullable_ints``: an integer column with missing values becomes pandas' ``Int64`` (a database's
-    integers stay integers, written back as integers) rather than floats."""
+    integers stay integers, written back as integers) rather than floats. A nested column (list,
+    struct, map, union) is refused naming it: its cells are not values a role can judge (a list cell
+    cannot be generalized, compared or counted), so anonkit reads flat columns only."""
+    _refuse_nested(data, loc)
     try:
         frame = data.to_pandas()
         if nullable_ints:  # of the same width: int32 → Int32
@@ -99,6 +102,24 @@ def _from_arrow(data: pa.Table, what: str, loc: str, *, nullable_ints: bool = Fa
     except (pa.ArrowException, ValueError, TypeError) as exc:
         raise InputError(f"cannot convert {what}: {_one_line(exc)}", file=loc) from exc
     return _strings_to_object(_default_index(frame))
+
+
+def _is_nested(kind: pa.DataType) -> bool:
+    if pa.types.is_dictionary(kind):
+        return _is_nested(kind.value_type)
+    return pa.types.is_nested(kind)
+
+
+def _refuse_nested(data: pa.Table, loc: str) -> None:
+    """InputError naming the first column whose Arrow type is nested (list, struct, map, union)."""
+    for field in data.schema:
+        if _is_nested(field.type):
+            raise InputError(
+                f"the column holds nested values ({field.type}); anonkit reads flat columns only: flatten it "
+                "into columns of plain values, or write the input without it",
+                column=str(field.name),
+                file=loc,
+            )
 
 
 def _to_arrow(frame: pd.DataFrame, names: list[str]) -> pa.Table:

@@ -1,5 +1,5 @@
-"""Text fit for a one-line :class:`~anonkit.errors.InputError`: a location with its password masked,
-an exception on one line."""
+"""Text fit for a one-line :class:`~anonkit.errors.InputError`: a location with its secrets masked
+(:mod:`anonkit._secrets`), a location to record without its password, an exception on one line."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import re
 from types import ModuleType
 from urllib.parse import urlsplit, urlunsplit
 
+from anonkit._secrets import mask_secrets
 from anonkit.errors import InputError
 from anonkit.io._locations import _PG_PREFIXES
 
@@ -24,8 +25,9 @@ def _optional(module: str, extra: str, what: str, action: str, loc: str) -> Modu
 
 
 def _shown(loc: str) -> str:
-    """``loc`` fit for a message: a URI's password is masked (``***``)."""
-    return _password_rewritten(loc, "***")
+    """``loc`` fit for a message: every password and token in it masked (``***``), by the one masking
+    function (:func:`anonkit._secrets.mask_secrets`)."""
+    return mask_secrets(loc)
 
 
 def _password_rewritten(loc: str, mask: str | None) -> str:

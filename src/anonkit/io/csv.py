@@ -15,6 +15,7 @@ import gc
 import io
 import itertools
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -202,6 +203,8 @@ def _read_csv(loc: str, sep: str, encoding: str, quote: str | None, na: frozense
     text = _decode(_read_bytes(loc), encoding, loc, sep, quote)
     if not text.strip():
         raise InputError("input is empty", file=loc)
+    text, sep = _separator_line(text, sep, loc)
+    quote = _quotechar(quote or "", sep)
     reader = _reader(text, sep, quote, strict=True)
     header: list[str] | None = None
     rows: list[list[str]] = []
@@ -240,6 +243,24 @@ def _read_csv(loc: str, sep: str, encoding: str, quote: str | None, na: frozense
     del rows
     frame = pd.DataFrame(cells, columns=header, dtype=object)
     return _apply_na(frame, na)
+
+
+#: Excel's first line naming the separator of a CSV file (``sep=;``)
+_SEP_LINE = re.compile(r"sep=(.)\r?(?:\n|$)")
+
+
+def _separator_line(text: str, sep: str, loc: str) -> tuple[str, str]:
+    """The text without Excel's ``sep=X`` first line, and the separator to read with: the line's,
+    when the caller asked for the default ``,`` or the same one; another is an error naming both
+    (the file says how it is written, the caller said otherwise: neither may silently win)."""
+    m = _SEP_LINE.match(text)
+    if m is None:
+        return text, sep
+    declared = _separator(m[1], loc)
+    if declared != sep and sep != ",":
+        raise InputError(f"the file's first line says sep={declared} but the separator given is {sep!r}; give "
+                         f"separator {declared!r} or remove the line", file=loc, key="separator")
+    return "\n" + text[m.end():], declared  # (a blank line in its place keeps the line numbers)
 
 
 @contextlib.contextmanager

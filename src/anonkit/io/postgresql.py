@@ -12,9 +12,9 @@ A table is ``name`` or ``schema.name``, each part quoted as an identifier (so ``
 
 *Reading* runs in a read-only transaction that is never committed. Column types follow the server's:
 integers stay integers, text is text, ``numeric`` becomes integers when every value is whole and
-fits 64 bits, else ``float64`` (``numeric`` values with more than 15 significant digits are rounded;
-whole numbers beyond 64 bits stay text so they are exact); ``uuid``, ``json`` and enums become
-text. Types with no plain value — arrays, composite types, ranges, intervals, ``xml``, ``inet``,
+fits 64 bits, else :class:`decimal.Decimal` cells (exact: every digit the server holds, ``NaN`` and
+``±Infinity`` included — never a ``float64`` that would round past 15 digits); ``uuid``, ``json`` and
+enums become text. Types with no plain value — arrays, composite types, ranges, intervals, ``xml``, ``inet``,
 bit strings — and ``money`` (which the driver reads as cents) are refused naming the column: cast
 them in a ``query`` (``col::text``, ``col::numeric``).
 
@@ -26,8 +26,10 @@ the table and creates it anew (other columns: its indexes, grants and triggers g
 it makes the write fail, and a reader that waited for the table may find it empty — PostgreSQL's
 DDL is not MVCC-safe). Each goes with the copy of every row in the same transaction, so a failure
 at any row leaves the database as it was (no new, emptied or partial table). Column types: ``int64`` →
-``bigint``, ``int32``/``int16`` → ``integer``/``smallint``, ``float64`` → ``double precision``, text
-and categories → ``text``, ``bool`` → ``boolean``, dates and times → ``date``/``timestamp``.
+``bigint``, ``int32``/``int16`` → ``integer``/``smallint``, ``float64`` → ``double precision``,
+:class:`decimal.Decimal` cells → ``numeric`` (exact; so a ``numeric`` column read and written back stays
+``numeric`` with its digits), text and categories → ``text``, ``bool`` → ``boolean``, dates and
+times → ``date``/``timestamp``.
 Refused before connecting, naming the cell: text holding a NUL character and unsigned integers beyond
 ``bigint``; a table or column name longer than 63 bytes (PostgreSQL would silently truncate it).
 """
@@ -35,6 +37,7 @@ Refused before connecting, naming the cell: text holding a NUL character and uns
 from __future__ import annotations
 
 import contextlib
+import decimal
 import re
 import uuid
 from collections.abc import Iterator
@@ -46,6 +49,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from anonkit import interrupt
+from anonkit._secrets import mask_secrets
 from anonkit.errors import InputError
 from anonkit.io._frames import _apply_na, _check_header, _from_arrow, _to_arrow
 from anonkit.io._messages import _one_line, _password_rewritten, _shown
@@ -78,30 +82,14 @@ def _dbapi(action: str, shown: str) -> Any:
 # ------------------------------------------------------------------------------------ messages
 
 
-def _secrets(uri: str) -> list[str]:
-    """Every spelling of the URI's password (as written and percent-decoded; in the userinfo or a
-    ``password=`` parameter), longest first."""
-    found: set[str] = set()
-    with contextlib.suppress(ValueError):
-        parts = urlsplit(uri)
-        if parts.password:
-            found.add(parts.password)
-        for value in parse_qs(parts.query).get("password", []):
-            found.add(value)
-    for value in list(found):
-        found.add(unquote(value))
-    return sorted((s for s in found if s), key=len, reverse=True)
-
-
-def _driver_text(exc: BaseException, secrets: list[str]) -> str:
+def _driver_text(exc: BaseException, uri: str) -> str:
     """A driver error on one line, without ADBC's status and ``[libpq]`` prefixes, the SQL anonkit ran,
-    or the password."""
+    or any spelling of a secret of ``uri`` (:func:`anonkit._secrets.mask_secrets`)."""
     text = _one_line(exc, limit=4000)
     text = re.sub(r"^[A-Z_]+: ", "", text).replace("[libpq] ", "").replace("PGRES_FATAL_ERROR ", "")
     text = re.sub(r"\.? ?Query was: .*$", "", text)
     text = re.sub(r"\.? ?SQLSTATE: \w+$", "", text).strip()
-    for secret in secrets:
-        text = text.replace(secret, "***")
+    text = mask_secrets(text, also=[uri])
     return text if len(text) <= 300 else text[:297] + "..."
 
 
@@ -145,7 +133,7 @@ def _postgresql_errors(
             raise _exists(shown, existing_table) from None
         if state == "3F000":
             raise InputError("unknown schema", file=shown, value=value or unknown_table) from None
-        text = _driver_text(exc, _secrets(uri))
+        text = _driver_text(exc, uri)
         if "no password supplied" in text:  # a URI without one (as a run's summary records it)
             text += "; give the password in the URI, PGPASSWORD or ~/.pgpass"
         raise InputError(f"{message}: {text}", file=shown, key=key, value=value) from None
@@ -193,13 +181,48 @@ def _first(mask: pa.ChunkedArray | pa.Array) -> int | None:
     return None if len(hits) == 0 else int(hits[0].as_py())
 
 
+#: the most digits an exact Arrow decimal (decimal256) holds; a ``numeric`` cell beyond is refused on writing
+DECIMAL_DIGITS = 76
+
+
+def _decimal_array(column: pd.Series, name: str) -> pa.Array | None:
+    """An object column whose cells are all :class:`~decimal.Decimal` (or missing) as an exact Arrow
+    decimal, which the driver copies into a ``numeric`` column; ``None`` for any other column.
+    InputError naming the cell for a value no Arrow decimal holds (``NaN``, ``±Infinity``, too many digits)."""
+    if column.dtype != object:
+        return None
+    cells = column.to_numpy(dtype=object)
+    present = [v for v in cells if v is not None and v is not pd.NA and not (isinstance(v, float) and v != v)]
+    if not present or not all(isinstance(v, decimal.Decimal) for v in present):
+        return None
+    scale, whole = 0, 1
+    for row, v in enumerate(cells):
+        if not isinstance(v, decimal.Decimal):
+            continue
+        if not v.is_finite():
+            raise InputError("PostgreSQL numeric NaN or Infinity cannot be written exactly through the driver; "
+                             "replace it (or write the column as text)", column=name, value=str(v), row=row + 1)
+        _sign, digits, exponent = v.as_tuple()
+        scale = max(scale, -int(exponent))
+        whole = max(whole, len(digits) + int(exponent))
+    if whole + scale > DECIMAL_DIGITS:
+        raise InputError(f"this numeric value has more than {DECIMAL_DIGITS} digits, more than the driver writes "
+                         "exactly", column=name, value=str(next(v for v in present)), row=None)
+    kind = pa.decimal128 if whole + scale <= 38 else pa.decimal256
+    return pa.array([v if isinstance(v, decimal.Decimal) else None for v in cells], kind(whole + scale, scale))
+
+
 def _for_postgresql(frame: pd.DataFrame, names: list[str]) -> pa.Table:
-    """The frame as the Arrow table to copy; InputError naming the first cell PostgreSQL cannot store."""
+    """The frame as the Arrow table to copy; InputError naming the first cell PostgreSQL cannot store.
+    Decimal columns go as exact Arrow decimals (``numeric``), the rest as :func:`_to_arrow` gives them."""
+    exact = {n: a for n, a in ((n, _decimal_array(frame[n], n)) for n in names) if a is not None}
     try:
-        data = _to_arrow(frame, names)
+        data = _to_arrow(frame.drop(columns=list(exact)), [n for n in names if n not in exact])
     except InputError as exc:
         message = exc.message.replace("in Parquet", "in PostgreSQL").replace("to Parquet", "for PostgreSQL")
         raise InputError(message, column=exc.column, value=exc.value, row=exc.row) from None
+    for name, array in exact.items():
+        data = data.add_column(names.index(name), name, array)
     for i, field in enumerate(data.schema):
         column = data.column(i)
         kind = field.type.value_type if pa.types.is_dictionary(field.type) else field.type
@@ -263,6 +286,7 @@ _CREATED = (
     (pa.types.is_uint16, "integer"), (pa.types.is_int16, "smallint"), (pa.types.is_int8, "smallint"),
     (pa.types.is_uint8, "smallint"), (pa.types.is_float64, "double precision"), (pa.types.is_float32, "real"),
     (pa.types.is_string, "text"), (pa.types.is_large_string, "text"), (pa.types.is_boolean, "boolean"),
+    (pa.types.is_decimal, "numeric"),
     (pa.types.is_binary, "bytea"), (pa.types.is_large_binary, "bytea"), (pa.types.is_date32, "date"),
 )
 
@@ -324,14 +348,22 @@ def _typname(field: pa.Field) -> str:
 
 
 def _numeric(text: pa.ChunkedArray) -> pa.ChunkedArray:
-    """A ``numeric`` column (its text): integers when every value is whole and fits 64 bits, text for
-    larger whole numbers, else ``float64``."""
+    """A ``numeric`` column (its text): integers when every value is whole and fits 64 bits, else the
+    text, which :func:`_decimals` makes exact :class:`~decimal.Decimal` cells."""
     whole = pc.match_substring_regex(text, r"^-?[0-9]+$")
     if pc.all(pc.fill_null(whole, True)).as_py():
         with contextlib.suppress(pa.ArrowInvalid):
             return pc.cast(text, pa.int64())
-        return text
-    return pc.cast(text, pa.float64())
+    return text
+
+
+def _decimals(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """The ``numeric`` columns read as text made :class:`~decimal.Decimal` cells (missing stays missing)."""
+    for name in names:
+        frame[name] = pd.Series([None if v is None or v is pd.NA or (isinstance(v, float) and v != v)
+                                 else decimal.Decimal(str(v)) for v in frame[name].to_numpy(dtype=object)],
+                                index=frame.index, dtype=object, name=name)
+    return frame
 
 
 def _storage(column: pa.ChunkedArray, kind: pa.BaseExtensionType) -> pa.ChunkedArray:
@@ -339,10 +371,12 @@ def _storage(column: pa.ChunkedArray, kind: pa.BaseExtensionType) -> pa.ChunkedA
     return pa.chunked_array([c.storage for c in column.chunks], kind.storage_type)
 
 
-def _plain_columns(data: pa.Table, shown: str) -> pa.Table:
+def _plain_columns(data: pa.Table, shown: str) -> tuple[pa.Table, list[str]]:
     """Server types pandas would not read as plain values, made plain: ``numeric`` as numbers,
     ``uuid``, ``json`` and the like as text; InputError naming a column of a type that has no plain
-    form (``money`` too: the driver reads it as a whole number of cents)."""
+    form (``money`` too: the driver reads it as a whole number of cents). Also the ``numeric`` columns
+    left as text, for :func:`_decimals`."""
+    decimals: list[str] = []
     for i, field in enumerate(data.schema):
         kind = field.type
         typname = _typname(field)
@@ -355,6 +389,8 @@ def _plain_columns(data: pa.Table, shown: str) -> pa.Table:
         column = data.column(i)
         if isinstance(kind, pa.OpaqueType) and kind.type_name == "numeric":
             plain = _numeric(_storage(column, kind))
+            if not pa.types.is_int64(plain.type):
+                decimals.append(field.name)
         elif isinstance(kind, pa.UuidType):
             plain = pa.chunked_array([pa.array([None if b is None else str(uuid.UUID(bytes=b))
                                                 for b in c.storage.to_pylist()], pa.string())
@@ -364,7 +400,7 @@ def _plain_columns(data: pa.Table, shown: str) -> pa.Table:
         else:
             raise _unreadable(field, typname, "text", shown)
         data = data.set_column(i, pa.field(field.name, plain.type), plain)
-    return data
+    return data, decimals
 
 
 def _unreadable(field: pa.Field, typname: str, cast: str, shown: str) -> InputError:
@@ -395,8 +431,9 @@ def _read_postgresql(uri: str, table: str | None, query: str | None, na: frozens
     _check_header([str(n) for n in data.schema.names], shown)
     if data.num_rows == 0:
         raise InputError("input is empty: no data rows", file=shown)
-    data = _plain_columns(data, shown)
-    return _apply_na(_from_arrow(data, "the PostgreSQL result", shown, nullable_ints=True), na)
+    data, decimals = _plain_columns(data, shown)
+    frame = _apply_na(_from_arrow(data, "the PostgreSQL result", shown, nullable_ints=True), na)
+    return _decimals(frame, decimals)
 
 
 # ------------------------------------------------------------------------------------ same table

@@ -345,6 +345,12 @@ def _jsonl_records(lines: Iterable[str], name: str) -> Iterator[tuple[int, dict[
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"line {line}: malformed JSON: {exc.msg} (column {exc.colno})", file=name) from None
+        except RecursionError:  # nesting deeper than Python's parser can follow: no message is nested
+            raise InputError(f"line {line}: the JSON is nested too deeply; a line is one flat object",
+                             file=name) from None
+        except ValueError as exc:  # an integer of more digits than Python converts
+            raise InputError(f"line {line}: malformed JSON: {' '.join(str(exc).split(':')[:1])}",
+                             file=name) from None
         if not isinstance(obj, dict):
             raise InputError(f"line {line}: a line must be a JSON object", file=name, value=text[:80])
         for key in obj:

@@ -213,13 +213,15 @@ def random_count_queries(
     *,
     sensitive: str | None = None,
     queries: int = DEFAULT_QUERIES,
-    query_dimension: int = DEFAULT_QUERY_DIMENSION,
+    query_dimension: int | None = None,
     selectivity: float = DEFAULT_SELECTIVITY,
     seed: int = 0,
 ) -> CountQueries:
     """``queries`` seeded random COUNT queries over ``table`` (spec §2.7).
 
-    Each query draws ``query_dimension`` distinct quasi-identifiers uniformly. For each, it selects
+    Each query draws ``query_dimension`` distinct quasi-identifiers uniformly (``None``, the
+    default: :data:`DEFAULT_QUERY_DIMENSION`, or every quasi-identifier when there are fewer — a
+    default adapts to the data; a value given is held to ``1 … d``). For each, it selects
     ``max(1, ⌊selectivity · L + ½⌋)`` of the ``L`` leaves that occur in the data (the query's
     domain is the values present, as for the sensitive value: leaves of a hierarchy that no record
     has, such as Adult's ages 1–16 and 91–100, are never asked about, so they cannot make queries
@@ -235,6 +237,8 @@ def random_count_queries(
     d = len(table.qi)
     if isinstance(queries, bool) or not isinstance(queries, int | np.integer) or queries < 1:
         raise InputError("queries must be a whole number ≥ 1", key="queries", value=queries)
+    if query_dimension is None:
+        query_dimension = max(1, min(DEFAULT_QUERY_DIMENSION, d))
     if (isinstance(query_dimension, bool) or not isinstance(query_dimension, int | np.integer)
             or not 1 <= query_dimension <= d):
         raise InputError(f"query_dimension must be a whole number from 1 to the {d} quasi-identifier(s)",
@@ -622,7 +626,7 @@ def one_to_many_measures(
     sensitive: str | None = None,
     person: np.ndarray | None = None,
     queries: int = DEFAULT_QUERIES,
-    query_dimension: int = DEFAULT_QUERY_DIMENSION,
+    query_dimension: int | None = None,
     selectivity: float = DEFAULT_SELECTIVITY,
     seed: int = 0,
     l: int = DEFAULT_INTERSECTION_L,  # noqa: E741 - the l of l-diversity
@@ -631,20 +635,25 @@ def one_to_many_measures(
 
     ``ncp`` (:func:`ncp_per_person`), ``query_accuracy``, ``query_error`` and ``queries``
     (:func:`query_accuracy` over :func:`random_count_queries` with ``queries``,
-    ``query_dimension``, ``selectivity``, ``seed``), ``record_intersection``
+    ``query_dimension`` — by default :data:`DEFAULT_QUERY_DIMENSION` capped at the number of
+    quasi-identifiers — ``selectivity``, ``seed``; with no quasi-identifier there is nothing to
+    query: ``None``, ``None`` and 0), ``record_intersection``
     (:func:`record_intersection` with ``l``: ``persons_with_several_records``, ``spread``,
     ``breached``, ``rate``) and ``linkability`` (:func:`linkability`: ``mean``, ``max``). See the
     module docstring for persons, published values and suppressed records.
     """
     name = _sensitive(table, sensitive)
-    qs = random_count_queries(table, sensitive=name, queries=queries, query_dimension=query_dimension,
-                              selectivity=selectivity, seed=seed)
-    acc = query_accuracy(table, release, qs)
+    accuracy: tuple[float | None, float | None, int] = (None, None, 0)
+    if table.qi or query_dimension is not None:  # (a dimension given is held to 1 … d)
+        qs = random_count_queries(table, sensitive=name, queries=queries, query_dimension=query_dimension,
+                                  selectivity=selectivity, seed=seed)
+        acc = query_accuracy(table, release, qs)
+        accuracy = (acc.accuracy, acc.error, acc.queries)
     return {
         "ncp": ncp_per_person(table, release, person=person),
-        "query_accuracy": acc.accuracy,
-        "query_error": acc.error,
-        "queries": acc.queries,
+        "query_accuracy": accuracy[0],
+        "query_error": accuracy[1],
+        "queries": accuracy[2],
         "record_intersection": record_intersection(table, release, sensitive=name, person=person, l=l).as_dict(),
         "linkability": linkability(table, release, sensitive=name, person=person).as_dict(),
     }

@@ -11,6 +11,8 @@ is sound.
 
 from __future__ import annotations
 
+import math
+import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
@@ -63,10 +65,42 @@ class Criterion(ABC):
         return stats.hist[attr]
 
 
-def check_positive(name: str, value: float, *, integer: bool = False, upper: float | None = None) -> None:
-    """Validate a model parameter; the error names the parameter and what is allowed."""
-    ok = value > 0 and (not integer or float(value).is_integer()) and (upper is None or value <= upper)
+def check_positive(name: str, value: object, *, integer: bool = False, upper: float | None = None) -> float:
+    """A model parameter, validated and returned as a plain ``float`` (``int`` with ``integer``).
+
+    Strict, as the config is: a number (a Python or numpy number, not ``True`` and not ``"5"``),
+    finite, positive, whole with ``integer`` (``5.0`` is taken as 5) and at most ``upper``. A
+    boolean is refused because ``KAnonymity(True)`` would otherwise be 1-anonymity, which protects
+    nobody. The error names the parameter and the value."""
+    kind = "a positive whole number" if integer else "a positive number"
+    bound = f" at most {upper}" if upper is not None else ""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise InputError(f"{name} must be {kind}{bound}, got {type(value).__name__} {value!r}", key=name)
+    number = float(value)
+    ok = (math.isfinite(number) and number > 0 and (not integer or number.is_integer())
+          and (upper is None or number <= upper))
     if not ok:
-        kind = "a positive whole number" if integer else "a positive number"
-        bound = f" at most {upper}" if upper is not None else ""
         raise InputError(f"{name} must be {kind}{bound}, got {value!r}", key=name)
+    return int(number) if integer else number
+
+
+def check_name(name: str, value: object) -> str:
+    """A column name a model refers to: text (a number here is usually a parameter given in the
+    attribute's place)."""
+    if not isinstance(value, str) or not value:
+        raise InputError(f"{name} must be a column name (text), got {type(value).__name__} {value!r}", key=name)
+    return value
+
+
+def check_flag(name: str, value: object) -> bool:
+    """A yes/no parameter: ``True`` or ``False`` (not ``"no"``, which Python would take for true)."""
+    if not isinstance(value, bool | np.bool_):
+        raise InputError(f"{name} must be True or False, got {type(value).__name__} {value!r}", key=name)
+    return bool(value)
+
+
+def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    """One of ``allowed`` (text)."""
+    if not isinstance(value, str) or value not in allowed:
+        raise InputError(f"{name} must be one of {', '.join(allowed)}, got {value!r}", key=name)
+    return value

@@ -7,11 +7,13 @@ to the classes formed by that subset of the quasi-identifiers only (several anon
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from anonkit.models.base import Criterion, check_positive
+from anonkit.errors import InputError
+from anonkit.models.base import Criterion, check_name, check_positive
 from anonkit.stats import ClassStats
 
 
@@ -22,9 +24,16 @@ class KAnonymity(Criterion):
     name = "k-anonymity"
 
     def __post_init__(self) -> None:
-        check_positive("k", self.k, integer=True)
+        object.__setattr__(self, "k", check_positive("k", self.k, integer=True))
         if self.attributes is not None:
-            object.__setattr__(self, "attributes", tuple(self.attributes))
+            if isinstance(self.attributes, str) or not isinstance(self.attributes, Iterable):
+                raise InputError(f"attributes must be a list of quasi-identifier names, got "
+                                 f"{type(self.attributes).__name__} {self.attributes!r}", key="attributes")
+            names = tuple(check_name("attributes", a) for a in self.attributes)
+            if not names:
+                raise InputError("attributes must name at least one quasi-identifier (None: all of them)",
+                                 key="attributes")
+            object.__setattr__(self, "attributes", names)
 
     @property
     def qis(self) -> tuple[str, ...] | None:

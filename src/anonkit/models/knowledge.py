@@ -20,6 +20,7 @@ Only the background-knowledge algorithms (``uhra``, ``bka-js``, ``k-primacy``) e
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -28,7 +29,7 @@ import numpy as np
 from anonkit.errors import InputError
 from anonkit.knowledge.divergence import check_jsd_bound
 from anonkit.knowledge.priors import DEFAULT_BANDWIDTH
-from anonkit.models.base import Criterion
+from anonkit.models.base import Criterion, check_choice, check_name, check_positive
 from anonkit.stats import ClassStats
 
 if TYPE_CHECKING:
@@ -75,15 +76,15 @@ class BackgroundKnowledge(Criterion):
     record_level = True
 
     def __post_init__(self) -> None:
-        check_jsd_bound(self.J)
-        if self.prior not in PRIOR_KINDS:
-            raise InputError(f"prior must be one of {', '.join(PRIOR_KINDS)}, got {self.prior!r}", key="prior")
-        if not self.bandwidth > 0:
-            raise InputError(f"bandwidth must be positive, got {self.bandwidth!r}", key="bandwidth")
-        if self.test not in ("auto", "pairwise", "posterior"):
-            raise InputError(f"test must be auto, pairwise or posterior, got {self.test!r}", key="test")
-        if self.posterior not in ("omega", "exact"):
-            raise InputError(f"posterior must be omega or exact, got {self.posterior!r}", key="posterior")
+        check_name("sensitive", self.sensitive)
+        if isinstance(self.J, bool | np.bool_) or not isinstance(self.J, numbers.Real):
+            raise InputError(f"J must be a number in [0, 1] (base-2 JSD), got {type(self.J).__name__} {self.J!r}",
+                             key="J")
+        object.__setattr__(self, "J", check_jsd_bound(self.J))
+        check_choice("prior", self.prior, PRIOR_KINDS)
+        object.__setattr__(self, "bandwidth", check_positive("bandwidth", self.bandwidth))
+        check_choice("test", self.test, ("auto", "pairwise", "posterior"))
+        check_choice("posterior", self.posterior, ("omega", "exact"))
 
     @property
     def attribute(self) -> str:

@@ -20,8 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonkit.errors import InputError
-from anonkit.models.base import Criterion, check_positive
+from anonkit.models.base import Criterion, check_choice, check_name, check_positive
 from anonkit.stats import ClassStats
 
 
@@ -100,7 +99,8 @@ class DistinctLDiversity(Criterion):
     name = "distinct-l-diversity"
 
     def __post_init__(self) -> None:
-        check_positive("l", self.l)
+        check_name("sensitive", self.sensitive)
+        object.__setattr__(self, "l", check_positive("l", self.l))
 
     @property
     def attribute(self) -> str:
@@ -137,11 +137,9 @@ class EntropyLDiversity(Criterion):
         return self.estimator == "shannon"
 
     def __post_init__(self) -> None:
-        check_positive("l", self.l)
-        if self.estimator not in ("shannon", "grassberger"):
-            raise InputError(
-                f"estimator must be 'shannon' or 'grassberger', got {self.estimator!r}", key="estimator"
-            )
+        check_name("sensitive", self.sensitive)
+        object.__setattr__(self, "l", check_positive("l", self.l))
+        check_choice("estimator", self.estimator, ("shannon", "grassberger"))
 
     @property
     def attribute(self) -> str:
@@ -177,8 +175,9 @@ class RecursiveCLDiversity(Criterion):
     monotonic_suppression = False
 
     def __post_init__(self) -> None:
-        check_positive("c", self.c)
-        check_positive("l", self.l, integer=True)
+        check_name("sensitive", self.sensitive)
+        object.__setattr__(self, "c", check_positive("c", self.c))
+        object.__setattr__(self, "l", check_positive("l", self.l, integer=True))
 
     @property
     def attribute(self) -> str:
@@ -227,7 +226,8 @@ class FrequencyLDiversity(Criterion):
     monotonic_suppression = False
 
     def __post_init__(self) -> None:
-        check_positive("l", self.l)
+        check_name("sensitive", self.sensitive)
+        object.__setattr__(self, "l", check_positive("l", self.l))
 
     @property
     def attribute(self) -> str:

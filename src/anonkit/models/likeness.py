@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonkit.models.base import Criterion, check_positive
+from anonkit.models.base import Criterion, check_flag, check_name, check_positive
 from anonkit.stats import ClassStats
 
 
@@ -32,7 +32,9 @@ class BetaLikeness(Criterion):
     monotonic_suppression = False
 
     def __post_init__(self) -> None:
-        check_positive("beta", self.beta)
+        check_name("sensitive", self.sensitive)
+        object.__setattr__(self, "beta", check_positive("beta", self.beta))
+        object.__setattr__(self, "enhanced", check_flag("enhanced", self.enhanced))
 
     @property
     def attribute(self) -> str:
@@ -83,7 +85,8 @@ class DeltaDisclosure(Criterion):
     monotonic_generalization = False
 
     def __post_init__(self) -> None:
-        check_positive("delta", self.delta)
+        check_name("sensitive", self.sensitive)
+        object.__setattr__(self, "delta", check_positive("delta", self.delta))
 
     @property
     def attribute(self) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from anonkit.errors import InputError
-from anonkit.models.base import Criterion, check_positive
+from anonkit.models.base import Criterion, check_choice, check_name, check_positive
 from anonkit.stats import ClassStats, SensitiveDomain
 
 
@@ -75,11 +75,9 @@ class TCloseness(Criterion):
     monotonic_suppression = False
 
     def __post_init__(self) -> None:
-        check_positive("t", self.t, upper=1.0)
-        if self.distance not in _DISTANCES:
-            raise InputError(
-                f"distance must be one of {', '.join(_DISTANCES)}, got {self.distance!r}", key="distance"
-            )
+        check_name("sensitive", self.sensitive)
+        object.__setattr__(self, "t", check_positive("t", self.t, upper=1.0))
+        check_choice("distance", self.distance, tuple(_DISTANCES))
 
     @property
     def attribute(self) -> str:

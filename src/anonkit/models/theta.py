@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from anonkit.errors import InputError
-from anonkit.models.base import Criterion, check_positive
+from anonkit.models.base import Criterion, check_flag, check_name, check_positive
 from anonkit.stats import ClassStats
 
 #: λ of θ = λ · V_full(k) unless given (spec §4.5)
@@ -56,8 +56,10 @@ class ThetaSensitivity(Criterion):
     monotonic_suppression = False
 
     def __post_init__(self) -> None:
-        check_positive("k", self.k, integer=True)
-        check_positive("lambda", self.lam, upper=1.0)
+        check_name("sensitive", self.sensitive)
+        object.__setattr__(self, "k", check_positive("k", self.k, integer=True))
+        object.__setattr__(self, "lam", check_positive("lambda", self.lam, upper=1.0))
+        object.__setattr__(self, "distinct", check_flag("distinct", self.distinct))
 
     @property
     def attribute(self) -> str:

@@ -9,28 +9,29 @@ A PostgreSQL input or output is recorded without its password (``postgresql://us
 The report reads it through the config's own URI when the run used the config's input or output,
 so a password the config holds is used again, as the run used it; otherwise (a URI without a
 password, or another location given on the command line) the driver takes it from ``PGPASSWORD`` or
-``~/.pgpass``. No password appears in the report: the config is shown with every PostgreSQL URI's
-password masked (``***``), as are the locations of the input and outputs.
+``~/.pgpass``. No password or token appears in the report: the config is shown through
+:func:`anonkit._secrets.mask_secrets` (every URI password, percent-encoded or not, ``password=``,
+``token=``, ``secret=``, ``api_key=`` masked ``***``), as are the locations of the input and outputs.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from anonkit._secrets import mask_secrets
 from anonkit._values import strip_cells
 from anonkit.config import Config, load_config
 from anonkit.datasets import DATASETS
 from anonkit.errors import InputError
 from anonkit.io import read_table
 from anonkit.io._messages import _shown
-from anonkit.io.postgresql import _secrets, _without_password
+from anonkit.io.postgresql import _without_password
 from anonkit.pipeline import load_input, sha256_of
 from anonkit.report.html import build_report, write_report
 
@@ -72,10 +73,6 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data
 
 
-#: a PostgreSQL URI in a config's text (up to a space or a quote)
-_PG_URI = re.compile(r"postgres(?:ql)?://[^\s'\"]+", re.IGNORECASE)
-
-
 def _config(location: str | None, json_path: Path) -> tuple[Config | None, str | None, Path | None]:
     """The config a run names, its text to show (passwords masked) and its folder (``None``s when the
     run had none)."""
@@ -85,18 +82,13 @@ def _config(location: str | None, json_path: Path) -> tuple[Config | None, str |
     if not path.is_absolute() and not path.exists():
         path = json_path.parent / path
     config = load_config(path)
-    return config, _masked(path.read_text(encoding="utf-8"), config), path.parent
+    return config, _masked(path.read_text(encoding="utf-8")), path.parent
 
 
-def _masked(text: str, config: Config) -> str:
-    """A config's text with the password of every PostgreSQL URI in it masked (``***``), then any other
-    spelling of the passwords its input and output URIs hold (as written or percent-decoded)."""
-    text = _PG_URI.sub(lambda m: _shown(m.group()), text)
-    for uri in (config.input.path, config.output.path):
-        if uri and "://" in uri:
-            for secret in _secrets(uri):
-                text = text.replace(secret, "***")
-    return text
+def _masked(text: str) -> str:
+    """A config's text as the report shows it: every password and token in it masked (``***``), in
+    every spelling (:func:`anonkit._secrets.mask_secrets`, the one masking function)."""
+    return mask_secrets(text)
 
 
 def _check(location: str, recorded: object, what: str) -> None:

@@ -22,8 +22,12 @@ What is returned. The published result is two tables, in ``Release.tables``:
 * ``"qit"`` — the quasi-identifier table: every released record's **original** QI values (not
   generalized) and its ``GroupID``, rows in a seeded random order so that positions do not link
   to the ST. Only the QIs and ``GroupID`` are kept: identifiers are already gone
-  (:class:`~anonkit.table.Table` drops them), the sensitive attributes are what the ST publishes,
-  and insensitive columns are left out so that nothing else rides along in the QIT;
+  (:class:`~anonkit.table.Table` drops them), the sensitive attribute is what the ST publishes.
+  The insensitive columns ride along in the QIT, each record's values beside its QIs and group
+  (``insensitive: drop`` leaves them out; :mod:`anonkit.algorithms._carried` says why the QIT is
+  their place: they are record-level values the data holder declared revealing nothing, as every
+  other release publishes them; a column correlated with the sensitive value must be declared
+  sensitive or quasi). Anatomy protects one sensitive attribute: another is refused, not dropped;
 * ``"st"`` — the sensitive table: ``GroupID``, the sensitive value, ``Count``, one row per value
   present in a group, by group then value order.
 
@@ -50,6 +54,7 @@ import pandas as pd
 from pydantic import Field
 
 from anonkit._kernels import compiled
+from anonkit.algorithms._carried import DEFAULT_INSENSITIVE, Insensitive, carried, dropped, one_sensitive
 from anonkit.algorithms.bucket.stack_and_deal import class_histogram, release_of, resolve_sensitive
 from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression
 from anonkit.algorithms.spec import algorithm
@@ -311,6 +316,7 @@ def anatomy(
     sensitive: str | None = None,
     seed: int | None = None,
     max_suppression: MaxSuppression = DEFAULT_MAX_SUPPRESSION,
+    insensitive: Insensitive = DEFAULT_INSENSITIVE,
 ) -> Release:
     """Anatomy; see the module docstring.
 
@@ -331,16 +337,21 @@ def anatomy(
         shuffle, both from this seed.
     max_suppression:
         Share of records the models may suppress.
+    insensitive:
+        keep publishes the insensitive columns in the QIT (each record's values); drop leaves them out.
 
     Raises
     ------
     InputError
         A sensitive value occurs more than ``n/l`` times (no l-diverse anatomy exists), ``l`` is not
-        a positive whole number, or the attribute is not sensitive.
+        a positive whole number, the attribute is not sensitive, or the table has another sensitive
+        attribute (which Anatomy would not publish).
     """
     started = time.perf_counter()
     l, model_attr = resolve_l(models, l, sensitive)  # noqa: E741
     sa = resolve_sensitive(table, sensitive if sensitive is not None else model_attr, "anatomy")
+    one_sensitive(table, sa, "anatomy")
+    extra = carried(table, insensitive)
     codes = table.sensitive_codes[sa].astype(np.int64)
     labels = table.domains[sa].labels
     m = len(labels)
@@ -365,15 +376,16 @@ def anatomy(
         algorithm="anatomy",
         max_suppression=max_suppression,
         started=started,
-        params={"l": l, "sensitive": sa, "seed": seed, "max_suppression": max_suppression},
+        params={"l": l, "sensitive": sa, "seed": seed, "max_suppression": max_suppression,
+                "insensitive": insensitive},
         empty_message="the models cannot be met: no record to publish",
         merge_identical=False,  # groups are published by group id, not by their values
     )
     rc = rel.record_class
     released = np.flatnonzero(rc >= 0)
     # the two published tables
-    gid = _column_name(GROUP_ID, [*table.qi, sa])
-    qit = table.frame[table.qi].iloc[released].reset_index(drop=True)
+    gid = _column_name(GROUP_ID, [*table.qi, *extra, sa])
+    qit = table.frame[[*table.qi, *extra]].iloc[released].reset_index(drop=True)
     qit[gid] = rc[released] + 1
     order = np.random.default_rng(0 if seed is None else seed).permutation(len(qit))
     qit = qit.iloc[order].reset_index(drop=True)
@@ -395,5 +407,7 @@ def anatomy(
     rel.notes["distinct_l"] = int(np.count_nonzero(hist, axis=1).min()) if rel.n_classes else 0
     rel.notes["max_confidence"] = float((hist.max(axis=1) / sizes).max()) if rel.n_classes else float("nan")
     rel.notes["groups_formed"] = n_groups
+    if dropped(table, insensitive):
+        rel.notes["dropped_columns"] = dropped(table, insensitive)
     rel.seconds = time.perf_counter() - started
     return rel

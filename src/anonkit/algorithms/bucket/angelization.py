@@ -30,13 +30,17 @@ Steps (spec §4.5)
 What is published (``Release.tables``)
 -------------------------------------
 * ``"qt"`` — one row per person (plus one per fake person), the bucket's generalized QI labels (as
-  :meth:`Release.class_labels` prints them) and ``bucket`` (1-based), rows shuffled with
+  :meth:`Release.class_labels` prints them), the insensitive columns (each person's value, or the
+  set ``{a;b}`` of its values when its records differ, :mod:`anonkit.algorithms._carried`; a fake
+  person shows those of a real member of its bucket drawn with the seed, so the column does not tell
+  fakes apart; ``insensitive: drop`` leaves them out) and ``bucket`` (1-based), rows shuffled with
   ``numpy.random.default_rng(seed)`` (seed ``None`` → 0): no row order leaks persons;
 * ``"st"`` — ``bucket``, the sensitive value (text), ``count``: one row per (bucket, value) present,
   by bucket then domain order; the counts are the representatives, the history values
   (``publish_history``) and the fakes' values.
 
-The person column never reaches a table. ``bucket``/``count`` are prefixed with ``_`` if an input
+The person column never reaches a table; a second sensitive attribute is refused (it would not be
+published). ``bucket``/``count`` are prefixed with ``_`` if an input
 column has that name (``params["bucket_column"]``, ``params["count_column"]``).
 
 The :class:`~anonkit.release.Release`: ``record_class`` is every record's bucket (all of a person's
@@ -88,6 +92,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
+from anonkit.algorithms._carried import DEFAULT_INSENSITIVE, Insensitive, carried, dropped, one_sensitive, person_values
 from anonkit.algorithms.bucket import _theta_cut as tc
 from anonkit.algorithms.local import _generalize
 from anonkit.algorithms.spec import algorithm
@@ -96,7 +101,7 @@ from anonkit.models import Criterion
 from anonkit.release import Release, nothing_released
 from anonkit.table import Table
 from anonkit.verifier import Verification
-from anonkit.verify_buckets import verify_buckets
+from anonkit.verify_buckets import BucketResult, verify_buckets
 
 NAME = "angelization"
 Repair = Literal["swap", "merge", "noise"]
@@ -158,9 +163,37 @@ def _verifier(table: Table, release: Release, models: list[Criterion]) -> Verifi
     the QT and ST, with the manifest and the private link (:func:`private_link`)."""
     source, persons = private_link(release)
     p = release.params
-    return verify_buckets(release.tables["qt"], release.tables["st"], table.schema, models, sensitive=p["sensitive"],
-                          bucket=p["bucket_column"], count=p["count_column"], history=p["publish_history"],
-                          manifest=release.manifest, source=source, persons=persons)
+    extra = list(p.get("insensitive_columns", []))
+    qt = release.tables["qt"]
+    verdict = verify_buckets(qt.drop(columns=extra), release.tables["st"], table.schema, models,
+                             sensitive=p["sensitive"], bucket=p["bucket_column"], count=p["count_column"],
+                             history=p["publish_history"], manifest=release.manifest, source=source,
+                             persons=persons)
+    for c in extra:
+        bad = _untrue_insensitive(qt[c], source, table.schema.person, persons, c)
+        verdict.results.append(BucketResult(f"link: QT column {c!r} holds each person's values", bad == 0,
+                                            float(bad), int(bad), 0, f"{bad} row(s) differ" if bad else ""))
+        verdict.ok = verdict.ok and bad == 0
+    return verdict
+
+
+def _untrue_insensitive(published: pd.Series, source: pd.DataFrame, person_col: str | None, persons: np.ndarray,
+                        column: str) -> int:
+    """QT rows of real persons whose insensitive cell is not the person's value (or the ``{a;b}`` set of
+    its distinct values), recounted from the source with pandas."""
+    who = source[person_col] if person_col is not None else pd.Series(np.arange(len(source)))
+    text = source[column].astype("string").fillna("")
+    sets = pd.DataFrame({"p": who.to_numpy(), "v": text.to_numpy()}).query("v != ''").groupby("p")["v"].agg(
+        lambda v: sorted(set(v)))
+    bad = 0
+    for cell, p in zip(published.tolist(), persons.tolist(), strict=True):
+        if p is None:
+            continue
+        want = sets.get(p, [])
+        shown = "" if cell is None or (isinstance(cell, float) and cell != cell) else str(cell)
+        expected = "" if not want else (want[0] if len(want) == 1 else "{" + ";".join(want) + "}")
+        bad += shown != expected
+    return bad
 
 
 @algorithm(
@@ -190,6 +223,7 @@ def angelization(
     publish_history: bool = True,
     sensitive: str | None = None,
     seed: int | None = None,
+    insensitive: Insensitive = DEFAULT_INSENSITIVE,
 ) -> Release:
     """(θ*, k)-utility angelization; see the module docstring.
 
@@ -210,6 +244,8 @@ def angelization(
         The sensitive attribute (default: the θ model's, else the only one); it needs categories.
     seed:
         Shuffles the QT rows (``None``: seed 0).
+    insensitive:
+        keep publishes the insensitive columns in the QT (per person); drop leaves them out.
 
     Raises
     ------
@@ -220,6 +256,8 @@ def angelization(
     started = time.perf_counter()
     plan = tc.resolve_plan(table, models, lam=lam, sensitive=sensitive, algorithm=NAME, allow_other=False)
     sa = plan.sensitive
+    one_sensitive(table, sa, NAME)
+    extra = carried(table, insensitive)
     domain = table.domains[sa]
     assert domain.category is not None
     scode = np.asarray(table.sensitive_codes[sa], dtype=np.int64)
@@ -255,7 +293,8 @@ def angelization(
                                or f"θ = {plan.theta:.6g} cannot be reached")
     params = {
         "k": k, "lambda": plan.lam, "theta": plan.theta, "order": order, "repair": repair,
-        "publish_history": publish_history, "sensitive": sa, "seed": seed,
+        "publish_history": publish_history, "sensitive": sa, "seed": seed, "insensitive": insensitive,
+        "insensitive_columns": extra,
     }
     notes: dict[str, object] = {
         "persons": n_persons, "theta": plan.theta, "lambda": plan.lam, "k": k, "swaps": swaps, "merges": merges,
@@ -291,7 +330,7 @@ def angelization(
     if fake_bucket.size:
         hist_st = hist_st + np.bincount(fake_bucket * m + fake_value, minlength=n_buckets * m)
     hist_st = hist_st.reshape(n_buckets, m)
-    taken = [*table.qi, sa]
+    taken = [*table.qi, *extra, sa]
     bucket_col = tc.column_name(tc.BUCKET, taken)
     count_col = tc.column_name(tc.COUNT, [bucket_col, sa])
     rel.params.update(bucket_column=bucket_col, count_column=count_col)
@@ -311,6 +350,11 @@ def angelization(
     shuffle = np.random.default_rng(0 if seed is None else seed).permutation(len(row_bucket))
     row_bucket, row_person, row_value = row_bucket[shuffle], row_person[shuffle], row_value[shuffle]
     qt = pd.DataFrame({q: pd.Series(rel.class_labels(j)[row_bucket], dtype=object) for j, q in enumerate(table.qi)})
+    if extra:
+        shown_person = _stand_ins(row_person, row_bucket, seed)
+        active = np.where(table.presuppressed, -1, person)
+        for c in extra:
+            qt[c] = pd.Series(person_values(table, c, active, int(person.max()) + 1)[shown_person], dtype=object)
     qt[bucket_col] = row_bucket + 1
     rel.tables = {"qt": qt, "st": st}
     rel.sensitive_histogram = hist_st.astype(np.float64)
@@ -341,8 +385,26 @@ def angelization(
         qt_person=row_person,
         representative=representative,
     )
+    if dropped(table, insensitive):
+        rel.notes["dropped_columns"] = dropped(table, insensitive)
     rel.seconds = time.perf_counter() - started
     return rel
+
+
+def _stand_ins(row_person: np.ndarray, row_bucket: np.ndarray, seed: int | None) -> np.ndarray:
+    """The person whose insensitive values every QT row shows: its own, and for a fake (−1) a real
+    member of its bucket drawn with ``seed`` (a stream apart from the shuffle's)."""
+    out = row_person.copy()
+    fake = np.flatnonzero(row_person < 0)
+    if not fake.size:
+        return out
+    real = np.flatnonzero(row_person >= 0)
+    real = real[np.argsort(row_bucket[real], kind="stable")]
+    lo = np.searchsorted(row_bucket[real], row_bucket[fake])
+    hi = np.searchsorted(row_bucket[real], row_bucket[fake], side="right")
+    draw = np.random.default_rng([0 if seed is None else seed, 1]).random(fake.size)
+    out[fake] = row_person[real[lo + (draw * (hi - lo)).astype(np.int64)]]
+    return out
 
 
 def private_link(release: Release) -> tuple[pd.DataFrame, np.ndarray]:

@@ -355,6 +355,7 @@ def _centroids(table: Table, rel: Release) -> None:
         sums = np.bincount(rel.record_class[kept], weights=table.numeric[name][kept], minlength=rel.n_classes)
         mean = sums / np.maximum(sizes, 1.0)
         rel.class_bounds[name] = np.stack([mean, mean], axis=1)
+    rel.centroids = frozenset(rel.class_bounds)  # published as means (a class of one value: that value, exactly)
 
 
 def _nearest(dist: np.ndarray, seed: int, k: int) -> np.ndarray:

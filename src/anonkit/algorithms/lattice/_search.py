@@ -144,7 +144,13 @@ class Search:
         self._check(self.lattice.node(nid) if node is None else node, nid)
         return bool(state.anonymous(nid))
 
-    def _check(self, node: tuple[int, ...], nid: int) -> None:
+    def check_evaluate(self, node: tuple[int, ...]) -> NodeEvaluation:
+        """Check ``node``, whose status must be unknown, as :meth:`check` does (counted, tagged,
+        scored if anonymous), and return its evaluation: for a search that also ranks the failing
+        nodes by their score (lightning)."""
+        return self._check(node, self.lattice.id(node))
+
+    def _check(self, node: tuple[int, ...], nid: int) -> NodeEvaluation:
         state = self.start()
         ev = self.evaluate(node)
         self._count_check()
@@ -158,6 +164,7 @@ class Search:
             value = self.scorer.exact(ev)
             self._record(nid, value)
             state.stats.scored += 1
+        return ev
 
     def _count_check(self) -> None:
         stats = self.start().stats

@@ -35,6 +35,7 @@ then falls back to the best-effort ``lightning`` heuristic and says so in the re
 from __future__ import annotations
 
 import heapq
+from collections.abc import Mapping
 from typing import Annotated
 
 from pydantic import Field
@@ -105,6 +106,14 @@ def classify(search: Search) -> None:
                     lo = mid + 1
 
 
+def _explain_fallback(table: Table, models: list[Criterion], release: Release, options: Mapping[str, object]
+                      ) -> str | None:
+    """Why a lightning fallback that was cut short found nothing (one may exist: not "cannot be met")."""
+    from anonkit.algorithms.lattice.lightning import cut_short_reason
+
+    return cut_short_reason(release.notes) if not release.satisfied else None
+
+
 @algorithm(
     "flash",
     family="lattice",
@@ -113,6 +122,7 @@ def classify(search: Search) -> None:
     "heuristic_threshold transformations)",
     default=True,
     label="Flash",
+    explain=_explain_fallback,
 )
 def flash(
     table: Table,
@@ -139,14 +149,16 @@ def flash(
     """
     search = Search(table, models, max_suppression=max_suppression, metric=metric)
     if search.lattice.size > heuristic_threshold:
-        from anonkit.algorithms.lattice.lightning import lightning
+        from anonkit.algorithms.lattice.lightning import STOP_EXHAUSTED, lightning
 
         rel = lightning(table, models, max_suppression=max_suppression, metric=metric, time_limit=time_limit,
                         step_limit=step_limit)
         rel.algorithm = "flash"
+        exhausted = rel.notes.get("stopped") == STOP_EXHAUSTED  # lightning ran to the end: Flash's optimum
         rel.search.fallback = (
             f"the lattice has {search.lattice.size:,} transformations, more than heuristic_threshold "
-            f"({heuristic_threshold:,}): best-effort lightning search, not guaranteed optimal"
+            f"({heuristic_threshold:,}): lightning search, "
+            + ("run to the end, optimal" if exhausted else "cut short by its limits, not guaranteed optimal")
         )
         rel.message += "; " + rel.search.fallback
         return rel

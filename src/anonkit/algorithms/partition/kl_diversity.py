@@ -21,13 +21,17 @@ reconciles them) and the *set* of its sensitive values, a *transaction*. Then:
    together are not frequency l-diverse, nothing can be released.
 
 What is published: one table per person, ``Release.tables["persons"]``: the generalized
-quasi-identifiers (the labels :meth:`Release.class_labels` prints: intervals ``[lo-hi]``, hierarchy
-nodes) and the sensitive column holding the generalized transaction as text: ``{a;b;…}``, items
+quasi-identifiers (the labels :meth:`Release.class_labels` prints: hierarchy nodes; a numeric QI
+without a declared hierarchy an interval ``[lo-hi]``, one with a declared hierarchy — ``hierarchy:``
+in the config, a builder's or a file — its nodes: Mondrian cuts it along the hierarchy, as a
+categorical QI), the insensitive columns (each person's value, or the set ``{a;b}`` of its values
+when its records differ, :mod:`anonkit.algorithms._carried`; ``insensitive: drop`` leaves them out)
+and the sensitive column holding the generalized transaction as text: ``{a;b;…}``, items
 separated by ``;`` inside braces, in the hierarchy's depth-first order (categories in
 ``category_order``, each followed by its values in the domain's order — lexicographic unless the
 attribute declares an order; without categories the domain's order), e.g. ``{Flu;Cancer}``
-(Flu is Low, Cancer Severe), ``{Low;Severe}``, ``{*}``. Rows are shuffled with ``seed``. Person ids,
-insensitive columns and other sensitive attributes are not in it. A sensitive value containing
+(Flu is Low, Cancer Severe), ``{Low;Severe}``, ``{*}``. Rows are shuffled with ``seed``. Person ids
+are not in it; another sensitive attribute is refused (it would not be published). A sensitive value containing
 ``;`` or equal to ``*`` or to a category's name would make the text ambiguous and is refused.
 
 The :class:`Release` itself: ``record_class`` gives every record its person's class (all records of
@@ -75,11 +79,13 @@ import pandas as pd
 from pydantic import Field
 
 from anonkit._kernels import compiled
+from anonkit.algorithms._carried import DEFAULT_INSENSITIVE, Insensitive, carried, dropped, one_sensitive, person_values
 from anonkit.algorithms.local import partition_release
 from anonkit.algorithms.partition import _transactions
 from anonkit.algorithms.partition.mondrian import _Encoded, cut
 from anonkit.algorithms.spec import algorithm
 from anonkit.errors import InputError
+from anonkit.hierarchy import class_lca
 from anonkit.models import Criterion, DistinctLDiversity, FrequencyLDiversity, KAnonymity
 from anonkit.release import Release, nothing_released
 from anonkit.schema import Attribute, AttrType, Role, Schema
@@ -157,15 +163,16 @@ def implies(table: Table, models: list[Criterion], options: Mapping[str, object]
     return [KAnonymity(k), FrequencyLDiversity(sa, l), KAnonymity(k, attributes=(sa,))]
 
 
-def published_schema(table: Table, sensitive: str | None = None) -> Schema:
+def published_schema(table: Table, sensitive: str | None = None, insensitive: tuple[str, ...] = ()) -> Schema:
     """The schema of the published per-person table (``Release.tables["persons"]``): the QIs as
-    categorical quasi-identifiers (their labels are text: intervals, nodes) and the transaction
-    column as a plain categorical sensitive attribute (no order, hierarchy or categories: its values
-    are the transaction texts)."""
+    categorical quasi-identifiers (their labels are text: intervals, nodes), the ``insensitive``
+    columns it carries, and the transaction column as a plain categorical sensitive attribute (no
+    order, hierarchy or categories: its values are the transaction texts)."""
     sa = sensitive if sensitive is not None else (table.sensitive[0] if table.sensitive else None)
     if sa is None or sa not in table.sensitive:
         raise InputError(f"{NAME}: not a sensitive attribute of the schema", column=sa)
     attrs = {q: Attribute(q, Role.QUASI, AttrType.CATEGORICAL) for q in table.qi}
+    attrs.update({c: Attribute(c, Role.INSENSITIVE, AttrType.CATEGORICAL) for c in insensitive})
     attrs[sa] = Attribute(sa, Role.SENSITIVE, AttrType.CATEGORICAL)
     return Schema(attrs)
 
@@ -173,9 +180,11 @@ def published_schema(table: Table, sensitive: str | None = None) -> Schema:
 def verify_published(table: Table, release: Release, models: list[Criterion]) -> Verification:
     """The independent verdict on the published per-person table: :func:`anonkit.verifier.verify`
     recomputes ``models`` (:func:`implies`) from ``release.tables["persons"]`` alone, under
-    :func:`published_schema`."""
+    :func:`published_schema`. The table leaves suppressed persons out, so every row is read as released
+    (``suppressed="drop"``): a class generalized to ``*`` everywhere is a class, not a suppression."""
     sa = release.params.get("sensitive") if release.params else None
-    return verify(release.tables[PERSONS], published_schema(table, sa), models)
+    extra = tuple(release.params.get("insensitive_columns", ())) if release.params else ()
+    return verify(release.tables[PERSONS], published_schema(table, sa, extra), models, suppressed="drop")
 
 
 # ---------------------------------------------------------------------------------------- persons
@@ -299,7 +308,7 @@ def _mondrian(table: Table, rows: np.ndarray, tx: np.ndarray, n_tx: int, k: int,
     kmin = max(int(k), math.ceil(l), 1)
     lmin = math.ceil(l)
     diverse = _diverse_kernel()
-    enc = _Encoded(table, rows, [])
+    enc = _encoding(table, rows)
     d = enc.d
     X = np.vstack([enc.X, tx.astype(np.int32)[None, :]])  # the transactions ride along as row d
     tcount = np.zeros(max(n_tx, 1), dtype=np.int64)
@@ -314,6 +323,43 @@ def _mondrian(table: Table, rows: np.ndarray, tx: np.ndarray, n_tx: int, k: int,
 
     n_final = cut(enc, X, np.arange(n, dtype=np.int64), kmin, accept, pclass)
     return pclass, n_final
+
+
+def declared_numeric(table: Table) -> list[int]:
+    """The numeric (or date) QIs whose hierarchy the schema declares: Mondrian cuts them along it and
+    the release publishes its nodes (not intervals)."""
+    return [j for j, q in enumerate(table.qi) if q in table.numeric and table.schema[q].hierarchy is not None]
+
+
+def _encoding(table: Table, rows: np.ndarray) -> _Encoded:
+    """Mondrian's encoding of the persons' first records ``rows``: numeric QIs by value, except
+    those with a declared hierarchy, which are encoded like categorical ones (leaf positions)."""
+    declared = declared_numeric(table)
+    if not declared:
+        return _Encoded(table, rows, [])
+    kinds = np.array([0 if q in table.numeric and j not in declared else 1 for j, q in enumerate(table.qi)],
+                     dtype=np.int64)
+
+    def column(j: int) -> tuple[np.ndarray, np.ndarray | None]:
+        q = table.qi[j]
+        return table.codes[rows, j], (table.numeric[q][rows] if kinds[j] == 0 else None)
+
+    enc = _Encoded.from_columns(kinds, table.hierarchies, column)
+    enc.X = np.empty((len(table.qi), len(rows)), dtype=np.int32)
+    for j in range(len(table.qi)):
+        enc.X[j] = enc.lookup[j][table.codes[rows, j]]
+    return enc
+
+
+def _hierarchy_labels(table: Table, rel: Release) -> None:
+    """Publish the declared hierarchy's nodes (lowest common ancestor per class) for the numeric QIs
+    that have one, instead of :func:`partition_release`'s intervals."""
+    for j in declared_numeric(table):
+        level, node = class_lca(table.hierarchies[j], table.codes[:, j], rel.record_class, rel.n_classes,
+                                column=table.qi[j])
+        rel.class_levels[:, j] = level
+        rel.class_nodes[:, j] = node
+        rel.class_bounds.pop(table.qi[j], None)
 
 
 # ---------------------------------------------------------------------------------------- checks
@@ -349,7 +395,8 @@ def _empty(table: Table, started: float, params: dict, reason: str, persons: int
     """The release of nothing (every record suppressed) with the reason."""
     rel = nothing_released(table, NAME, f"the models cannot be met: {reason}", params=params,
                            seconds=time.perf_counter() - started)
-    rel.tables = {PERSONS: pd.DataFrame({c: pd.Series(dtype=object) for c in [*table.qi, params["sensitive"]]})}
+    columns = [*table.qi, *params["insensitive_columns"], params["sensitive"]]
+    rel.tables = {PERSONS: pd.DataFrame({c: pd.Series(dtype=object) for c in columns})}
     rel.notes.update({"reason": reason, "persons": persons, "k": params["k"], "l": params["l"],
                       "sensitive": params["sensitive"], "reconstructed": True})
     return rel
@@ -381,6 +428,7 @@ def kl_diversity(
     l: Annotated[int, Field(ge=1)] | None = None,  # noqa: E741
     sensitive: str | None = None,
     seed: int = 0,
+    insensitive: Insensitive = DEFAULT_INSENSITIVE,
 ) -> Release:
     """(k,l)-diversity for 1:M data; see the module docstring.
 
@@ -400,18 +448,23 @@ def kl_diversity(
         model, else the table's first sensitive attribute).
     seed:
         Shuffles the rows of the published per-person table.
+    insensitive:
+        keep publishes the insensitive columns (per person); drop leaves them out.
 
     Raises
     ------
     InputError
-        No person column; a model the release cannot guarantee; an ambiguous sensitive value.
+        No person column; a model the release cannot guarantee; an ambiguous sensitive value; a
+        second sensitive attribute (it would not be published).
     """
     started = time.perf_counter()
     if table.person is None:
         raise InputError(f"{NAME} publishes one row per person and needs a person column (role: person)",
                          key="attributes")
     k, l, sa = resolve(table, models, k, l, sensitive)  # noqa: E741
-    params = {"k": k, "l": l, "sensitive": sa, "seed": seed}
+    one_sensitive(table, sa, NAME)
+    extra = carried(table, insensitive)
+    params = {"k": k, "l": l, "sensitive": sa, "seed": seed, "insensitive": insensitive, "insensitive_columns": extra}
     labels = _labels(table, sa)
     persons = _Persons(table, sa)
     reason = _impossible(persons, k, l)
@@ -430,6 +483,7 @@ def kl_diversity(
     pclass, partitions = _mondrian(table, persons.rows, part.tx, part.n_tx, k, l)
     record_class = np.where(persons.of >= 0, pclass[np.maximum(persons.of, 0)], -1)
     rel = partition_release(table, record_class, [], algorithm=NAME, started=started, params=params)
+    _hierarchy_labels(table, rel)
     pcls = rel.record_class[persons.rows]
     C = rel.n_classes
     # the guarantee, recomputed on the classes of the release
@@ -440,6 +494,8 @@ def kl_diversity(
     np.maximum.at(most, key // part.n_tx, freq)
     rel.sensitive_histogram = _histogram(part, pcls, C, persons.m, domain.category)
     frame = pd.DataFrame({q: rel.class_labels(j)[pcls] for j, q in enumerate(table.qi)})
+    for c in extra:
+        frame[c] = pd.Series(person_values(table, c, persons.of, persons.n), dtype=object)
     frame[sa] = texts[part.tx]
     order = np.random.default_rng(seed).permutation(len(frame))
     rel.tables = {PERSONS: frame.iloc[order].reset_index(drop=True)}
@@ -460,6 +516,8 @@ def kl_diversity(
         "achieved_l": float(np.minimum(distinct, people / np.maximum(most, 1)).min()) if C else 0.0,
         "reconstructed": True,
     })
+    if dropped(table, insensitive):
+        rel.notes["dropped_columns"] = dropped(table, insensitive)
     rel.seconds = time.perf_counter() - started
     return rel
 

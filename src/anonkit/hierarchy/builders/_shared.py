@@ -127,9 +127,12 @@ def _grid(leaves: np.ndarray, levels: Sequence[np.ndarray], missing: list[str], 
 
 
 def _with_top(
-    leaves: np.ndarray, levels: Sequence[np.ndarray], missing: list[str], name: str | None, source: str
+    leaves: np.ndarray, levels: Sequence[np.ndarray], missing: list[str], name: str | None, source: str,
+    *, calendar: bool = False,
 ) -> Hierarchy:
     """The hierarchy of the leaf column and the columns of levels 1..h−1, with the top ``*`` added
-    as level h (which the missing values join)."""
+    as level h (which the missing values join); ``calendar``: the labels are calendar units
+    (:class:`Hierarchy`)."""
     top = np.full(len(leaves), TOP, dtype=object)
-    return Hierarchy(_grid(leaves, [*levels, top], missing, top_single=True), name=name, source=source)
+    grid = _grid(leaves, [*levels, top], missing, top_single=True)
+    return Hierarchy(grid, name=name, source=source, calendar=calendar)

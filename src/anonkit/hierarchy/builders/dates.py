@@ -7,15 +7,15 @@ notes §2.6). The conventions shared by all builders are described in
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
+from anonkit._values import read_dates
 from anonkit.errors import InputError
 from anonkit.hierarchy._core import Hierarchy
-from anonkit.hierarchy.builders._shared import _column, _first_bad, _reject, _sort_by, _with_top
+from anonkit.hierarchy.builders._shared import _column, _first_bad, _sort_by, _with_top
 
 #: Supported date granularities, finest first (the order they must appear in).
 DATE_GRANULARITIES: tuple[str, ...] = (
@@ -58,25 +58,6 @@ def _date_labels(when: pd.Series, granularity: str) -> np.ndarray:
     return out.to_numpy(dtype=object)
 
 
-def _parse_dates(texts: np.ndarray, fmt: str | None, name: str | None) -> pd.Series:
-    """The texts as dates (NaT where a text cannot be parsed), in ``fmt`` or as pandas infers."""
-    series = pd.Series(texts, dtype=object)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            when = pd.to_datetime(series, format=fmt, errors="coerce")
-            failed = when.isna().to_numpy()
-            if fmt is None and failed.any():
-                # the format pandas inferred from the first value does not fit all: parse one by one
-                retry = pd.to_datetime(series[failed], format="mixed", errors="coerce")
-                when = when.combine_first(retry)
-    except (ValueError, TypeError, OverflowError) as exc:
-        raise InputError(f"cannot parse the values as dates: {exc}", column=name) from None
-    if not pd.api.types.is_datetime64_any_dtype(when):
-        raise InputError("cannot parse the values as dates (mixed time zones?)", column=name)
-    return when
-
-
 def dates(
     values: Iterable[object],
     *,
@@ -100,30 +81,30 @@ def dates(
     granularities:
         Coarser with every step (in the order of :data:`DATE_GRANULARITIES`).
     format:
-        ``strftime`` format for :func:`pandas.to_datetime`. Default: pandas' inference, values that
-        do not fit the inferred format are parsed one by one.
+        ``strftime`` format of the values (``%d/%m/%Y``). Default: as :func:`anonkit._values.read_dates`
+        reads them: year first as written, day and month as numbers in the one order that fits every
+        value (an error when the column is ambiguous), a month name with a four-digit year.
     name:
         The attribute's name, for error messages.
 
     Raises
     ------
     InputError
-        For an unparseable value (naming the value and its 1-based row), an unknown granularity or
+        For an unparseable value (naming the value and its 1-based row), a day/month order no value
+        decides (every day ≤ 12) or none fits, an unknown granularity or
         one that is not coarser than the previous, and for consecutive granularities that do not nest
         for these dates (an ISO week across a month's end falls into two months).
     """
     grans = _check_granularities(granularities, name)
     texts, rows, missing = _column(values, name)
-    when = _parse_dates(texts, format, name)
-    how = f" in format {format!r}" if format is not None else ""
-    _reject(when.isna().to_numpy(), texts, rows, f"value is not a date{how}", name)
+    when = read_dates(texts, name, format=format, rows=rows + 1)
     perm = _sort_by(when.astype("int64").to_numpy(), texts)
     texts, rows = texts[perm], rows[perm]
     when = when.iloc[perm].reset_index(drop=True)
     columns = [_date_labels(when, g) for g in grans]
     for i in range(1, len(columns)):
         _check_nested(columns[i - 1], columns[i], grans[i - 1], grans[i], texts, rows, name)
-    return _with_top(texts, columns, missing, name, "(dates)")
+    return _with_top(texts, columns, missing, name, "(dates)", calendar=True)
 
 
 def _check_granularities(granularities: Sequence[str], name: str | None) -> list[str]:

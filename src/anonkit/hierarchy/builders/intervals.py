@@ -118,10 +118,10 @@ def intervals(
         invalid parameter (naming it as ``key``).
     """
     spec = _check_parameters(width=width, levels=levels, fanout=fanout, bottom=bottom, top=top, label=label, name=name)
-    texts, nums, missing = _sorted_numbers(values, name)
-    origin = _origin(start, spec, nums, name)
+    texts, nums, rows, missing = _sorted_numbers(values, name)
     coding = _coding(nums, spec)
-    j = _interval_index(nums, origin, spec.width)
+    origin = _origin(start, spec, nums, rows, coding, texts, name)
+    j = _interval_index(np.where(coding.inside, nums, origin), origin, spec.width)  # (coded values: unused)
     columns: list[np.ndarray] = []
     row_bounds: list[np.ndarray] = [np.stack([nums, nums], axis=1)]
     for k in range(1, _n_interval_levels(j, coding, spec) + 1):
@@ -182,29 +182,49 @@ def _check_label(label: str, name: str | None) -> None:
         ) from None
 
 
-def _sorted_numbers(values: Iterable[object], name: str | None) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """The distinct non-missing texts of ``values`` and their numbers, sorted numerically (ties by
-    text), and the texts of the missing values; a value that is not a finite number is an error."""
+def _sorted_numbers(
+    values: Iterable[object], name: str | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """The distinct non-missing texts of ``values``, their numbers and the 0-based row of each
+    one's first occurrence, sorted numerically (ties by text), and the texts of the missing values;
+    a value that is not a finite number is an error."""
     texts, rows, missing = _column(values, name)
     nums = _parse_numbers(texts)
     _reject(~np.isfinite(nums), texts, rows, "value is not a finite number", name)
     perm = _sort_by(nums, texts)
-    return texts[perm], nums[perm], missing
+    return texts[perm], nums[perm], rows[perm], missing
 
 
-def _origin(start: object, spec: _Spec, nums: np.ndarray, name: str | None) -> float:
+def _origin(
+    start: object, spec: _Spec, nums: np.ndarray, rows: np.ndarray, coding: _Coding, texts: np.ndarray,
+    name: str | None,
+) -> float:
     """The alignment of the interval grid: ``start``, else ``bottom``, else the smallest value
-    rounded down to a multiple of ``width``. An error if the values span too many intervals."""
-    vmin, vmax = float(nums[0]), float(nums[-1])
+    rounded down to a multiple of ``width``.
+
+    More than ``_MAX_INTERVALS`` intervals between the values that are not bottom/top-coded is an
+    error naming its cause: the value farthest from the others' middle when the values themselves
+    span that many (an age of 10²³ is a wrong value, not a wrong width), else ``start``."""
+    inside = nums[coding.inside] if coding.inside.any() else nums
+    vmin, vmax = float(inside[0]), float(inside[-1])
     if start is not None:
         origin = _check_float(start, "start", name)
     elif spec.lower is not None:
         origin = spec.lower
     else:
         origin = math.floor(vmin / spec.width) * spec.width
-    spans = (vmax - vmin, abs(vmax - origin), abs(vmin - origin))
-    if any(span / spec.width > _MAX_INTERVALS for span in spans):
-        raise InputError("width is too small for the range of the values", column=name, key="width", value=spec.width)
+    if (vmax - vmin) / spec.width > _MAX_INTERVALS:
+        middle = float(np.median(inside))
+        far = np.flatnonzero(coding.inside)[[0, -1]] if coding.inside.any() else np.array([0, len(nums) - 1])
+        i = int(far[1] if abs(nums[far[1]] - middle) >= abs(nums[far[0]] - middle) else far[0])
+        raise InputError(
+            f"value is far from the others: {vmax - vmin:.3g} apart is more than {_MAX_INTERVALS:.0e} intervals "
+            f"of width {_fmt(spec.width)}; fix the value, or bottom/top-code it (bottom, top) or widen the intervals",
+            column=name, value=texts[i], row=int(rows[i]) + 1,
+        )
+    if max(abs(vmax - origin), abs(vmin - origin)) / spec.width > _MAX_INTERVALS:
+        raise InputError(f"start is too far from the values for intervals of width {_fmt(spec.width)}",
+                         column=name, key="start", value=start)
     return origin
 
 

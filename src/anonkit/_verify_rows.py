@@ -1,0 +1,101 @@
+"""The verifier's row-level helpers: which published rows are suppressed, the classes of rows
+grouped by their text, identical rows counted once (:mod:`anonkit.verifier` judges the models on
+what these give; they read the published cells alone, never the algorithm that made them)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from anonkit._kernels import first_rows, group_columns, group_pairs
+from anonkit._values import as_text, factorize_text
+from anonkit.errors import InputError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+SUPPRESSED = "*"
+
+
+def count_rows(frame: pd.DataFrame, columns: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
+    """The distinct rows of ``frame[columns]``, compared as the verifier reads cells (as text), in
+    order of first appearance, and how many rows each stands for."""
+    if not columns:
+        return frame.iloc[:1][[]], np.array([float(len(frame))])
+    def pairs() -> Iterator[tuple[np.ndarray, int]]:  # one column's codes at a time beside the key
+        for c in columns:
+            codes, labels = factorize_text(frame[c], compact=True)
+            yield codes, len(labels)
+
+    group, m = group_pairs(pairs())
+    first = first_rows(group, m)
+    order = np.argsort(first, kind="stable")  # first appearance
+    counts = np.bincount(group, minlength=m).astype(np.float64)[order]
+    return frame[columns].iloc[first[order]].reset_index(drop=True), counts
+
+
+def qi_columns(frame: pd.DataFrame, qis: Iterable[str]) -> list[str]:
+    qis = list(qis)
+    missing = [q for q in qis if q not in frame.columns]
+    if missing:
+        raise InputError(f"unknown column; the table has: {', '.join(map(str, frame.columns))}", column=missing[0])
+    return qis
+
+
+def suppressed_rows(frame: pd.DataFrame, qis: list[str]) -> np.ndarray:
+    if not qis:
+        return np.zeros(len(frame), dtype=bool)
+    mask = np.ones(len(frame), dtype=bool)
+    for q in qis:
+        codes, labels = factorize_text(frame[q], compact=True)
+        star = np.flatnonzero(labels == SUPPRESSED)
+        if not star.size:
+            return np.zeros(len(frame), dtype=bool)
+        mask &= codes == star[0]
+    return mask
+
+
+def group_rows(frame: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, int]:
+    if not columns:
+        return np.zeros(len(frame), dtype=np.int64), 1 if len(frame) else 0
+    cols, sizes = [], []
+    for c in columns:
+        codes, labels = factorize_text(frame[c], compact=True)
+        cols.append(codes)
+        sizes.append(len(labels))
+    return group_columns(cols, sizes)
+
+
+def split_suppressed(
+    frame: pd.DataFrame, qis: list[str], sens: set[str], w: np.ndarray | None, rows: ArrayLike | None,
+    reference: pd.DataFrame | Mapping[str, Iterable[object]] | None, suppressed: str | ArrayLike,
+) -> tuple[pd.DataFrame, np.ndarray | None, ArrayLike | None, Any, int, bool]:
+    """``verify``'s ``suppressed``: the frame of the rows to judge, their weights and input rows,
+    the reference, how many records a mask set aside, and whether all-``*`` rows still count as
+    suppressed. A masked row that publishes anything but ``*`` is refused: it would be a record
+    said to be suppressed whose values are out."""
+    if isinstance(suppressed, str):
+        if suppressed not in ("mark", "drop"):
+            raise InputError(f"suppressed must be 'mark', 'drop' or a mask of the rows, got {suppressed!r}",
+                             key="suppressed")
+        return frame, w, rows, reference, 0, suppressed == "mark"
+    mask = np.asarray(suppressed)
+    if mask.shape != (len(frame),) or mask.dtype != bool:
+        raise InputError(f"suppressed must be one true/false per row of the release ({len(frame)})", key="suppressed")
+    frame = frame.reset_index(drop=True)
+    if mask.any():
+        star = np.ones(int(mask.sum()), dtype=bool)
+        for q in qi_columns(frame, qis):
+            star &= as_text(frame[q].loc[mask]) == SUPPRESSED
+        if not star.all():
+            i = int(np.flatnonzero(mask)[np.flatnonzero(~star)[0]])
+            raise InputError("a row marked suppressed publishes a quasi-identifier other than *", row=i + 1,
+                             key="suppressed")
+    dropped = int(mask.sum()) if w is None else int(w[mask].sum())
+    if reference is None and sens:  # the release itself, suppressed rows included (as with marking)
+        reference = {s: frame[s] for s in sens if s in frame.columns}
+    rows = None if rows is None else np.asarray(rows)[~mask]
+    return frame.loc[~mask].reset_index(drop=True), None if w is None else w[~mask], rows, reference, dropped, False

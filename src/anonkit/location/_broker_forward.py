@@ -1,0 +1,206 @@
+"""Delivery of cloaked requests to the location-based service: an HTTP POST to a URL (retried with
+backoff), one JSON line appended to a file, or an in-process callable.
+
+Forwarding runs in background tasks fed by a queue, so a slow or failing service never blocks the
+broker's intake: a failure is retried with backoff (a URL only), then counted and logged, never
+raised to the intake. Only public records (``Forwarded.public()``) are ever put on the queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import json
+import logging
+import os
+import threading
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from anonkit.errors import InputError
+
+log = logging.getLogger("anonkit.broker")
+
+#: attempts to deliver one cloaked request to a URL before it is counted as a forward error
+FORWARD_ATTEMPTS = 4
+#: the first retry waits this long (seconds); each later one twice as long as the one before
+FORWARD_BACKOFF = 0.2
+#: seconds one POST to the service may take
+FORWARD_TIMEOUT = 10.0
+#: concurrent deliveries to a URL (a file is written by one task, in release order)
+FORWARD_WORKERS = 8
+#: cloaked requests waiting for delivery; beyond it a release is counted as a forward error
+QUEUE_LIMIT = 100_000
+#: seconds the shutdown waits for the forward queue to drain
+FLUSH_TIMEOUT = 30.0
+
+Sink = Callable[[dict[str, Any]], Awaitable[None] | None]
+
+
+def _file_sink(path: Path) -> tuple[Sink, Callable[[], None]]:
+    """Append one JSON line per record to ``path`` (flushed each time, under a lock)."""
+    handle = path.open("a", encoding="utf-8")
+    lock = threading.Lock()
+
+    def write(record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        with lock:
+            handle.write(line + "\n")
+            handle.flush()
+
+    def close() -> None:
+        with lock:
+            handle.close()
+
+    return write, close
+
+
+class _Forwarder:
+    """Delivers public records from a queue: to a URL (POST, retried with backoff), a file, or a
+    callable (in-process sink). Errors are counted and logged, never raised to the intake."""
+
+    def __init__(self, target: str | Path | Sink) -> None:
+        self.target = target
+        self.queue: asyncio.Queue[dict[str, Any]] | None = None
+        self.delivered = 0
+        self.errors = 0
+        self.retries = 0
+        self._tasks: list[asyncio.Task[None]] = []
+        self._client: httpx.AsyncClient | None = None
+        self._close: Callable[[], None] | None = None
+        self._send: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+
+    @property
+    def queued(self) -> int:
+        return 0 if self.queue is None else self.queue.qsize()
+
+    async def start(self) -> None:
+        self.queue = asyncio.Queue(QUEUE_LIMIT)
+        workers = 1
+        if callable(self.target):
+            sink = self.target
+
+            async def send(record: dict[str, Any]) -> None:
+                result = sink(record)
+                if inspect.isawaitable(result):
+                    await result
+
+        elif isinstance(self.target, str) and _is_url(self.target):
+            self._client = httpx.AsyncClient(timeout=FORWARD_TIMEOUT)
+            client, url = self._client, self.target
+            workers = FORWARD_WORKERS
+
+            async def send(record: dict[str, Any]) -> None:
+                response = await client.post(url, json=record)
+                response.raise_for_status()
+
+        else:
+            write, self._close = _file_sink(Path(self.target))
+
+            async def send(record: dict[str, Any]) -> None:
+                write(record)
+
+        self._send = send
+        self._tasks = [asyncio.create_task(self._work(), name=f"anonkit-forward-{i}") for i in range(workers)]
+
+    def put(self, record: dict[str, Any]) -> None:
+        assert self.queue is not None
+        try:
+            self.queue.put_nowait(record)
+        except asyncio.QueueFull:
+            self.errors += 1
+            log.error("forward queue full (%d): a cloaked request was not delivered", QUEUE_LIMIT)
+
+    async def _work(self) -> None:
+        assert self.queue is not None and self._send is not None
+        while True:
+            record = await self.queue.get()
+            try:
+                await self._deliver(record)
+            finally:
+                self.queue.task_done()
+
+    async def _deliver(self, record: dict[str, Any]) -> None:
+        assert self._send is not None
+        retry = self._client is not None  # only a URL is retried: a file or a callable fails at once
+        delay = FORWARD_BACKOFF
+        for attempt in range(1, FORWARD_ATTEMPTS + 1):
+            try:
+                await self._send(record)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                refused = isinstance(exc, httpx.HTTPStatusError) and exc.response.status_code < 500
+                if not retry or refused or attempt == FORWARD_ATTEMPTS:
+                    self.errors += 1
+                    log.warning("forwarding failed after %d attempt(s): %s", attempt, _one_line(exc))
+                    return
+                self.retries += 1
+                await asyncio.sleep(delay)
+                delay *= 2
+            else:
+                self.delivered += 1
+                return
+
+    async def stop(self, timeout: float = FLUSH_TIMEOUT) -> None:
+        """Wait (up to ``timeout`` seconds) until every queued record is delivered, then stop."""
+        if self.queue is not None:
+            try:
+                await asyncio.wait_for(self.queue.join(), timeout)
+            except TimeoutError:
+                lost = self.queue.qsize()
+                self.errors += lost
+                log.error("shutdown: %d cloaked request(s) could not be delivered in %g s", lost, timeout)
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+        if self._client is not None:
+            await self._client.aclose()
+        if self._close is not None:
+            self._close()
+
+
+def _is_url(text: str) -> bool:
+    return text.lower().startswith(("http://", "https://"))
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _check_forward(forward: str | os.PathLike[str] | Sink) -> str | Path | Sink:
+    """The forward target, checked: an http(s) URL, a writable file path, or a callable."""
+    if callable(forward):
+        return forward
+    text = os.fspath(forward)
+    if isinstance(text, bytes):
+        text = text.decode()
+    if _is_url(text):
+        try:
+            url = httpx.URL(text)
+        except Exception:
+            raise InputError("--forward is not a valid URL", key="forward", value=text) from None
+        if not url.host:
+            raise InputError("--forward URL has no host", key="forward", value=text)
+        return text
+    if "://" in text:
+        raise InputError("--forward must be an http(s) URL or a file path", key="forward", value=text)
+    if not text.strip():
+        raise InputError("--forward must not be empty", key="forward", value=text)
+    path = Path(text).expanduser()
+    if path.is_dir():
+        raise InputError("--forward is a directory, not a file", key="forward", value=text)
+    if not path.parent.is_dir():
+        raise InputError("--forward's folder does not exist", key="forward", value=text)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise InputError("--forward is not writable", key="forward", value=text)
+    return path
+
