@@ -10,7 +10,21 @@ column name blamed ``attributes.1.[key]``.
 
 from __future__ import annotations
 
-from bad_input_kit import HEADER, TOY, C, Q, add_model, base_yaml, edit_toy, flash, put, sqlite_input
+from pathlib import Path
+
+from bad_input_kit import HEADER, TOY, C, Prepare, Q, add_model, base_yaml, copy_toy, edit_toy, flash, put, sqlite_input
+
+
+def _toy_as(name: str) -> Prepare:
+    """The toy table written as Parquet (text cells) under ``name``."""
+
+    def prepare(tmp: Path) -> None:
+        import pandas as pd
+
+        pd.read_csv(tmp / TOY, sep=";", dtype=str, keep_default_na=False).to_parquet(tmp / name, index=False)
+
+    return prepare
+
 
 INF, NAN = float("inf"), float("nan")
 S = "sensitive"
@@ -219,4 +233,13 @@ CASES = [
     C("config-quasi-type-categorical-order", 2, ("attributes.ZIPCode", "ordinal"),
       cfg=(put("attributes.ZIPCode", {"role": Q, "type": "categorical", "hierarchy": "test2_hierarchy_ZIPCode.csv",
                                       "order": ["47677"]}),)),
+    # --input in another format than the config's: a key of the config's format would be ignored
+    C("config-separator-with-parquet-override", 2, ("input.separator", "does not apply", "--input", "parquet"),
+      files=(_toy_as("in.parquet"),), args=("--input", "{tmp}/in.parquet")),
+    C("config-sheet-with-csv-override", 2, ("input.sheet", "does not apply", "--input", "csv"),
+      cfg=(put("input", {"path": "in.xlsx", "sheet": "Data"}),), files=(copy_toy("other.csv"),),
+      args=("--input", "{tmp}/other.csv")),
+    C("config-table-with-csv-override", 2, ("input.table", "does not apply", "--input"),
+      cfg=(put("input", {"path": "in.db", "table": "people"}),), files=(sqlite_input(), copy_toy("other.csv")),
+      args=("--input", "{tmp}/other.csv")),
 ]

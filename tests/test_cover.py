@@ -304,3 +304,13 @@ def test_a_changed_cell_is_caught() -> None:
     published.loc[0, "age"] = str(true_age + 1 if true_age < 39 else true_age - 1)
     ok = row_covers(published, result.release.table.frame, schema, rows=rows)
     assert not ok[0] and ok[1:].all()
+
+
+def test_day_first_dates_are_read_as_the_table_reads_them() -> None:
+    """An interval over February covers ``05/02/2020`` read day first (a day above 12 in the column fixes the
+    order), and a declared format decides a column that fits both orders (issue 23: dates as meant)."""
+    days = ["05/02/2020", "13/02/2020", "03/05/2020"]
+    assert covered("[2020-02-01-2020-02-28]", days, kind="date") == ["05/02/2020", "13/02/2020"]
+    both = ["05/02/2020", "06/03/2020"]
+    assert covered("[2020-02-01-2020-02-28]", both, kind="date", format="%d/%m/%Y") == ["05/02/2020"]
+    assert covered("[2020-05-01-2020-05-31]", both, kind="date", format="%m/%d/%Y") == ["05/02/2020"]

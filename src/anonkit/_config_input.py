@@ -147,6 +147,19 @@ def input_kind(data: Any) -> str:
         return "any"
 
 
+def check_override(inp: InputConfig, override: str) -> None:
+    """Refuse a key of ``input:`` that does not apply to the file ``--input`` names instead (an Excel
+    config's ``sheet`` with ``--input data.csv`` would be ignored): the keys the config gives, with the
+    override as the path, must fit the override's format, else one line naming the key."""
+    given = {k: v for k, v in inp.model_dump(exclude_unset=True).items() if k not in ("path", "dataset", "format")}
+    kind = input_kind({"path": override})
+    cls = INPUT_CLASSES.get(kind, AnyInput)
+    extra = sorted(set(given) - set(cls.model_fields))
+    if extra:
+        raise InputError(f"config key 'input.{extra[0]}' does not apply to --input {override} ({cls.label}): "
+                         "drop it from the config or give an input of the config's format", key=f"input.{extra[0]}")
+
+
 InputSpec = Annotated[
     Annotated[CsvInput, Tag("csv")]
     | Annotated[ParquetInput, Tag("parquet")]

@@ -168,6 +168,10 @@ def plan_run(config: Config, *, config_dir: str | Path = ".", input_path: str | 
         One line naming the output (and the read it would replace) and what to change.
     """
     base = Path(config_dir)
+    if input_path is not None:
+        from anonkit._config_input import check_override
+
+        check_override(config.input, input_path)
     out = config.output
     target = output_path if output_path is not None else (None if out.path is None else location(base, out.path))
     key = "--output" if output_path is not None else "output.path"

@@ -55,7 +55,7 @@ from decimal import Decimal, InvalidOperation
 import numpy as np
 import pandas as pd
 
-from anonkit._values import as_text
+from anonkit._values import as_text, read_dates
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.models import Criterion, KAnonymity, ThetaSensitivity
@@ -150,6 +150,20 @@ def label_covers(label: str, value: str, hierarchy: Hierarchy | None = None, kin
         return False
     y = _number(label, kind)
     return y is not None and y == x
+
+
+def _date_texts(texts: np.ndarray, column: str, format: str | None) -> np.ndarray:
+    """The source's date cells as ISO text, read as the table read them (:func:`anonkit._values.read_dates`:
+    the day/month order that fits the whole column, or ``format``), so ``05/02/2020`` read day first is
+    compared as 2020-02-05; cells that are not dates (missing ones) stay as they are."""
+    present = np.array([str(t).strip() != "" for t in texts], dtype=bool)
+    out = np.asarray(texts, dtype=object).copy()
+    try:
+        stamps = read_dates(out[present], column, format=format)
+    except InputError:
+        return out
+    out[present] = [stamp.isoformat() for stamp in stamps]
+    return out
 
 
 def _labels_cover(labels: np.ndarray, values: np.ndarray, hierarchy: Hierarchy | None, kind: str | None) -> np.ndarray:
@@ -459,7 +473,8 @@ def verify_buckets(
             continue
         attr = schema.attributes[q]
         kind = attr.type.value if attr.type is not None else None
-        covered = _labels_cover(as_text(qt[q])[ok_rows], as_text(src[q])[src_rows], attr.hierarchy, kind)
+        original = _date_texts(as_text(src[q]), q, attr.format) if kind == AttrType.DATE.value else as_text(src[q])
+        covered = _labels_cover(as_text(qt[q])[ok_rows], original[src_rows], attr.hierarchy, kind)
         if (~covered).any():
             untrue += int((~covered).sum())
             i = int(np.flatnonzero(~covered)[0])

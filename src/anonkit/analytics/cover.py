@@ -51,7 +51,7 @@ import pandas as pd
 from scipy import sparse
 
 from anonkit._kernels import group_columns
-from anonkit._values import factorize_text, labels_look_numeric
+from anonkit._values import factorize_text, labels_look_numeric, read_dates
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.schema import AttrType, Schema
@@ -189,12 +189,23 @@ def _kind(schema: Schema, name: str, values: np.ndarray) -> str:
     return "categorical"
 
 
-def _as_numbers(values: np.ndarray, kind: str) -> np.ndarray:
-    """Numeric view of the distinct values (days since 1970 for dates); NaN where not a number."""
+def _as_numbers(values: np.ndarray, kind: str, format: str | None = None) -> np.ndarray:
+    """Numeric view of the distinct values (days since 1970 for dates); NaN where not a number. Dates
+    are read as the table reads them (:func:`anonkit._values.read_dates`: the day/month order that fits
+    every value, or ``format``); a column that is not all dates falls back to pandas' own reading."""
     if len(values) == 0:
         return np.zeros(0)
     texts = pd.Series(values, dtype=object)
     if kind == "date":
+        present = (texts.astype(str).str.strip() != "").to_numpy()
+        try:
+            stamps = read_dates(texts[present].to_numpy(), None, format=format)
+        except InputError:
+            pass
+        else:
+            out = np.full(len(texts), np.nan)
+            out[present] = ((stamps - _EPOCH).dt.total_seconds() / 86400.0).to_numpy(dtype=float)
+            return out
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             stamps = pd.to_datetime(texts.where(texts != ""), errors="coerce", format="mixed")
@@ -212,12 +223,13 @@ def _bound(text: str, kind: str) -> float:
 class _Resolver:
     """Reads the labels of one column against its distinct original values."""
 
-    def __init__(self, name: str, values: np.ndarray, hierarchy: Hierarchy | None, kind: str) -> None:
+    def __init__(self, name: str, values: np.ndarray, hierarchy: Hierarchy | None, kind: str,
+                 format: str | None = None) -> None:
         self.name = name
         self.values = values
         self.kind = kind
         self.hierarchy = hierarchy
-        self.numbers = _as_numbers(values, kind)
+        self.numbers = _as_numbers(values, kind, format)
         self.text_index = pd.Index(values, dtype=object)
         self.text_pos = {str(v): i for i, v in enumerate(values)}
         order = np.flatnonzero(~np.isnan(self.numbers))
@@ -328,13 +340,15 @@ def column_cover(
     hierarchy: Hierarchy | None = None,
     kind: str = "categorical",
     exact: bool = False,
+    format: str | None = None,
 ) -> ColumnCover:
     """The coverage matrix of column ``name`` between the ``released`` cells and the ``original``
     values.
 
     ``kind`` (``categorical``, ``numeric``, ``date``) says how numbers and intervals are read;
     ``exact`` matches cells by their text only (published insensitive and sensitive columns; ``*``
-    still covers everything).
+    still covers everything); ``format`` is a date column's strftime format (else the day/month order
+    that fits every value, as the table reads it).
 
     Raises
     ------
@@ -354,7 +368,7 @@ def column_cover(
                  (np.array([p], dtype=np.int64) if p >= 0 else np.zeros(0, dtype=np.int64))
                  for lab, p in zip(labels, pos, strict=True)]
     else:
-        resolver = _Resolver(name, values, hierarchy, kind)
+        resolver = _Resolver(name, values, hierarchy, kind, format)
         parts = []
         for a, text in enumerate(labels):
             found = resolver.resolve(text)
@@ -485,7 +499,7 @@ def column_covers(published: pd.DataFrame, original: pd.DataFrame, schema: Schem
         values = factorize_text(original[name])[1]
         out.append(column_cover(name, published[name], original[name],
                                 hierarchy=attr.hierarchy if attr is not None else None,
-                                kind=_kind(schema, name, values)))
+                                kind=_kind(schema, name, values), format=attr.format if attr is not None else None))
     out.extend(column_cover(name, published[name], original[name], exact=True) for name in exact)
     return out
 

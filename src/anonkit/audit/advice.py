@@ -15,10 +15,12 @@ the smallest change of one *lever* of the config's models that makes every check
   distance its type calls for: :data:`T_STEPS`; else its ``t`` tightened) for the inference,
   similarity and skewness attacks, which read the distribution of its values in a class.
 
-Each candidate is a real rerun: the same input, schema, algorithm and options, with the changed
-model, then the same audit (its thresholds follow the changed models, as they would in the changed
-config). The first candidate whose audit holds is the advice; after :data:`MAX_RERUNS` reruns, or
-when the models can no longer be met, the advice says so and names the audit threshold that would
+The candidates of a lever (at most :data:`MAX_RERUNS`) run from the mildest change to the strongest
+and are bisected: about log2 of them are rerun, on the assumption that a stronger change passes what a
+milder one passes, and the advice returned is always one that was rerun and passed. Each rerun is
+real: the same input, schema, algorithm and options, with the changed model, then the same audit
+(its thresholds follow the changed models, as they would in the changed config). When none passes,
+or the models can no longer be met, the advice says so and names the audit threshold that would
 accept the release as it is (``audit.thresholds.…``: the measured value).
 """
 
@@ -173,19 +175,31 @@ def advise(config: Config, report: dict[str, Any], schema: Schema, frame: pd.Dat
     if len(frame) > ADVICE_MAX_RECORDS:
         return _without_reruns(config, failing, len(frame))
     tried: list[str] = []
-    for cand in _levers(config, failing, schema, frame):
+    candidates = _levers(config, failing, schema, frame)
+    # the candidates go from the mildest change to the strongest: bisect for the mildest that passes
+    # (about log2 of them rerun); whatever is returned as passing was rerun and passed
+    lo, hi, best = 0, len(candidates) - 1, None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        cand = candidates[mid]
         got = rerun(cand["config"])
-        if isinstance(got, str):
+        if isinstance(got, str):  # the models can no longer be met: a milder change
             tried.append(f"{cand['what']}: {got}")
-            break
+            hi = mid - 1
+            continue
         still = _failing(got)
         ran = {v["check"] for v in got.get("verdicts", [])}
         still += [{"check": v["check"], "value": None, "threshold": None} for v in report["verdicts"]
                   if v["kind"] != "model" and v["check"] not in ran]  # a risk or attack the rerun skipped
-        if not still:
-            return {"change": cand["what"], "key": cand["key"], "value": cand["value"], "holds": True,
-                    "gives": _gives(got), "tried": tried}
-        tried.append(f"{cand['what']}: {_summary(still)}")
+        if still:
+            tried.append(f"{cand['what']}: {_summary(still)}")
+            lo = mid + 1
+        else:
+            best, hi = (cand, got), mid - 1
+    if best is not None:
+        cand, got = best
+        return {"change": cand["what"], "key": cand["key"], "value": cand["value"], "holds": True,
+                "gives": _gives(got), "tried": tried}
     worst = failing[0]
     return {"change": None, "key": f"audit.thresholds.{_threshold_key(worst)}", "value": worst["value"],
             "holds": False, "gives": f"no model change tried passes ({len(tried)} reruns); the release passes only "

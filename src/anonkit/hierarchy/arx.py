@@ -69,11 +69,13 @@ def parse_hierarchy(
 def write_hierarchy(
     hierarchy: Hierarchy, path: str | os.PathLike[str], *, separator: str = ";", encoding: str = "utf-8"
 ) -> None:
-    """Write ``hierarchy`` in ARX's CSV format (atomically: a temporary file renamed into place)."""
+    """Write ``hierarchy`` in ARX's CSV format, atomically through :func:`anonkit.io._files._atomic_write`
+    (a temporary file removed on every way out, a stale one of a killed run removed by the next write)."""
+    from anonkit.io._files import _atomic_write
+
     buf = io.StringIO()
     writer = csv.writer(buf, delimiter=separator, lineterminator="\n")
     writer.writerows(hierarchy.rows())
+    text = buf.getvalue()
     p = Path(path)
-    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
-    tmp.write_text(buf.getvalue(), encoding=encoding)
-    os.replace(tmp, p)
+    _atomic_write(p, str(p), lambda tmp: Path(tmp).write_text(text, encoding=encoding))

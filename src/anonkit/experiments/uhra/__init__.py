@@ -252,18 +252,10 @@ def run(
 
 
 def _write_text(path: Path, text: str) -> None:
-    """Write ``text`` atomically (a temporary file moved into place)."""
-    import os
-    import tempfile
+    """Write ``text`` atomically (:func:`anonkit.io._files._atomic_write`: the one temporary-file rule)."""
+    from anonkit.io._files import _atomic_write
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    _atomic_write(path, str(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
 
 def write(res: Results, out_dir: str | Path) -> list[str]:
