@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bad_input_kit import base_config
+
 TESTS = Path(__file__).resolve().parent
 DATA = TESTS / "data"
 SCRIPT = Path(sys.executable).with_name("anonkit")
@@ -67,18 +69,7 @@ def _toy(tmp: Path) -> Path:
     hook = tmp / "hook"
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(HOOK)
-    cfg = {
-        "input": {"path": "test2.csv", "separator": ";"},
-        "attributes": {
-            "ZIPCode": {"role": "quasi", "hierarchy": "test2_hierarchy_ZIPCode.csv"},
-            "Age": {"role": "quasi", "hierarchy": "test2_hierarchy_Age.csv"},
-            "Salary": {"role": "sensitive", "type": "numeric"},
-            "Disease": {"role": "sensitive", "hierarchy": "test2_hierarchy_Disease.csv"},
-        },
-        "privacy": [{"model": "k-anonymity", "k": 3}],
-        "algorithm": {"name": "flash"},
-        "output": {"path": "out.csv", "separator": ";"},
-    }
+    cfg = {**base_config(), "algorithm": {"name": "flash"}}  # the catalogue's toy config, searched
     (tmp / "c.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
     return tmp / "c.yaml"
 

@@ -29,6 +29,7 @@ from anonkit.io import read_table
 from anonkit.io.categories import read_categories
 from anonkit.schema import Attribute, Schema
 from anonkit.table import Table
+from bad_input_kit import base_config
 
 DATA = Path(__file__).resolve().parent / "data"
 runner = CliRunner()
@@ -180,18 +181,7 @@ def test_a_bom_is_no_part_of_any_input(tmp_path: Path) -> None:
 def toy(tmp: Path) -> Path:
     for f in DATA.glob("test2*.csv"):
         shutil.copy(f, tmp / f.name)
-    cfg = {
-        "input": {"path": "test2.csv", "separator": ";"},
-        "attributes": {
-            "ZIPCode": {"role": "quasi", "hierarchy": "test2_hierarchy_ZIPCode.csv"},
-            "Age": {"role": "quasi", "hierarchy": "test2_hierarchy_Age.csv"},
-            "Salary": {"role": "sensitive", "type": "numeric"},
-            "Disease": {"role": "sensitive", "hierarchy": "test2_hierarchy_Disease.csv"},
-        },
-        "privacy": [{"model": "k-anonymity", "k": 3}],
-        "algorithm": {"name": "fixed", "levels": {"ZIPCode": 3, "Age": 1}},
-        "output": {"path": "out.csv"},
-    }
+    cfg = {**base_config(), "output": {"path": "out.csv"}}  # the catalogue's toy config
     (tmp / "c.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
     return tmp / "c.yaml"
 
