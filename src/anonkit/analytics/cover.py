@@ -356,8 +356,10 @@ def column_cover(
         A label that cannot be interpreted, naming the column, the label and its first released
         row (1-based).
     """
-    label_codes, labels = factorize_text(pd.Series(np.asarray(released, dtype=object)))
-    value_codes, values = factorize_text(pd.Series(np.asarray(original, dtype=object)))
+    # a Series goes in as it is: a categorical or Arrow column is factorized from its codes or its
+    # buffers (an object copy of a million cells cost seconds, once per attack of an audit)
+    label_codes, labels = factorize_text(_as_series(released))
+    value_codes, values = factorize_text(_as_series(original))
     labels = np.array([str(x).strip() for x in labels], dtype=object)
     values = np.array([str(x).strip() for x in values], dtype=object)
     label_codes, labels = _merge_equal(label_codes, labels)
@@ -383,6 +385,10 @@ def column_cover(
     indptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     indices = np.concatenate([*parts, np.zeros(0, dtype=np.int64)]).astype(np.int64)
     return ColumnCover(name, labels, values, indptr, indices, label_codes, value_codes)
+
+
+def _as_series(values: pd.Series | np.ndarray) -> pd.Series:
+    return values if isinstance(values, pd.Series) else pd.Series(np.asarray(values, dtype=object))
 
 
 def _merge_equal(codes: np.ndarray, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
