@@ -281,3 +281,28 @@ def test_a_spark_release_directory_never_holds_a_file_the_run_reads(tmp_path: Pa
             run_config(cfg, config_dir=tmp_path, config_file=config_file)
     ok = parse_config({**raw, "output": {"path": str(tmp_path / "release")}})
     _refuse_reads(ok, tmp_path, str(tmp_path / "release"), "output.path", config_file)  # control: refuses nothing
+
+
+@pytest.mark.parametrize("how", ["hard link", "symlink"])
+def test_the_audit_report_never_replaces_a_file_it_reads(tmp_path: Path, how: str) -> None:
+    """``anonkit audit --report`` checks its report against every file it reads (here ``--original``, which
+    the write itself does not list) before any work, with the one rule (real path, symlink, hard link); a
+    report elsewhere is written (control)."""
+    toy_dir(tmp_path)
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(base_config(), sort_keys=False))
+    res = run(["anonymize", str(tmp_path / "c.yaml")])
+    assert res.exit_code == 0, res.stderr
+    alias = tmp_path / "alias.html"
+    if how == "hard link":
+        os.link(tmp_path / TOY, alias)
+    else:
+        alias.symlink_to(tmp_path / TOY)
+    before = snapshot(tmp_path)
+    audit = ["audit", str(tmp_path / "out.csv"), "--config", str(tmp_path / "c.yaml"),
+             "--original", str(tmp_path / TOY)]
+    res = run([*audit, "--report", str(alias)])
+    assert res.exit_code == 2, res.stderr
+    assert "--report" in error_line(res.stderr, 2)
+    assert snapshot(tmp_path) == before
+    res = run([*audit, "--report", str(tmp_path / "audit.html")])
+    assert res.exit_code in (0, 1) and (tmp_path / "audit.html").exists(), res.stderr

@@ -165,9 +165,11 @@ def anonymize(
 
 def _check_report(report: str, refuse: list[str]) -> None:
     """Before any work: the report's folder exists and the report is none of the files in ``refuse``."""
+    from anonkit.io._places import same_file  # the one rule: real path, symlink or hard link
+
     target = Path(report)
     for path in refuse:
-        if path and "://" not in path and Path(path).resolve() == target.resolve():
+        if path and "://" not in path and same_file(path, target):
             raise InputError("the report would replace a file the run reads or writes; write it elsewhere",
                              key="--report", value=report)
     if target.suffix.lower() not in (".html", ".htm"):
