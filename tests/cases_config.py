@@ -233,6 +233,16 @@ CASES = [
     C("config-quasi-type-categorical-order", 2, ("attributes.ZIPCode", "ordinal"),
       cfg=(put("attributes.ZIPCode", {"role": Q, "type": "categorical", "hierarchy": "test2_hierarchy_ZIPCode.csv",
                                       "order": ["47677"]}),)),
+    # output keys of another format (the base output is a ';'-separated CSV)
+    C("config-output-separator-on-sqlite", 2, ("'separator'", "sqlite output", "csv output only"),
+      cfg=(put("output", {"path": "out.db", "table": "t", "separator": ";"}),)),
+    C("config-output-sheet-on-csv", 2, ("'sheet'", "csv output", "excel output only"), cfg=(put("output.sheet", "R"),)),
+    C("config-output-table-on-parquet", 2, ("'table'", "parquet output"),
+      cfg=(put("output", {"path": "out.parquet", "table": "t"}),)),
+    C("config-output-encoding-on-excel", 2, ("'encoding'", "excel output"),
+      cfg=(put("output", {"path": "out.xlsx", "encoding": "latin-1"}),)),
+    C("config-output-separator-with-excel-override", 2, ("--output", "'separator'", "excel output"),
+      args=("--output", "{tmp}/o.xlsx")),
     # --input in another format than the config's: a key of the config's format would be ignored
     C("config-separator-with-parquet-override", 2, ("input.separator", "does not apply", "--input", "parquet"),
       files=(_toy_as("in.parquet"),), args=("--input", "{tmp}/in.parquet")),

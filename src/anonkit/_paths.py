@@ -173,6 +173,13 @@ def plan_run(config: Config, *, config_dir: str | Path = ".", input_path: str | 
 
         check_override(config.input, input_path)
     out = config.output
+    if output_path is not None:
+        from anonkit.config import output_key_misfit
+
+        misfit = output_key_misfit(out, output_path)
+        if misfit is not None:
+            raise InputError(f"--output {output_path}: {misfit}; drop it from the config or give an output of the "
+                             "config's format", key="output")
     target = output_path if output_path is not None else (None if out.path is None else location(base, out.path))
     key = "--output" if output_path is not None else "output.path"
     outputs = [] if target is None else output_targets(target, out.table, config.algorithm.spec.tables)

@@ -75,6 +75,7 @@ from anonkit.algorithms.spec import Algorithm
 from anonkit.analytics.post import DEFAULT_RHO
 from anonkit.engines import DEFAULT_PARTITION_ROWS
 from anonkit.errors import InputError
+from anonkit.io import check_format
 from anonkit.models import Criterion
 from anonkit.release import MAX_SEED
 from anonkit.risk.thresholds import (
@@ -132,6 +133,36 @@ class OutputConfig(_Strict):
     sheet: str | None = None
     #: engine: spark: write the Parquet directory in Hive-style sub-directories by these columns
     partition_by: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _keys_fit_the_format(self) -> OutputConfig:
+        misfit = output_key_misfit(self, self.path)
+        if misfit is not None:
+            raise ValueError(misfit)
+        return self
+
+
+#: the output keys only some formats read: key → those formats (the others take every format)
+OUTPUT_KEYS_FOR: dict[str, tuple[str, ...]] = {
+    "separator": ("csv",), "encoding": ("csv",), "table": ("sqlite", "duckdb", "postgresql"), "sheet": ("excel",),
+}
+
+
+def output_key_misfit(out: OutputConfig, location: str | None) -> str | None:
+    """Why a key the config gives under ``output:`` does not apply to the format the output at ``location``
+    is written in (``output.format``, else the path's suffix), or None. A location whose format cannot be
+    told (a Spark directory, an unknown suffix) is judged where it is written."""
+    if location is None:
+        return None
+    try:
+        fmt = check_format(location, out.format)
+    except InputError:
+        return None
+    for key, formats in OUTPUT_KEYS_FOR.items():
+        if key in out.model_fields_set and fmt not in formats:
+            return (f"'{key}' does not apply to {fmt} output (the format comes from output.format, else from the "
+                    f"path's suffix); it applies to {' and '.join(formats)} output only")
+    return None
 
 
 class SparkConfig(_Strict):
