@@ -466,3 +466,26 @@ def test_adult_report_hides_values(adult: dict) -> None:
     assert leaked(page, words, labels) == []
     assert page == build_report(adult["summary"], original=adult["original"], release=adult["release"],
                                 config_text=adult["config_text"], audit=make_audit())
+
+
+def test_report_from_run_refuses_a_file_of_the_run_before_any_work(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """``anonkit report --out`` on a hard link to the run's input is refused before the run's files are re-read
+    (the work is made to fail: the refusal still comes, naming the report); a fresh name gets that far."""
+    import os
+
+    import anonkit.report.run as report_run
+
+    run = _run(tmp_path)
+    os.link(tmp_path / "people.csv", tmp_path / "alias.html")
+    before = (tmp_path / "people.csv").read_bytes()
+
+    def work_started(*_args: object, **_kw: object) -> None:
+        raise AssertionError("work started")
+
+    monkeypatch.setattr(report_run, "_run_report", work_started)
+    with pytest.raises(InputError, match="overwrite a file of the run"):
+        report_from_run(run, tmp_path / "alias.html")
+    assert (tmp_path / "people.csv").read_bytes() == before
+    with pytest.raises(AssertionError, match="work started"):  # control: a fresh name reaches the work
+        report_from_run(run, tmp_path / "fresh.html")

@@ -31,6 +31,7 @@ from anonkit.datasets import DATASETS
 from anonkit.errors import InputError
 from anonkit.io import read_table
 from anonkit.io._messages import _shown
+from anonkit.io._places import same_file
 from anonkit.io.postgresql import _without_password
 from anonkit.pipeline import load_input, sha256_of
 from anonkit.report.html import build_report, write_report
@@ -50,6 +51,9 @@ def report_from_run(run_json_path: str | os.PathLike[str], out_path: str | os.Pa
     """
     json_path = Path(run_json_path)
     summary = _read_json(json_path)
+    for named in _named_files(summary):  # before any work: the report never lands on a file of the run
+        if "://" not in named and same_file(named, out_path):
+            raise InputError("the report would overwrite a file of the run; write it elsewhere", file=str(out_path))
     if summary.get("kind") == "explore":
         html, refuse = _explore_report(summary, json_path, show_values)
     else:
@@ -115,6 +119,18 @@ def _own_input(config: Config, base: Path) -> str:
     p = Path(inp.path).expanduser()
     location = str(p if p.is_absolute() else base / p)
     return f"{location}#{inp.table}" if inp.table else location
+
+
+def _named_files(summary: dict[str, Any]) -> list[str]:
+    """The files a run's (or an exploration's) summary names: its config, input and outputs."""
+    if summary.get("kind") == "explore":
+        return [str(summary["config"])] if summary.get("config") else []
+    run = summary.get("run")
+    if not isinstance(run, Mapping):
+        return []
+    names = [str(p) for p in (run.get("config"), run.get("input")) if p]
+    names += [str(o["path"]) for o in run.get("outputs") or [] if isinstance(o, Mapping) and o.get("path")]
+    return [_split(p)[0] for p in names]
 
 
 def _split(location: str) -> tuple[str, str | None]:
