@@ -229,4 +229,4 @@ def test_kl_diversity_all_star_persons_are_verified_as_a_class() -> None:
         if set(persons["sex"]) == {"*"}:
             assert result.verification.released == len(persons)
             return
-    pytest.skip("no all-* release among the seeds")
+    pytest.fail("no all-* release among the seeds: the test no longer tests what it names; change the seeds")
