@@ -1,7 +1,34 @@
-"""Shared fixtures: the test data of ``tests/data`` and the bundled Adult files."""
+"""Shared fixtures: the test data of ``tests/data``, the bundled Adult files and tables built from them.
+
+How the test folder shares code (issue 24: "no test module imports another"):
+
+* A fixture used by several test modules is defined here, once, with the widest scope that is safe:
+  session scope for what no test changes (``adult``, ``adult9``, ``ncp_table``, the frames of
+  ``tests/data``). ``adult`` checks at the end of the session that no test changed it. A test module may
+  still define a fixture of the same name for its own, different value (``adult`` in test_flash,
+  test_lightning, test_mondrian, test_report, test_spark_engine and test_two_cores is a table or a run
+  of that file's own); the nearest definition wins.
+* Helpers that are not fixtures live in helper modules, which have no ``test_`` prefix and hold no
+  tests: ``support.py`` (tables, the CLI runner, toy configs), ``bad_input_kit.py`` (the bad-input
+  catalogue's kit: a ``Case`` and the changes it makes), ``cases_*.py`` (the catalogue's cases, data
+  modules read by ``test_bad_input.py``) and ``pg_server.py`` (a throw-away PostgreSQL server). They
+  stay plain modules rather than fixtures because cases are built at collection time (parametrize
+  reads ``CASES``), before any fixture exists. A test module imports helper modules only: never another
+  ``test_`` module, never this file (``tests/test_architecture.py`` checks it; today's exceptions are
+  its ``KNOWN_TEST_IMPORTS``, which only shrinks).
+* Helper modules named for the data they hold, each shared by the test modules its docstring names:
+  ``suite_inputs.py`` (the common suite's random table, models and drawn options), ``one_to_many_tables.py``
+  (random 1:M tables), ``anatomy_links.py`` (an Anatomy release's private link), ``clinic_tables.py``
+  (KACA's and MDAV's clinic tables), ``lattice_problems.py`` (random lattice problems and the optimum
+  test), ``synthetic_run.py`` (a hand-made run for the HTML report), ``mondrian_tables.py`` (Mondrian's
+  random tables and Adult). The ``spark`` session below is the one of both Spark test modules.
+"""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pandas as pd
@@ -55,6 +82,55 @@ def adult_frame() -> pd.DataFrame:
     return read_csv(ADULT / "adult.csv")
 
 
+def _fingerprint(frame: pd.DataFrame, hierarchies: dict) -> str:
+    """A digest of a frame's cells, columns and types and of every hierarchy's maps and labels."""
+    digest = hashlib.sha256(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+    digest.update(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
+    for name in sorted(hierarchies):
+        h = hierarchies[name]
+        digest.update(name.encode() + h.maps.tobytes() + repr([list(level) for level in h.labels]).encode())
+    return digest.hexdigest()
+
+
+@cache
+def _adult() -> tuple[pd.DataFrame, dict]:
+    """``load_adult()`` once per session, for the fixtures below (not a fixture itself, so that a test
+    module's own ``adult`` cannot stand in for it)."""
+    from anonkit import load_adult
+
+    return load_adult()
+
+
+@pytest.fixture(scope="session")
+def adult() -> Iterator[tuple[pd.DataFrame, dict]]:
+    """``load_adult()``: the Adult frame (every cell as text) and its nine hierarchies, shared by the
+    whole session; fails at the end if a test changed them (a test that needs to change Adult copies it)."""
+    frame, hierarchies = _adult()
+    before = _fingerprint(frame, hierarchies)
+    yield frame, hierarchies
+    assert _fingerprint(frame, hierarchies) == before, "a test changed the shared Adult frame or hierarchies"
+
+
+@pytest.fixture(scope="session")
+def adult9():  # type: ignore[no-untyped-def]
+    """All nine Adult attributes are quasi-identifiers, with ARX's hierarchies (ARX's tests without a
+    sensitive attribute, e.g. TestAnonymizationHeuristic)."""
+    from anonkit import Schema, Table
+
+    frame, h = _adult()
+    before = _fingerprint(frame, h)
+    yield Table(frame, Schema.of(quasi=list(frame.columns), hierarchies={q: h[q] for q in frame.columns}))
+    assert _fingerprint(frame, h) == before, "a test changed the shared Adult frame or hierarchies"
+
+
+@pytest.fixture(scope="session")
+def ncp_table():  # type: ignore[no-untyped-def]
+    """Spec §2.1's table: Age numeric on 20–60 with a hierarchy, Sex {M, F}; (25,M), (30,F), (40,M), (60,M)."""
+    import support
+
+    return support.ncp_table()
+
+
 @pytest.fixture(scope="session")
 def adult_bk_table():
     """Adult as paper A uses it: QIs age (numeric, with its hierarchy), sex, education; sensitive
@@ -71,3 +147,14 @@ def adult_bk_table():
         default_role="insensitive",
     )
     return Table(frame, schema)
+
+
+@pytest.fixture(scope="session")
+def spark():  # type: ignore[no-untyped-def]
+    """One Spark session in ``local[2]`` mode for the whole run (test_spark_engine, test_spark_mondrian):
+    anonkit's own session (``spark_session``: Arrow, UTC, the driver's Python for the workers) with 4
+    shuffle partitions, no UI and 1 GB for the driver."""
+    from anonkit.engines.spark import spark_session
+
+    return spark_session("local[2]", {"spark.sql.shuffle.partitions": "4", "spark.ui.enabled": "false",
+                                      "spark.driver.memory": "1g"})

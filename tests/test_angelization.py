@@ -10,14 +10,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonkit import Hierarchy, InputError, Schema, Table
-from anonkit.algorithms.bucket import _theta_cut as tc
+from anonkit import InputError, Schema, Table
+from anonkit.algorithms.bucket import theta_cut as tc
 from anonkit.algorithms.bucket.angelization import angelization, private_link, representatives
-from anonkit.datasets.one_to_many import CATEGORY_ORDER, ONE_TO_MANY_CATEGORIES, QI_COLUMNS, make_one_to_many
+from anonkit.datasets.one_to_many import ONE_TO_MANY_CATEGORIES, QI_COLUMNS, make_one_to_many
 from anonkit.metrics.ncp import ncp_classes
 from anonkit.models import DistinctLDiversity, KAnonymity, ThetaSensitivity
 from anonkit.release import Release
 from anonkit.verify_buckets import BucketResult, label_covers, verify_buckets
+from one_to_many_tables import DISEASES, H_ZIP, random_one_to_many, with_categories
 
 SPEC = angelization.spec  # type: ignore[attr-defined]
 
@@ -39,48 +40,12 @@ EXAMPLE = [
 ]
 
 
-def with_categories(schema: Schema, name: str, categories: dict[str, str], order: tuple[str, ...] = CATEGORY_ORDER
-                    ) -> Schema:
-    schema.attributes[name].categories = dict(categories)
-    schema.attributes[name].category_order = tuple(order)
-    return schema
-
-
 def example_table() -> Table:
     rows = [(p, str(a), str(z), d) for p, a, z, ds in EXAMPLE for d in ds]
     frame = pd.DataFrame(rows, columns=["person", "age", "zip", "disease"])
     schema = Schema.of(person="person", quasi=["age", "zip"], sensitive=["disease"],
                        types={"age": "numeric", "zip": "numeric"})
     return Table(frame, with_categories(schema, "disease", EXAMPLE_CATEGORIES))
-
-
-ZIPS = ["1234", "1235", "1299", "1300"]
-H_ZIP = Hierarchy([[z, z[:3] + "*", "*"] for z in ZIPS], name="zip")
-DISEASES = {
-    "Cold": "Asymptomatic", "Allergy": "Asymptomatic", "Flu": "Low", "Migraine": "Low", "Asthma": "Mild",
-    "Ulcer": "Mild", "Diabetes": "High", "Pneumonia": "High", "Cancer": "Severe", "HIV": "Severe",
-}
-
-
-def random_one_to_many(seed: int, n_persons: int, n_qis: int = 3, *, diseases: list[str] | None = None
-                       ) -> tuple[pd.DataFrame, Schema]:
-    """Persons with 1–4 records each (distinct diagnoses), QIs age (numeric), zip (hierarchy) and,
-    with ``n_qis = 3``, sex (no hierarchy); person labels ``pid-…`` that must never be published."""
-    rng = np.random.default_rng(seed)
-    pool = np.array(diseases or list(DISEASES), dtype=object)
-    rows = []
-    for p in range(n_persons):
-        m = int(rng.integers(1, 5))
-        age, z, sex = str(rng.integers(20, 60)), str(rng.choice(ZIPS)), str(rng.choice(["F", "M"]))
-        for d in rng.choice(pool, min(m, len(pool)), replace=False):
-            rows.append((f"pid-{p:03d}", age, z, sex, d))
-    frame = pd.DataFrame(rows, columns=["person", "age", "zip", "sex", "disease"])
-    qis = ["age", "zip", "sex"][:n_qis]
-    if n_qis < 3:
-        frame = frame.drop(columns=["sex"])
-    schema = Schema.of(person="person", quasi=qis, sensitive=["disease"], types={"age": "numeric"},
-                       hierarchies={"zip": H_ZIP})
-    return frame, with_categories(schema, "disease", DISEASES)
 
 
 def one_to_many_table(persons: int, *, seed: int = 0) -> Table:

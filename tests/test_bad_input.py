@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 
 import anonkit
 import anonkit.pipeline
+import anonkit.runner.local
 from anonkit.config import parse_config
 from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.models import KAnonymity
@@ -378,14 +379,14 @@ def _work_started(*_args: object, **_kw: object) -> None:
     raise AssertionError("work started")
 
 
-@pytest.mark.parametrize("what", ["anonymize", "load_input"])
+@pytest.mark.parametrize("what", ["anonymize_checked", "load_input"])
 @pytest.mark.parametrize("case", [_param(c) for c in OUTPUT_CASES])
 def test_output_errors_come_before_any_work(
     case: Case, what: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With the anonymization (or even the reading of the input) made to fail, a bad output is still
     refused with its own error: it was checked first."""
-    monkeypatch.setattr(anonkit.pipeline, what, _work_started)
+    monkeypatch.setattr(anonkit.runner.local, what, _work_started)
     args = build(case, tmp_path)
     before = snapshot(tmp_path)
     res = run(args)
@@ -393,10 +394,10 @@ def test_output_errors_come_before_any_work(
     assert snapshot(tmp_path) == before
 
 
-@pytest.mark.parametrize("what", ["anonymize", "load_input"])
+@pytest.mark.parametrize("what", ["anonymize_checked", "load_input"])
 def test_the_work_guard_is_effective(what: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Control for the test above: with a good output the patched step is reached."""
-    monkeypatch.setattr(anonkit.pipeline, what, _work_started)
+    monkeypatch.setattr(anonkit.runner.local, what, _work_started)
     res = run(build(Case("base", 0, ()), tmp_path))
     assert isinstance(res.exception, AssertionError) and "work started" in str(res.exception)
     assert not (tmp_path / "out.csv").exists()

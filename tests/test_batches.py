@@ -32,7 +32,7 @@ from anonkit.algorithms import algorithms
 from anonkit.config import parse_config
 from anonkit.datasets import data_dir, load_adult
 from anonkit.errors import InputError, UnsatisfiableError
-from anonkit.io import batches, read_table, write_table
+from anonkit.io import _compact_write, batches, read_table, write_table
 from anonkit.io import csv as io_csv
 from anonkit.io.batches import (
     batch_rows_for,
@@ -44,6 +44,7 @@ from anonkit.io.batches import (
 from anonkit.models import DistinctLDiversity, KAnonymity
 from anonkit.pipeline import run_config
 from anonkit.table import Table
+from suite_inputs import draw_options, random_table, suite_models
 
 ADULT_QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"]
 BATCHES = [1, 2, 7, 1000]
@@ -410,9 +411,9 @@ def test_compact_frames_write_the_dense_bytes(tmp_path: Path, monkeypatch: pytes
     })
     compact = compact_frame(frame)
     assert is_compact(compact)
-    for rows in (2, batches.WRITE_ROWS):
-        monkeypatch.setattr(batches, "WRITE_ROWS", rows)
-        monkeypatch.setattr(batches, "WRITE_CSV_ROWS", rows)
+    for rows in (2, _compact_write.WRITE_ROWS):
+        monkeypatch.setattr(_compact_write, "WRITE_ROWS", rows)
+        monkeypatch.setattr(_compact_write, "WRITE_CSV_ROWS", rows)
         for name, options in (("a.csv", {}), ("b.csv", {"neutralise": False}), ("c.tsv", {"encoding": "utf-16"}),
                               ("d.csv", {"separator": ";"})):
             write_table(frame, tmp_path / f"dense-{name}", **options)
@@ -429,8 +430,8 @@ def test_compact_frames_write_the_dense_bytes(tmp_path: Path, monkeypatch: pytes
         assert pq.read_table(tmp_path / "m.parquet").equals(pq.read_table(tmp_path / "dense.parquet").append_column(
             "cat", pq.read_table(tmp_path / "dense.parquet").column("=name")))
     # an unencodable value is named at its row in the whole frame
-    monkeypatch.setattr(batches, "WRITE_ROWS", 2)
-    monkeypatch.setattr(batches, "WRITE_CSV_ROWS", 2)
+    monkeypatch.setattr(_compact_write, "WRITE_ROWS", 2)
+    monkeypatch.setattr(_compact_write, "WRITE_CSV_ROWS", 2)
     with pytest.raises(InputError, match=r"column 't', value '☃', row 5"):
         write_table(compact, tmp_path / "e.csv", encoding="latin-1")
     with pytest.raises(InputError, match="column 'm'"):
@@ -440,23 +441,13 @@ def test_compact_frames_write_the_dense_bytes(tmp_path: Path, monkeypatch: pytes
 # ---------------------------------------------------------------------------------------------- releases
 
 
-def _random_table(seed: int, n: int) -> tuple[pd.DataFrame, Schema]:
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_common_suite import _random_table as common
-
-    return common(seed, n)
-
-
 @pytest.mark.parametrize("algorithm", sorted(algorithms()))
 def test_every_algorithm_releases_the_same_from_a_compact_frame(algorithm: str) -> None:
     """Codes in, the same release out: classes, published values, linked tables, summary."""
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_common_suite import _models, _random_table, draw_options
-
     spec = algorithms()[algorithm]
     for seed in range(3):
-        frame, schema = _random_table(seed, 40 + seed, persons=spec.persons)
-        models = _models(spec, 2 + seed % 2, seed % 2 == 0, [None, 0.6][seed % 2])
+        frame, schema = random_table(seed, 40 + seed, persons=spec.persons)
+        models = suite_models(spec, 2 + seed % 2, seed % 2 == 0, [None, 0.6][seed % 2])
         params = draw_options(spec, [2, 2], np.random.default_rng(seed))
 
         def run(data: pd.DataFrame, models=models, schema=schema, params=params, seed=seed) -> object:
@@ -582,7 +573,7 @@ def test_identifier_columns_are_not_read(tmp_path: Path) -> None:
 
 
 def test_release_published_frame_follows_published_rows() -> None:
-    frame, schema = _random_table(5, 50)
+    frame, schema = random_table(5, 50)
     models = [KAnonymity(2), DistinctLDiversity("disease", 2)]
     for suppressed in ("drop", "mark"):
         a = anonymize(frame, schema, models, seed=11, suppressed=suppressed, max_suppression=0.2)
@@ -597,12 +588,12 @@ def test_release_published_frame_follows_published_rows() -> None:
 
 _MEASURE = textwrap.dedent("""
     import json, sys
-    import anonkit.pipeline
+    import anonkit.runner.local
     from anonkit.config import parse_config
     from anonkit.datasets import data_dir
     from anonkit.pipeline import run_config
     # the reading and encoding path's memory: the run's audit (its own measure, bench_audit.py) left out
-    anonkit.pipeline.audit_result = lambda *args, **kwargs: None
+    anonkit.runner.local.audit_result = lambda *args, **kwargs: None
     qis = {qis!r}
     attrs = {{a: {{"role": "quasi", "hierarchy": str(data_dir() / f"adult_hierarchy_{{a}}.csv")}} for a in qis}}
     attrs.update({{"occupation": {{"role": "sensitive"}}, "hours": {{"role": "insensitive"}}}})
@@ -701,15 +692,15 @@ def test_csv_from_rendered_cells_is_the_dense_bytes(tmp_path_factory: pytest.Tem
     bytes pandas writes for the dense frame, for every column type, quoting and neutralising."""
     tmp = tmp_path_factory.mktemp("cells")
     compact = compact_frame(frame)
-    cells = batches._category_cells(compact, sep, neutralise)
+    cells = _compact_write._category_cells(compact, sep, neutralise)
     assert cells is not None  # none of these types needs pandas per row (the path under test runs)
-    old = batches.WRITE_CELLS_ROWS
-    batches.WRITE_CELLS_ROWS = rows
+    old = _compact_write.WRITE_CELLS_ROWS
+    _compact_write.WRITE_CELLS_ROWS = rows
     try:
         write_table(frame, tmp / "dense.csv", separator=sep, neutralise=neutralise)
         write_table(compact, tmp / "compact.csv", separator=sep, neutralise=neutralise)
     finally:
-        batches.WRITE_CELLS_ROWS = old
+        _compact_write.WRITE_CELLS_ROWS = old
     assert (tmp / "compact.csv").read_bytes() == (tmp / "dense.csv").read_bytes()
 
 
@@ -718,11 +709,11 @@ def test_csv_cells_fall_back_where_a_cell_depends_on_its_batch() -> None:
     batches turn float) and single columns are written by pandas per batch."""
     stamps = pd.to_datetime(["2020-01-01 00:00", "2020-01-02 10:00"])
     dates = compact_frame(pd.DataFrame({"d": stamps, "x": ["a", "b"]}))
-    assert batches._category_cells(dates, ",", True) is None
+    assert _compact_write._category_cells(dates, ",", True) is None
     one = compact_frame(pd.DataFrame({"x": ["a", "b"]}))
-    assert batches._category_cells(one, ",", True) is None
+    assert _compact_write._category_cells(one, ",", True) is None
     ints = compact_frame(pd.DataFrame({"x": ["a", "b"], "n": [1, 2]}))
-    assert batches._category_cells(ints, ",", True) is not None
+    assert _compact_write._category_cells(ints, ",", True) is not None
     cat = ints["n"].array
     ints["n"] = pd.Categorical.from_codes(np.array([0, -1]), dtype=cat.dtype)
-    assert batches._category_cells(ints, ",", True) is None
+    assert _compact_write._category_cells(ints, ",", True) is None

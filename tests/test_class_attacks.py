@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from anatomy_links import anatomy_link
 from anonkit import Hierarchy, InputError, Schema, anonymize
 from anonkit.analytics.class_attacks import (
     attack_background_knowledge,
@@ -30,7 +31,7 @@ from anonkit.analytics.published import (
 from anonkit.errors import UnsatisfiableError
 from anonkit.knowledge import Priors, kernel_priors
 from anonkit.models import DistinctLDiversity, FrequencyLDiversity, KAnonymity
-from test_published import anatomy_link, one_to_many
+from one_to_many_tables import one_to_many
 
 
 def table(classes: list[list[str]], name: str = "d", **kwargs: object) -> PublishedRelease:

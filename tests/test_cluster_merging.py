@@ -10,9 +10,8 @@ import pytest
 from anonkit.algorithms.cluster.kaca import kaca
 from anonkit.algorithms.cluster.mdav import mdav
 from anonkit.models import DistinctLDiversity, KAnonymity
+from clinic_tables import hierarchical_clinic, numeric_clinic
 from support import verified
-from test_kaca import clinic as hierarchical_clinic
-from test_mdav import clinic as numeric_clinic
 
 CASES = [pytest.param(kaca, hierarchical_clinic, id="kaca"), pytest.param(mdav, numeric_clinic, id="mdav")]
 

@@ -9,51 +9,15 @@ get the same table with several records per person (a person column) and the mod
 
 from __future__ import annotations
 
-from typing import Literal, get_args, get_origin
-
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonkit import Hierarchy, InputError, Schema, anonymize
-from anonkit.algorithms import Algorithm, algorithms
+from anonkit import InputError, anonymize
+from anonkit.algorithms import algorithms
 from anonkit.errors import UnsatisfiableError
-from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness, ThetaSensitivity
-
-#: every disease's category (θ-sensitivity; spec §1.5)
-CATEGORIES = {"cold": "Asymptomatic", "flu": "Low", "ulcer": "Mild", "cancer": "Severe"}
-
-
-def draw_options(spec: Algorithm, heights: list[int], rng: np.random.Generator) -> dict:
-    """Options for ``spec`` read off its declaration: a random choice for every choice option
-    (literals, booleans), a random suppression limit, a random level per quasi-identifier for a
-    required ``levels``; every other option keeps its default."""
-    out: dict = {}
-    for name, info in spec.options.model_fields.items():
-        choices = _choices(info.annotation)
-        if name == "max_suppression":
-            out[name] = float(rng.choice([0.0, 0.1, 0.5, 1.0]))
-        elif name == "levels" and info.is_required():
-            out[name] = [int(rng.integers(0, h + 1)) for h in heights]
-        elif choices:
-            out[name] = choices[int(rng.integers(len(choices)))]
-        elif info.is_required():
-            raise AssertionError(f"{spec.name}: the suite cannot draw the required option {name!r}")
-    return out
-
-
-def _choices(annotation: object) -> list:
-    """The values of a Literal (or a bool), also inside ``X | None``; [] for anything else."""
-    if annotation is bool:
-        return [False, True]
-    if get_origin(annotation) is Literal:
-        return list(get_args(annotation))
-    for arg in get_args(annotation):
-        if arg is not type(None) and (found := _choices(arg)):
-            return found
-    return []
+from suite_inputs import draw_options, random_table, suite_models
 
 
 def test_every_registered_algorithm_has_drawable_options() -> None:
@@ -62,61 +26,14 @@ def test_every_registered_algorithm_has_drawable_options() -> None:
     assert len(algorithms()) >= 14
 
 
-def _random_table(seed: int, n: int, persons: bool = False) -> tuple[pd.DataFrame, Schema]:
-    """``n`` records; with ``persons`` they belong to persons of 1 to 3 records (equal QIs), a
-    ``pid`` column names them."""
-    rng = np.random.default_rng(seed)
-    age = rng.integers(20, 40, n)
-    zips = rng.choice(["1234", "1235", "1299", "1300"], n)
-    pid = np.arange(n)
-    if persons:
-        pid = np.repeat(np.arange(n), rng.integers(1, 4, n))[:n]
-        age, zips = age[pid], zips[pid]
-    frame = pd.DataFrame(
-        {
-            "name": [f"person{i}" for i in range(n)],
-            "age": age.astype(str),
-            "zip": zips,
-            "disease": rng.choice(["flu", "cold", "cancer", "ulcer"], n),
-            "note": rng.choice(["=cmd()", "ok"], n),
-        }
-    )
-    if persons:
-        frame.insert(0, "pid", [f"p{i}" for i in pid])
-    h_age = Hierarchy([[str(a), f"{a // 10 * 10}-{a // 10 * 10 + 9}", "*"] for a in range(20, 40)], name="age")
-    h_zip = Hierarchy([[z, z[:3] + "*", "*"] for z in ["1234", "1235", "1299", "1300"]], name="zip")
-    schema = Schema.of(
-        identifier=["name"], quasi=["age", "zip"], sensitive=["disease"], insensitive=["note"],
-        hierarchies={"age": h_age, "zip": h_zip}, types={"age": "numeric"}, categories={"disease": CATEGORIES},
-        person="pid" if persons else None,
-    )
-    return frame, schema
-
-
-def _models(spec: Algorithm, k: int, with_l: bool, t: float | None) -> list:
-    """k, distinct 2-diversity and t-closeness; an algorithm that publishes per-person tables takes
-    only the models it guarantees (θ-sensitivity or l-diversity for the diversity part)."""
-    models: list = [KAnonymity(k)]
-    if spec.verifier is not None:
-        if with_l:
-            models.append(ThetaSensitivity("disease", k, 0.5) if "theta-sensitivity" in spec.enforces
-                          else DistinctLDiversity("disease", 2))
-        return models
-    if with_l:
-        models.append(DistinctLDiversity("disease", 2))
-    if t is not None:
-        models.append(TCloseness("disease", t))
-    return models
-
-
 @pytest.mark.parametrize("algorithm", sorted(algorithms()))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), n=st.integers(8, 60), k=st.integers(2, 4), with_l=st.booleans(),
        t=st.sampled_from([None, 0.3, 0.6]))
 def test_common_suite(algorithm: str, seed: int, n: int, k: int, with_l: bool, t: float | None) -> None:
     spec = algorithms()[algorithm]
-    frame, schema = _random_table(seed, n, persons=spec.persons)
-    models = _models(spec, k, with_l, t)
+    frame, schema = random_table(seed, n, persons=spec.persons)
+    models = suite_models(spec, k, with_l, t)
     params = draw_options(spec, [2, 2], np.random.default_rng(seed))
     try:
         result = anonymize(frame, schema, models, algorithm=algorithm, seed=seed, **params)
@@ -167,8 +84,8 @@ def test_randomized_algorithm_follows_the_seed(algorithm: str) -> None:
     deterministic (paper D's buckets, Mondrian's cuts): the seed orders their tables' rows, which
     must then differ between seeds."""
     spec = algorithms()[algorithm]
-    frame, schema = _random_table(3, 61, persons=spec.persons)  # an odd size leaves anatomy a residue
-    models = _models(spec, 2, True, None)
+    frame, schema = random_table(3, 61, persons=spec.persons)  # an odd size leaves anatomy a residue
+    models = suite_models(spec, 2, True, None)
     params = draw_options(spec, [2, 2], np.random.default_rng(0))
     partitions, outputs = set(), {}
     for seed in range(6):

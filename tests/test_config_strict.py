@@ -358,7 +358,7 @@ def test_python_data_containing_itself_is_refused() -> None:
 def test_nesting_within_the_limit_is_read(tmp_path: Path) -> None:
     """Control: a config nested to the limit loads (the refusal is not broader than the bound)."""
     depth = MAX_CONFIG_DEPTH - 6  # the path to the tree is 6 levels
-    tree = "[" * depth + "]" * depth
+    tree = "{a: " * (depth - 1) + "[x]" + "}" * (depth - 1)  # a taxonomy the nested builder takes
     text = yaml.safe_dump(base_config(), sort_keys=False).replace(
         "    hierarchy: test2_hierarchy_Age.csv\n", "    hierarchy: {builder: nested, tree: " + tree + "}\n", 1)
     (tmp_path / "c.yaml").write_text(text)

@@ -56,7 +56,7 @@ STAGES = [
     ("anonkit.config", "main"),
     ("numpy", "main"),
     ("pandas", "main"),
-    ("anonkit.pipeline", "main"),
+    ("anonkit.plan", "main: the config validated into a plan"),
     ("rich.progress", "main: the last import before the job starts"),
     ("anonkit.engines.local", "job thread: the job runs"),
     ("pandas.io.formats.csvs", "job thread: the release is about to be written"),

@@ -6,8 +6,6 @@ never from floats; a default 1:M measure adapts to one quasi-identifier; a class
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,9 +19,7 @@ from anonkit.errors import UnsatisfiableError
 from anonkit.metrics.one_to_many import random_count_queries
 from anonkit.models import KAnonymity
 from anonkit.verifier import verify
-
-sys.path.insert(0, str(Path(__file__).parent))
-from test_angelization import random_one_to_many
+from one_to_many_tables import random_one_to_many
 
 CATEGORIES = {"flu": "Low", "cold": "Low", "ulcer": "Severe", "cancer": "Severe"}
 #: every algorithm that publishes one table of records (the others: per-person and linked tables)

@@ -152,5 +152,5 @@ def test_cli_command(tmp_path: Path) -> None:
 def test_paper_json_is_valid_json_file() -> None:
     from importlib import resources
 
-    raw = resources.files("anonkit.experiments").joinpath(experiment.PAPER_FILE).read_text(encoding="utf-8")
+    raw = resources.files("anonkit.experiments.uhra").joinpath(experiment.PAPER_FILE).read_text(encoding="utf-8")
     assert json.loads(raw)["paper"] == "A"

@@ -26,6 +26,7 @@ import yaml
 import anonkit
 import anonkit.metrics
 import anonkit.pipeline
+import anonkit.plan.load
 from anonkit import InputError, Schema, anonymize
 from anonkit.config import load_config, parse_config
 from anonkit.errors import UnsatisfiableError
@@ -132,12 +133,13 @@ def test_readme_python_snippet_runs_and_satisfies_its_models() -> None:
 
 # ---------------------------------------------------------------------------------- 3. outputs checked first
 def test_output_equal_to_input_is_refused_before_any_work(toy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import anonkit.pipeline as pipeline
+    import anonkit.runner.local as local_runner
 
     def boom(*_a, **_k):
         raise AssertionError("work started")
 
-    monkeypatch.setattr(pipeline, "anonymize", boom)
+    monkeypatch.setattr(local_runner, "load_input", boom)  # the first step of the work: reading the input
+    monkeypatch.setattr(local_runner, "anonymize_checked", boom)
     before = (toy / "test2.csv").read_bytes()
     cfg = _cfg(toy)
     cfg["output"]["path"] = "./test2.csv"
@@ -358,9 +360,9 @@ def test_limit_below_what_fails_at_the_top() -> None:
 def test_summary_groups_units_and_directions(toy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from rich.console import Console
 
-    import anonkit.cli
+    from anonkit.cli import console
 
-    monkeypatch.setattr(anonkit.cli, "_out", Console(width=220))  # one row per line
+    monkeypatch.setattr(console, "out", Console(width=220))  # one row per line
     code, out, err = run("anonymize", str(toy / "c.yaml"))
     assert code == 0, err
     flat = " ".join(out.split())
@@ -400,7 +402,7 @@ def test_every_example_runs_as_its_comment_states(tmp_path: Path, example: str) 
     config = load_config(path)
     stated = _stated(path)
     # lists every column of its input
-    frame, _ = anonkit.pipeline.load_input(config, path.parent)
+    frame, _ = anonkit.plan.load.load_input(config, path.parent)
     assert set(frame.columns) == set(config.attributes), example
     code, out, err = run("anonymize", str(path), "--json")
     s = json.loads(out)
@@ -430,7 +432,7 @@ def test_a_failed_background_knowledge_run_says_why_instead_of_erring() -> None:
     statistics); it is an UnsatisfiableError that names the suppression needed."""
     examples = Path(__file__).resolve().parents[1] / "examples"
     cfg = load_config(examples / "adult-uhra.yaml")
-    frame, defaults = anonkit.pipeline.load_input(cfg, examples)
-    schema = anonkit.pipeline.config_schema(cfg, examples, defaults, frame)
+    frame, defaults = anonkit.plan.load.load_input(cfg, examples)
+    schema = anonkit.plan.load.config_schema(cfg, examples, defaults, frame)
     with pytest.raises(UnsatisfiableError, match="max_suppression"):
         anonymize(frame.head(300), schema, cfg.models(), algorithm="k-primacy", max_suppression=0.0)

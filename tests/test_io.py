@@ -233,8 +233,8 @@ def _neutralise_cell_by_cell(col: pd.Series) -> pd.Series:
     each distinct value once)."""
     import re
 
-    risky = [isinstance(v, str) and re.match(io_csv._FORMULA_START, v) is not None
-             and re.fullmatch(io_csv._NUMBER, v) is None for v in col]
+    risky = [isinstance(v, str) and re.match(io_csv.FORMULA_START, v) is not None
+             and re.fullmatch(io_csv.NUMBER, v) is None for v in col]
     if not any(risky):
         return col
     out = col.copy()

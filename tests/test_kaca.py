@@ -25,6 +25,7 @@ from anonkit.models import (
     TCloseness,
 )
 from anonkit.verifier import verify
+from clinic_tables import hierarchical_clinic
 from support import EDU, MODEL_CHOICES, SEX, verified
 
 
@@ -337,38 +338,11 @@ def test_hierarchy_without_common_root_is_an_input_error() -> None:
 
 
 # ---------------------------------------------------------------------------- models met by merging
-def clinic(seed: int, n: int = 300, *, missing: str = "value") -> Table:
-    """A random clinic table: age 20–79, 20 zip codes, sex; 6 diseases (sensitive)."""
-    rng = np.random.default_rng(seed)
-    ages = np.arange(20, 80)
-    zips = [str(z) for z in range(47600, 47620)]
-    frame = pd.DataFrame(
-        {
-            "age": rng.choice(ages, n).astype(str),
-            "zip": rng.choice(zips, n),
-            "sex": rng.choice(["M", "F"], n),
-            "disease": rng.choice(["flu", "cold", "cancer", "ulcer", "gastritis", "hiv"], n),
-        }
-    )
-    h_age = Hierarchy(
-        [[str(a), f"{a // 5 * 5}-{a // 5 * 5 + 4}", f"{a // 10 * 10}-{a // 10 * 10 + 9}",
-          f"{a // 20 * 20}-{a // 20 * 20 + 19}", "*"] for a in ages],
-        name="age",
-    )  # fmt: skip
-    h_zip = Hierarchy([[z, z[:4] + "*", z[:3] + "**", "*"] for z in zips], name="zip")
-    h_sex = Hierarchy([["M", "*"], ["F", "*"]], name="sex")
-    schema = Schema.of(
-        quasi=["age", "zip", "sex"], sensitive=["disease"], hierarchies={"age": h_age, "zip": h_zip, "sex": h_sex},
-        types={"age": "numeric", "zip": "numeric", "sex": "categorical", "disease": "categorical"},
-    )  # fmt: skip
-    return Table(frame, schema, missing=missing)  # type: ignore[arg-type]
-
-
 def test_t_closeness_is_met_by_merging_not_by_suppression() -> None:
     """The reported case: k = 4 and equal-distance 0.4-closeness at 10 % suppression on a random
     300-record table. Suppressing the failing classes loses far more than 10 % (KACA gave up),
     Mondrian meets it; merging failing classes with their nearest class meets it too."""
-    table = clinic(0)
+    table = hierarchical_clinic(0)
     models = [KAnonymity(4), TCloseness("disease", 0.4)]
     old = kaca(table, models, max_suppression=0.1, failing="suppress")
     assert not old.satisfied and old.n_suppressed > 30
@@ -390,7 +364,7 @@ def test_t_closeness_is_met_by_merging_not_by_suppression() -> None:
 def test_merging_everything_that_still_fails_is_suppressed() -> None:
     """Records suppressed up front (missing QI) all have flu, so the released records' disease
     distribution is not the input's: with t tiny, even all records in one class fail."""
-    table = clinic(3, 120)
+    table = hierarchical_clinic(3, 120)
     frame = table.frame.copy()
     frame.loc[:19, "age"] = ""
     frame.loc[:19, "disease"] = "flu"

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from anonkit import Schema, Table, load_adult
+from anonkit import Schema, Table
 from anonkit.algorithms import get_algorithm
 from anonkit.algorithms.lattice._brute import brute_scores, same_score
 from anonkit.algorithms.lattice._search import Search, bounds_clearly_worse, clearly_worse
@@ -36,7 +36,7 @@ from anonkit.algorithms.lattice._space import (
 )
 from anonkit.algorithms.lattice.flash import flash
 from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness
-from test_lattice_algorithms import SETTINGS, Problem, near_best, node_of, problems
+from lattice_problems import SETTINGS, Problem, near_best, node_of, problems
 
 ALL = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
        "salary-class"]
@@ -69,11 +69,6 @@ def arx_configuration(name: str, frame, hierarchies) -> tuple[Table, list, float
     rest = [c for c in ALL if c not in qis and c not in sensitive]
     schema = Schema.of(quasi=qis, sensitive=sensitive, insensitive=rest, hierarchies={q: hierarchies[q] for q in qis})
     return Table(frame, schema), models, 0.02 if name.endswith("S2") else 0.0
-
-
-@pytest.fixture(scope="module")
-def adult():
-    return load_adult()
 
 
 @pytest.mark.parametrize("name", list(ARX_SIX))

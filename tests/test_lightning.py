@@ -26,7 +26,7 @@ from anonkit.release import Release
 from anonkit.schema import Schema
 from anonkit.table import Table
 from anonkit.verifier import verify
-from test_lattice_algorithms import Problem, near_best, problems
+from lattice_problems import Problem, near_best, problems
 
 
 @pytest.fixture(scope="module")
@@ -385,13 +385,6 @@ def test_random_unmaterialized_records_agree(problem: Problem, full: bool) -> No
 
 
 # ------------------------------------------------------------------ ARX's best-effort cases on Adult
-@pytest.fixture(scope="module")
-def adult9() -> Table:
-    """All nine Adult attributes are quasi-identifiers (ARX's TestAnonymizationHeuristic)."""
-    frame, h = load_adult()
-    return Table(frame, Schema.of(quasi=list(frame.columns), hierarchies={q: h[q] for q in frame.columns}))
-
-
 ENT_NM = SearchMetric("entropy", monotonic=False)  # ARX's createPrecomputedEntropyMetric(0.1[, false])
 
 #: ARX 3.9's TestAnonymizationHeuristic, its six Adult cases (LIGHTNING, 10 s): (case, k, suppression

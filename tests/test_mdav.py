@@ -24,6 +24,7 @@ from anonkit.models import (
     TCloseness,
 )
 from anonkit.verifier import verify
+from clinic_tables import numeric_clinic
 from support import MODEL_CHOICES, verified
 
 VALUES = [1, 2, 3, 10, 11, 12, 20, 21, 22, 30]
@@ -293,27 +294,11 @@ def test_categorical_hierarchy_without_common_root_is_an_input_error() -> None:
 
 
 # ---------------------------------------------------------------------------- models met by merging
-def clinic(seed: int, n: int = 300) -> Table:
-    """A random clinic table: age 20–79 and 20 zip codes (numeric), sex (categorical, MDAV-generic);
-    6 diseases (sensitive)."""
-    rng = np.random.default_rng(seed)
-    frame = pd.DataFrame(
-        {
-            "age": rng.integers(20, 80, n).astype(str),
-            "zip": rng.choice([str(z) for z in range(47600, 47620)], n),
-            "sex": rng.choice(["M", "F"], n),
-            "disease": rng.choice(["flu", "cold", "cancer", "ulcer", "gastritis", "hiv"], n),
-        }
-    )
-    types = {"age": "numeric", "zip": "numeric", "sex": "categorical", "disease": "categorical"}
-    return Table(frame, Schema.of(quasi=["age", "zip", "sex"], sensitive=["disease"], types=types))  # type: ignore[arg-type]
-
-
 @pytest.mark.parametrize("output", ["centroids", "intervals"])
 def test_t_closeness_is_met_by_merging_not_by_suppression(output: str) -> None:
     """The reported case (k = 4, equal-distance 0.4-closeness, 10 % suppression, 300 records):
     suppressing the failing groups loses most of the table; merging them meets the models."""
-    table = clinic(0)
+    table = numeric_clinic(0)
     models = [KAnonymity(4), TCloseness("disease", 0.4)]
     old = mdav(table, models, max_suppression=0.1, failing="suppress", output=output)  # type: ignore[arg-type]
     assert not old.satisfied and old.n_suppressed > 30
@@ -344,7 +329,7 @@ def test_merge_goes_to_the_nearest_group() -> None:
 def test_merging_everything_that_still_fails_is_suppressed() -> None:
     """Records suppressed up front all have flu: even one class of all released records is not
     0.01-close to the input's distribution, so everything is suppressed after merging."""
-    table = clinic(3, 120)
+    table = numeric_clinic(3, 120)
     frame = table.frame.copy()
     frame.loc[:19, "age"] = ""
     frame.loc[:19, "disease"] = "flu"

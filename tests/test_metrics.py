@@ -44,11 +44,6 @@ def release_of(table: Table, record_class: list[int], classes: list[list[tuple[i
 
 
 @pytest.fixture(scope="module")
-def ncp_table() -> Table:
-    return support.ncp_table()
-
-
-@pytest.fixture(scope="module")
 def ncp_release(ncp_table: Table) -> Release:
     # groups {(25,M),(30,F)} → (25-30, *) and {(40,M),(60,M)} → (40-60, M)
     return release_of(ncp_table, [0, 0, 1, 1], [[(1, "25-30"), (1, "*")], [(1, "40-60"), (0, "M")]])
@@ -542,14 +537,6 @@ def test_class_lca_edge_cases() -> None:
 
 
 # ---------------------------------------------------------------------------------------- ARX goldens (Adult)
-
-
-@pytest.fixture(scope="module")
-def adult9(adult_frame: pd.DataFrame, adult_dir) -> Table:
-    """All 9 attributes are QIs (ARX tests without a sensitive attribute)."""
-    qi = list(adult_frame.columns)
-    hs = {q: read_hierarchy(adult_dir / f"adult_hierarchy_{q}.csv", name=q) for q in qi}
-    return Table(adult_frame, Schema.of(quasi=qi, hierarchies=hs))
 
 
 @pytest.fixture(scope="module")

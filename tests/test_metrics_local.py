@@ -15,7 +15,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import support
 from anonkit import metrics as M
 from anonkit.algorithms.local import partition_release
 from anonkit.hierarchy import Hierarchy
@@ -150,11 +149,6 @@ def test_mondrian_example_other_measures() -> None:
 
 
 # ---------------------------------------------------------------------------------------- §2.1 via intervals
-
-
-@pytest.fixture(scope="module")
-def ncp_table() -> Table:
-    return support.ncp_table()
 
 
 def test_intervals_use_the_hierarchy_domain(ncp_table: Table) -> None:

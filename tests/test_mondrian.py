@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonkit import Hierarchy, Schema, Table, load_adult
+from anonkit import Hierarchy, Schema, Table
 from anonkit.algorithms import get_algorithm
 from anonkit.algorithms.local import partition_release
 from anonkit.algorithms.partition.mondrian import mondrian
@@ -26,8 +26,7 @@ from anonkit.models import (
 from anonkit.release import CUSTOM
 from anonkit.stats import class_stats
 from anonkit.verifier import verify
-
-QI8 = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"]
+from mondrian_tables import adult_table, random_table
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -183,36 +182,6 @@ def example_table() -> Table:
     return Table(frame, Schema.of(quasi=["age", "zip"], types={"age": "numeric", "zip": "numeric"}))
 
 
-def random_table(seed: int, n: int, *, numeric_only: bool = False, missing: bool = False) -> Table:
-    """A random table; ``missing``: a tenth of the ages blank, suppressed up front."""
-    rng = np.random.default_rng(seed)
-    colour = ["red", "pink", "blue", "navy", "green", "lime", "grey", "black"]  # black, grey never occur
-    frame = pd.DataFrame(
-        {
-            "age": rng.integers(20, 20 + int(rng.integers(1, 30)), n).astype(str),
-            "weight": rng.normal(70, 10, n).round(int(rng.integers(0, 2))).astype(str),
-            "colour": rng.choice(colour[: int(rng.integers(1, 7))], n),
-            "zip": rng.choice(["1234", "1235", "1299", "1300"], n),
-            "disease": rng.choice(["flu", "cold", "cancer", "ulcer", "hiv"], n, p=[0.3, 0.3, 0.2, 0.1, 0.1]),
-        }
-    )
-    if missing:
-        frame.loc[rng.random(n) < 0.1, "age"] = ""
-    h_colour = Hierarchy(
-        [[c, {"red": "warm", "pink": "warm", "blue": "cold", "navy": "cold"}.get(c, "other"), "*"] for c in colour],
-        name="colour",
-    )
-    h_zip = Hierarchy([[z, z[:3] + "*", z[:2] + "**", "*"] for z in ["1234", "1235", "1299", "1300"]], name="zip")
-    qis = ["age", "weight"] if numeric_only else ["age", "colour", "weight", "zip"]
-    schema = Schema.of(
-        quasi=qis,
-        sensitive=["disease"],
-        hierarchies={"colour": h_colour, "zip": h_zip} if not numeric_only else {},
-        types={"age": "numeric", "weight": "numeric"},
-    )
-    return Table(frame[[*qis, "disease"]], schema, missing="suppress" if missing else "value")
-
-
 # ------------------------------------------------------------------------------------------ spec example
 @pytest.mark.parametrize("mode", ["strict", "relaxed"])
 def test_worked_example(mode: str) -> None:
@@ -236,18 +205,6 @@ def test_registry_and_bad_mode() -> None:
 @pytest.fixture(scope="module")
 def adult() -> tuple[pd.DataFrame, Table]:
     return adult_table()
-
-
-def adult_table() -> tuple[pd.DataFrame, Table]:
-    """Adult with its 8 quasi-identifiers (age numeric) and occupation sensitive."""
-    frame, hier = load_adult()
-    schema = Schema.of(
-        quasi=QI8,
-        sensitive=["occupation"],
-        types={"age": "numeric"},
-        hierarchies={**{q: hier[q] for q in QI8}, "occupation": hier["occupation"]},
-    )
-    return frame, Table(frame, schema)
 
 
 def test_adult_k5_equals_the_textbook_reference(adult) -> None:
@@ -359,9 +316,9 @@ def test_relaxed_splits_halve(seed: int, n: int, k: int) -> None:
     """With numeric QIs only, relaxed Mondrian cuts every partition of ≥ 2k records that is not one
     point into halves whose sizes differ by at most one (watched at the cut kernel); a class of
     ≥ 2k records is a point or a union of partitions published alike, each of < 2k records."""
-    from anonkit.algorithms.partition import mondrian as module
+    from anonkit.algorithms.partition import _cut_kernels as module
 
-    kernels = module._kernels()
+    kernels = module.kernels()
     propose = kernels["propose"]
     cuts: list[tuple[int, int]] = []
 

@@ -174,12 +174,15 @@ def test_above_the_advice_budget_nothing_is_rerun(tmp_path: Path, monkeypatch: p
     """Above ``ADVICE_MAX_RECORDS`` the advice reruns nothing: a failing highest risk still gets the k that
     bounds it by construction, any other failing check says how to have the change computed."""
     import anonkit.audit.advice as advice_module
-    import anonkit.pipeline
+    import anonkit.runner.audit_step as audit_step
+    import anonkit.runner.local as local_runner
 
     monkeypatch.setattr(advice_module, "ADVICE_MAX_RECORDS", 100)
     reruns: list[object] = []
-    original = anonkit.pipeline.anonymize
-    monkeypatch.setattr(anonkit.pipeline, "anonymize", lambda *a, **k: reruns.append(a) or original(*a, **k))
+    original = local_runner.anonymize_checked
+    counted = lambda *a, **k: reruns.append(a) or original(*a, **k)  # noqa: E731
+    monkeypatch.setattr(local_runner, "anonymize_checked", counted)  # the release itself
+    monkeypatch.setattr(audit_step, "anonymize_checked", counted)  # the advice's reruns
     _table(tmp_path)
     strict = {"attacks": [], "thresholds": {"highest_risk": 0.1, "average_risk": 0.3}}
     summary, _audit, _code = _anonymize_and_audit(_config(tmp_path, 4, strict))
@@ -192,3 +195,17 @@ def test_above_the_advice_budget_nothing_is_rerun(tmp_path: Path, monkeypatch: p
     advice = summary["verdict"]["advice"]
     assert not advice["holds"] and "no change was rerun: 400 records" in advice["gives"]
     assert len(reruns) == 1
+
+
+def test_the_verdict_line_says_what_was_judged(capsys: pytest.CaptureFixture[str]) -> None:
+    """A verdict without attacks (a run on Spark judges the models and risk from the written classes)
+    says no attack ran; one with all three kinds names them."""
+    from anonkit.cli.printers.verdict import print_verdict
+
+    base = {"ok": True, "checks": 4, "failing": [], "advice": None, "highest_risk_from": "1/k of 5-anonymity",
+            "thresholds": {"highest_risk": 0.2, "average_risk": 0.2, "attack_risk": 0.1}}
+    print_verdict({"verdict": {**base, "kinds": ["model", "risk"]}})
+    assert "4 checks: the models and risk; no attack run" in capsys.readouterr().out
+    print_verdict({"verdict": {**base, "kinds": ["model", "risk", "attack"]}})
+    out = capsys.readouterr().out
+    assert "the models, risk and attacks" in out and "no attack run" not in out

@@ -111,12 +111,12 @@ def test_no_output_ever_replaces_a_read(read: str, write: str, spelling: str) ->
 
 def test_a_write_onto_a_read_is_refused_before_the_input_is_read(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    import anonkit.pipeline
+    import anonkit.runner.local
 
     def boom(*_a: object, **_k: object) -> None:
         raise AssertionError("work started")
 
-    monkeypatch.setattr(anonkit.pipeline, "load_input", boom)
+    monkeypatch.setattr(anonkit.runner.local, "load_input", boom)
     args = _lay_out(tmp_path, "audit.control", "output.manifest", "hardlink")
     before = snapshot(tmp_path)
     res = run(args)
@@ -188,7 +188,7 @@ def test_a_killed_runs_temporary_file_is_removed_by_the_next_write(tmp_path: Pat
     import pandas as pd
 
     target = tmp_path / "out.csv"
-    script = (f"import time; from pathlib import Path; from anonkit.io._files import _atomic_write\n"
+    script = (f"import time; from pathlib import Path; from anonkit.io import atomic_write as _atomic_write\n"
               f"t = Path({str(target)!r})\n"
               f"def slow(tmp):\n    Path(tmp).write_text('partial'); print('writing', flush=True); time.sleep(60)\n"
               f"_atomic_write(t, str(t), slow)\n")
@@ -228,10 +228,10 @@ def test_sigterm_and_ctrl_c_remove_the_temporary_file(tmp_path: Path, sig: signa
     """The command line stops on SIGTERM as on Ctrl-C: exit 130, the target untouched, no temporary file."""
     target = tmp_path / "out.csv"
     target.write_text("old\n")
-    script = (f"import time; from pathlib import Path; from anonkit.cli import _interruptible\n"
-              f"from anonkit.io._files import _atomic_write\nt = Path({str(target)!r})\n"
+    script = (f"import time; from pathlib import Path; from anonkit.cli.running import interruptible\n"
+              f"from anonkit.io import atomic_write as _atomic_write\nt = Path({str(target)!r})\n"
               f"def slow(tmp):\n    Path(tmp).write_text('partial'); print('writing', flush=True); time.sleep(60)\n"
-              f"_interruptible(lambda: _atomic_write(t, str(t), slow))\n")
+              f"interruptible(lambda: _atomic_write(t, str(t), slow))\n")
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=ROOT)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "writing"
@@ -245,7 +245,7 @@ def test_sigterm_and_ctrl_c_remove_the_temporary_file(tmp_path: Path, sig: signa
 
 
 def test_an_error_inside_a_write_removes_the_temporary_file(tmp_path: Path) -> None:
-    from anonkit.io._files import _atomic_write
+    from anonkit.io import atomic_write as _atomic_write
 
     target = tmp_path / "out.csv"
 
@@ -263,7 +263,7 @@ def test_a_spark_release_directory_never_holds_a_file_the_run_reads(tmp_path: Pa
     is refused before Spark starts (the check runs before the session is made)."""
     from anonkit.config import parse_config
     from anonkit.pipeline import run_config
-    from anonkit.spark_job import _refuse_reads
+    from anonkit.runner.spark import _refuse_reads
 
     toy_dir(tmp_path)
     (tmp_path / "h").mkdir()

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from anatomy_links import anatomy_link
 from anonkit import Hierarchy, InputError, Schema, anonymize
 from anonkit._values import as_text
 from anonkit.analytics.published import (
@@ -17,24 +18,7 @@ from anonkit.analytics.published import (
     published_table,
 )
 from anonkit.models import DistinctLDiversity, KAnonymity
-
-CATEGORIES = {"Cold": "Asymptomatic", "Flu": "Low", "Gastritis": "Mild", "Pneumonia": "High", "Cancer": "Severe"}
-
-
-def one_to_many(seed: int, persons: int) -> tuple[pd.DataFrame, Schema]:
-    """Persons with 1–3 distinct diagnoses each; age numeric, zip with a hierarchy."""
-    rng = np.random.default_rng(seed)
-    zips = ["1234", "1235", "1299", "1300"]
-    rows = []
-    for p in range(persons):
-        age, z = str(rng.integers(20, 60)), str(rng.choice(zips))
-        for d in rng.choice(list(CATEGORIES), int(rng.integers(1, 4)), replace=False):
-            rows.append((f"pid-{p:03d}", age, z, d))
-    frame = pd.DataFrame(rows, columns=["person", "age", "zip", "disease"])
-    h_zip = Hierarchy([[z, z[:3] + "*", "*"] for z in zips], name="zip")
-    schema = Schema.of(person="person", quasi=["age", "zip"], sensitive=["disease"], types={"age": "numeric"},
-                       hierarchies={"zip": h_zip}, categories={"disease": CATEGORIES})
-    return frame, schema
+from one_to_many_tables import one_to_many
 
 
 def class_hist_rows(pub: PublishedRelease) -> list[tuple[int, ...]]:
@@ -206,17 +190,6 @@ def test_one_table_release_classes_are_the_release_classes(algorithm: str) -> No
     np.add.at(expected, (rel.record_class[rows], codes[rows]), 1)
     assert class_hist_rows(pub) == sorted(tuple(int(x) for x in r) for r in expected)
     assert list(as_text(pub.domain().labels)) == list(as_text(rel.table.domains["disease"].labels))
-
-
-def anatomy_link(rel, seed: int) -> np.ndarray:  # type: ignore[no-untyped-def]
-    """The QIT row → input record link of an Anatomy release, rebuilt and checked against the QIT."""
-    released = np.flatnonzero(rel.record_class >= 0)
-    link = released[np.random.default_rng(seed).permutation(len(released))]
-    qit = rel.tables["qit"]
-    assert (qit["GroupID"].to_numpy() == rel.record_class[link] + 1).all()
-    for q in rel.table.qi:
-        assert (as_text(qit[q]) == as_text(rel.table.frame[q].iloc[link])).all()
-    return link
 
 
 def test_anatomy_release_reads_its_linked_tables() -> None:

@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 from matplotlib import image
 
-from test_report import make_synthetic, synthetic_report
+from synthetic_run import make_synthetic, synthetic_report
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",

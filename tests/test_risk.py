@@ -29,7 +29,6 @@ import pandas as pd
 import pytest
 
 from anonkit.algorithms.lattice.fixed import fixed
-from anonkit.datasets import load_adult
 from anonkit.errors import InputError
 from anonkit.metrics.risk import prosecutor_risk
 from anonkit.metrics.risk import sample_uniqueness as metrics_sample_uniqueness
@@ -58,11 +57,6 @@ def _plain(value: object) -> bool:
     if isinstance(value, list):
         return all(_plain(v) for v in value)
     return value is None or type(value) in (bool, int, float, str)
-
-
-@pytest.fixture(scope="module")
-def adult() -> tuple[pd.DataFrame, dict]:
-    return load_adult()
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from anonkit._secrets import MASK, mask_secrets, mask_tree, secret_spellings
 from anonkit.errors import InputError, UnsatisfiableError
-from anonkit.io._messages import _shown
+from anonkit.io import shown as _shown
 from anonkit.io.postgresql import _driver_text
 from support import run_cli, toy_config, toy_dir
 

@@ -17,7 +17,7 @@ import yaml
 
 from anonkit import Schema, anonymize, load_adult
 from anonkit.config import parse_config
-from anonkit.errors import InputError
+from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.hierarchy import Hierarchy
 from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness
 from anonkit.pipeline import run_config
@@ -27,14 +27,6 @@ pytestmark = pytest.mark.spark
 
 LATTICE = ["flash", "ola", "incognito", "datafly", "lightning"]
 QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
-
-
-@pytest.fixture(scope="session")
-def spark():  # type: ignore[no-untyped-def]
-    from anonkit.engines.spark import spark_session
-
-    return spark_session("local[2]", {"spark.sql.shuffle.partitions": "4", "spark.ui.enabled": "false",
-                                      "spark.driver.memory": "1g"})
 
 
 @pytest.fixture(scope="module")
@@ -179,6 +171,16 @@ def test_a_config_run_writes_a_verified_parquet_directory(spark, adult, tmp_path
     assert _sorted(written).equals(_sorted(pd.read_parquet(tmp_path / "local.parquet")))
     for key in ("released", "suppressed", "classes", "transformation", "score"):
         assert local.summary[key] == result.summary[key], key
+    # the run's verdict: the models and the risk models judged from the written classes, as the local
+    # audit judges them on the same release; no attack (the notes say why)
+    spark_audit, local_audit = result.summary["audit"], local.summary["audit"]
+    assert spark_audit["risk"]["prosecutor"] == local_audit["risk"]["prosecutor"]
+    assert spark_audit["thresholds"] == local_audit["thresholds"]
+    judged = [v for v in local_audit["verdicts"] if v["kind"] in ("model", "risk")]
+    assert spark_audit["verdicts"] == judged and len(judged) == 4
+    assert spark_audit["attacks"] == [] and any("attacks: not run" in n for n in spark_audit["notes"])
+    assert result.summary["verdict"]["ok"] and result.summary["verdict"]["checks"] == 4
+    assert result.summary["verdict"]["kinds"] == ["model", "risk"]
     # the same config and seed write the same bytes; an existing output is refused
     with pytest.raises(InputError, match="if_exists"):
         run_config(config, config_dir=tmp_path)
@@ -187,6 +189,12 @@ def test_a_config_run_writes_a_verified_parquet_directory(spark, adult, tmp_path
     files = sorted(p.name for p in out.glob("*.parquet"))
     assert files == sorted(p.name for p in (tmp_path / "again").glob("*.parquet"))
     assert all((out / f).read_bytes() == (tmp_path / "again" / f).read_bytes() for f in files)
+    # audit.required with a bar the release misses: refused, nothing written, no hidden sibling left
+    strict = parse_config({**yaml.safe_load(cfg_path.read_text()), "output": {"path": str(tmp_path / "strict")},
+                           "audit": {"required": True, "thresholds": {"average_risk": 0.0001}}})
+    with pytest.raises(UnsatisfiableError, match="prosecutor average risk"):
+        run_config(strict, config_dir=tmp_path)
+    assert not (tmp_path / "strict").exists() and not list(tmp_path.glob(".strict*"))
     # partitioned output: Hive-style directories by a published column
     parted = parse_config({**yaml.safe_load(cfg_path.read_text()),
                            "output": {"path": str(tmp_path / "parted"), "partition_by": ["sex"]}})
@@ -214,7 +222,7 @@ def test_refusals(spark, adult, tmp_path: Path) -> None:  # type: ignore[no-unty
         with pytest.raises(InputError, match="the output is the input"):
             run_config(parse_config(yaml.safe_load(cfg.read_text())), config_dir=tmp_path)
     bad = yaml.safe_load(_config(tmp_path, source, tmp_path / "o").read_text())
-    with pytest.raises(InputError, match="audit"):
+    with pytest.raises(InputError, match="the HTML report reads the original rows"):
         run_config(parse_config(bad), config_dir=tmp_path, audit=True)
     del bad["engine"]
     with pytest.raises(InputError, match="'spark' settings need engine: spark"):
@@ -285,6 +293,8 @@ REFUSED_BEFORE_SPARK = [
     ({"algorithm": {"name": "kaca"}}, "kaca does not run on engine: spark"),
     ({"algorithm": {"name": "mondrian", "mode": "relaxed"}}, "mode: relaxed is not distributed"),
     ({"algorithm": {"name": "mondrian"}, "input.missing": "suppress"}, "missing: suppress is not distributed"),
+    ({"audit": {"attacks": ["homogeneity"]}}, "drop audit.attacks or use engine: local"),
+    ({"audit": {"control": "c.csv", "thresholds": {"average_risk": 0.1}}}, "drop audit.control"),
 ]
 
 

@@ -3,9 +3,6 @@ single-machine engine (anonkit.engines.spark_mondrian)."""
 
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -20,23 +17,6 @@ from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness
 
 pyspark = pytest.importorskip("pyspark")
 pytestmark = pytest.mark.spark
-
-
-@pytest.fixture(scope="session")
-def spark():
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
 
 
 def rows_of(frame: pd.DataFrame, columns: list[str]) -> list[tuple[str, ...]]:

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anonkit import InputError, Schema, Table
-from anonkit.algorithms.bucket import _theta_cut as tc
+from anonkit.algorithms.bucket import theta_cut as tc
 from anonkit.algorithms.bucket.angelization import angelization
 from anonkit.algorithms.cluster.theta_sensitive import theta_sensitive
 from anonkit.datasets.one_to_many import CATEGORY_ORDER, ONE_TO_MANY_CATEGORIES, QI_COLUMNS, make_one_to_many

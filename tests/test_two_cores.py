@@ -1,16 +1,14 @@
 """Mondrian on two threads (issue 16): the threaded loop gives exactly the single loop's result.
 
-The threshold (``mondrian.PARALLEL_ROWS``) is lowered so that small tables take the threaded path,
+The threshold (``core.PARALLEL_ROWS``) is lowered so that small tables take the threaded path,
 and the hand-over is forced at different depths and into different numbers of groups.
 """
 
 from __future__ import annotations
 
 import random
-import sys
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,12 +17,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anonkit import Schema, Table, interrupt, load_adult
+from anonkit.algorithms.partition import core as C
 from anonkit.algorithms.partition import mondrian as M
+from anonkit.algorithms.partition.encoding import Encoding
 from anonkit.algorithms.partition.mondrian import mondrian
 from anonkit.models import DistinctLDiversity, EntropyLDiversity, KAnonymity, TCloseness
 from anonkit.release import Release
-
-QI8 = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"]
+from mondrian_tables import adult_table, random_table
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -35,9 +34,9 @@ def run(table: Table, models: list, mode: str, *, threads: int, monkeypatch: pyt
     split further while they hold ``split_rows`` rows to cut)."""
     with monkeypatch.context() as m:
         m.setattr(M, "_cores", lambda: threads)
-        m.setattr(M, "PARALLEL_ROWS", 0)
-        m.setattr(M, "_HAND_OVER_DEPTH", depth)
-        m.setattr(M, "_SPLIT_ROWS", split_rows)
+        m.setattr(C, "PARALLEL_ROWS", 0)
+        m.setattr(C, "_HAND_OVER_DEPTH", depth)
+        m.setattr(C, "_SPLIT_ROWS", split_rows)
         raw, parts = M._partition(table, models, mode, np.zeros(table.n, dtype=np.int64))
         rel = mondrian(table, models, mode=mode)
     return rel, raw, parts
@@ -60,9 +59,6 @@ def assert_same(a: Release, b: Release) -> None:
 
 @pytest.fixture(scope="module")
 def adult() -> Table:
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_mondrian import adult_table
-
     return adult_table()[1]
 
 
@@ -105,14 +101,14 @@ def test_thread_timing_plays_no_part(adult: Table, monkeypatch) -> None:
     """Random delays in the threads (different orders of finishing) change nothing."""
     models = ADULT_MODELS["t"]
     ref, raw, _ = run(adult, models, "strict", threads=1, monkeypatch=monkeypatch)
-    depth = M._Loop.depth
+    depth = C._Loop.depth
     rng = random.Random(3)
 
     def slow(self, *args):
         time.sleep(rng.random() * 0.003)
         return depth(self, *args)
 
-    monkeypatch.setattr(M._Loop, "depth", slow)
+    monkeypatch.setattr(C._Loop, "depth", slow)
     for _ in range(3):
         rel, raw2, _ = run(adult, models, "strict", threads=2, monkeypatch=monkeypatch, depth=2, split_rows=0)
         assert np.array_equal(raw, raw2)
@@ -120,13 +116,6 @@ def test_thread_timing_plays_no_part(adult: Table, monkeypatch) -> None:
 
 
 # ------------------------------------------------------------------------------------------ random tables
-def random_table(seed: int, n: int, missing: bool) -> Table:
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_mondrian import random_table as table
-
-    return table(seed, n, missing=missing)
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(
@@ -142,7 +131,7 @@ def random_table(seed: int, n: int, missing: bool) -> Table:
 def test_random_tables_two_threads_release_the_same(monkeypatch, seed: int, n: int, k: int, mode: str,
                                                      model: str | None, split_rows: int, depth: int,
                                                      missing: bool) -> None:
-    table = random_table(seed, n, missing)
+    table = random_table(seed, n, missing=missing)
     models: list = [KAnonymity(k)]
     if model == "l":
         models.append(DistinctLDiversity("disease", 2))
@@ -163,30 +152,30 @@ def test_small_tables_stay_on_one_thread(adult: Table, monkeypatch) -> None:
     def never(*args, **kwargs):
         raise AssertionError("threads started below PARALLEL_ROWS")
 
-    monkeypatch.setattr(M, "_parallel", never)
+    monkeypatch.setattr(C, "_parallel", never)
     monkeypatch.setattr(M, "_cores", lambda: 2)
     assert mondrian(adult, [KAnonymity(5)]).satisfied
 
 
 def test_groups_of_about_equal_rows() -> None:
     starts, ends = np.array([0, 70]), np.array([70, 100])
-    assert list(M._groups(starts, ends, 2, 1)) == [0, 1, 2]
-    assert list(M._groups(starts, ends, 4, 1)) == [0, 1, 2]
-    assert M._groups(starts, ends, 2, 1, min_rows=101) is None
+    assert list(C._groups(starts, ends, 2, 1)) == [0, 1, 2]
+    assert list(C._groups(starts, ends, 4, 1)) == [0, 1, 2]
+    assert C._groups(starts, ends, 2, 1, min_rows=101) is None
     starts, ends = np.array([0, 30, 55, 80]), np.array([30, 55, 80, 100])
-    assert list(M._groups(starts, ends, 2, 1)) == [0, 2, 4]
-    assert list(M._groups(starts, ends, 4, 1)) == [0, 1, 2, 3, 4]
+    assert list(C._groups(starts, ends, 2, 1)) == [0, 2, 4]
+    assert list(C._groups(starts, ends, 4, 1)) == [0, 1, 2, 3, 4]
     # partitions too small to cut count for nothing; a single group is no hand-over
-    assert M._groups(np.array([0, 98]), np.array([98, 100]), 2, 5) is None
-    assert list(M._groups(np.array([0, 2, 50]), np.array([2, 50, 100]), 2, 5)) == [0, 2, 3]
+    assert C._groups(np.array([0, 98]), np.array([98, 100]), 2, 5) is None
+    assert list(C._groups(np.array([0, 2, 50]), np.array([2, 50, 100]), 2, 5)) == [0, 2, 3]
 
 
 def _threaded_cut(adult: Table, monkeypatch, accept) -> int:
-    monkeypatch.setattr(M, "PARALLEL_ROWS", 0)
-    monkeypatch.setattr(M, "_SPLIT_ROWS", 0)
-    enc = M._Encoded(adult, None, [])
+    monkeypatch.setattr(C, "PARALLEL_ROWS", 0)
+    monkeypatch.setattr(C, "_SPLIT_ROWS", 0)
+    enc = Encoding(adult, None, [])
     perm = np.arange(adult.n, dtype=np.int64)
-    return M.cut(enc, enc.X, perm, 5, accept, np.zeros(adult.n, dtype=np.int64), threads=2)
+    return C.cut(enc, enc.X, perm, 5, accept, np.zeros(adult.n, dtype=np.int64), threads=2)
 
 
 def _mondrian_threads() -> list[threading.Thread]:

@@ -12,11 +12,12 @@ from hypothesis import strategies as st
 
 from anonkit import Schema, Table, load_adult
 from anonkit.algorithms import registry
-from anonkit.errors import InputError
+from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.hierarchy import Hierarchy
 from anonkit.metrics import compute_metrics
 from anonkit.models import DistinctLDiversity, EntropyLDiversity, KAnonymity, TCloseness
 from anonkit.verifier import verify
+from suite_inputs import draw_options, random_table, suite_models
 
 LATTICE = ["flash", "ola", "incognito", "datafly", "lightning"]
 
@@ -150,19 +151,12 @@ def _every_algorithm() -> list[str]:
 def test_counted_releases_measure_exactly_alike(algorithm: str) -> None:
     """``Release.counted()`` (what the pipeline measures) gives every measure bit for bit, for every
     algorithm: the sums run over the same terms in the same order."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from anonkit.errors import UnsatisfiableError
-    from test_common_suite import _models, _random_table, draw_options
-
     spec = registry.get(algorithm)
     measured = 0
     for seed in range(3):
-        frame, schema = _random_table(seed, 150 + 50 * seed)
+        frame, schema = random_table(seed, 150 + 50 * seed)
         frame = frame.sample(frac=3, replace=True, random_state=seed).reset_index(drop=True)  # repeated rows
-        models = _models(spec, 2 + seed % 2, seed % 2 == 0, [None, 0.6][seed % 2])
+        models = suite_models(spec, 2 + seed % 2, seed % 2 == 0, [None, 0.6][seed % 2])
         params = draw_options(spec, [2, 2], np.random.default_rng(seed))
         table = Table(frame, schema)
         try:

@@ -45,7 +45,7 @@ _LAZY = {
 __getattr__, __dir__ = _lazy_names('anonkit', _LAZY, globals())
 
 
-__version__ = "0.1.0"
+from anonkit._version import __version__ as __version__  # noqa: E402  (written once, below every layer)
 
 __all__ = [
     "AnonkitError",

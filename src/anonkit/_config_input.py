@@ -21,13 +21,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import Discriminator, Field, SerializeAsAny, Tag, field_validator, model_validator
 
 from anonkit._config_models import Strict
 from anonkit.errors import InputError
-from anonkit.io import check_format
+from anonkit.hierarchy.builder_params import BUILDER_NAMES, BUILDER_SPECS, BuilderSpec
+from anonkit.io import FORMAT_NAMES, check_format
 
-FormatName = Literal["csv", "parquet", "sqlite", "postgresql", "excel", "duckdb"]
+FormatName = Literal[FORMAT_NAMES]  # type: ignore[valid-type]  # the io registry's names (anonkit.io.registry)
 
 
 # ------------------------------------------------------------------------------------------- input
@@ -175,15 +176,10 @@ InputSpec = Annotated[
 
 
 # -------------------------------------------------------------------------------------- attributes
-class BuilderConfig(BaseModel):
-    """A hierarchy built from the data (``anonkit.hierarchy.builders``); other keys are the builder's
-    parameters, e.g. ``{builder: intervals, width: 5, fanout: 2, top: 80}``."""
-
-    model_config = ConfigDict(extra="allow")
-    builder: Literal["intervals", "masking", "dates", "order", "nested", "flat"]
-
-    def params(self) -> dict[str, Any]:
-        return dict(self.model_extra or {})
+#: a hierarchy built from the data (``anonkit.hierarchy.builders``); the other keys are the builder's
+#: parameters, e.g. ``{builder: intervals, width: 5, fanout: 2, top: 80}``, each builder's declared
+#: once beside the builders (:mod:`anonkit.hierarchy.builder_params`) and checked as the config is read
+BuilderConfig = BuilderSpec
 
 
 AttrTypeName = Literal["categorical", "ordinal", "numeric", "date"]
@@ -216,19 +212,18 @@ class _Typed(AttributeConfig):
     type: AttrTypeName | None = None
     #: type date: the strftime pattern of its cells (e.g. ``%d/%m/%Y``)
     format: str | None = None
-    hierarchy: str | BuilderConfig | None = None
+    hierarchy: str | SerializeAsAny[BuilderConfig] | None = None
     order: list[str] | None = Field(None, min_length=1)
 
     @field_validator("hierarchy", mode="before")
     @classmethod
     def _known_builder(cls, v: Any) -> Any:
         if isinstance(v, dict):
-            builders = BuilderConfig.model_fields["builder"].annotation.__args__  # type: ignore[union-attr]
             if "builder" not in v:
-                raise ValueError("a built hierarchy needs 'builder' (one of " + ", ".join(builders) + ")")
-            if v["builder"] not in builders:
-                raise ValueError(f"unknown builder {v['builder']!r}; allowed: {', '.join(builders)}")
-            return BuilderConfig.model_validate(v)
+                raise ValueError("a built hierarchy needs 'builder' (one of " + ", ".join(BUILDER_NAMES) + ")")
+            if not isinstance(v["builder"], str) or v["builder"] not in BUILDER_SPECS:
+                raise ValueError(f"unknown builder {v['builder']!r}; allowed: {', '.join(BUILDER_NAMES)}")
+            return BUILDER_SPECS[v["builder"]].model_validate(v)  # its errors name the key under hierarchy
         if v is not None and not isinstance(v, str):
             raise ValueError("give a hierarchy file name or a mapping with 'builder'")
         return v

@@ -15,26 +15,16 @@ applies to.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+import keyword
+from typing import Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model, field_validator, model_validator
 
 from anonkit._values import plain_scalars
 from anonkit.metrics import SearchMetric
-from anonkit.models import (
-    BackgroundKnowledge,
-    BetaLikeness,
-    Criterion,
-    DeltaDisclosure,
-    DistinctLDiversity,
-    EntropyLDiversity,
-    FrequencyLDiversity,
-    KAnonymity,
-    RecursiveCLDiversity,
-    TCloseness,
-    ThetaSensitivity,
-)
-from anonkit.models.theta import DEFAULT_LAMBDA
+from anonkit.models import BackgroundKnowledge, Criterion
+from anonkit.models.registry import config_names, models, variants
+from anonkit.models.spec import ModelSpec, Param
 
 
 class Strict(BaseModel):
@@ -52,122 +42,68 @@ class Strict(BaseModel):
 
 # ------------------------------------------------------------------------------------ privacy models
 class ModelEntry(Strict):
-    """A ``privacy:`` entry: :meth:`build` makes its :class:`~anonkit.models.Criterion`."""
+    """A ``privacy:`` entry: :meth:`build` makes its :class:`~anonkit.models.Criterion`.
 
+    The entry classes are generated from the models' declarations (:func:`model_entry`): a field per
+    declared parameter the config gives, with the declared type, range, choices and default."""
+
+    model_config = ConfigDict(populate_by_name=True)  # λ is ``lambda`` in the config and ``lam`` in Python
     #: the model's name in messages
     label: ClassVar[str] = "privacy model"
+    #: the model's declaration
+    spec: ClassVar[ModelSpec]
 
     def build(self) -> Criterion:
-        raise NotImplementedError
+        """The model, built through its constructor (which checks every argument once more)."""
+        args = {}
+        for p in self.spec.params:
+            if p.in_config:
+                value = getattr(self, _field_name(p))
+                args[p.name] = p.words[value] if p.words is not None else value
+        return self.spec.cls(**{**args, **self._more()})  # type: ignore[no-any-return]
+
+    def _more(self) -> dict[str, Any]:
+        """Constructor arguments the config gives in its own shape (the prior of background knowledge);
+        they replace the fields of the same name."""
+        return {}
 
 
-class KAnonymityConfig(ModelEntry):
-    label: ClassVar[str] = "k-anonymity"
-    model: Literal["k-anonymity"]
-    k: int = Field(ge=1)
-    attributes: list[str] | None = Field(None, min_length=1)
-
-    def build(self) -> Criterion:
-        return KAnonymity(self.k, tuple(self.attributes) if self.attributes else None)
+def _field_name(p: Param) -> str:
+    """The entry's field of ``p``: its config key, unless that is not a Python name (``lambda``)."""
+    key = p.config_key
+    return key if key.isidentifier() and not keyword.iskeyword(key) else p.name
 
 
-class _OfAttribute(ModelEntry):
-    attribute: str
+def model_entry(name: str, spec: ModelSpec, *, base: type[ModelEntry] = ModelEntry, doc: str = "",
+                fields: dict[str, tuple[Any, Any]] | None = None) -> type[ModelEntry]:
+    """The ``privacy:`` entry class ``name`` of ``spec``: ``model`` (and ``variant`` for a family's variant)
+    and a field per declared parameter the config gives, in the declaration's order (the sensitive
+    ``attribute`` first); ``fields`` replaces a parameter's field by one of the config's own shape."""
+    made: dict[str, tuple[Any, Any]] = {}
+    for p in spec.params:
+        if p.kind == "column" and not made:
+            made[_field_name(p)] = (str, ...)
+        made.setdefault("model", (Literal[spec.tag], ...))  # type: ignore[misc]
+        if spec.variant:
+            made.setdefault("variant", (Literal[spec.variant] | None, None))  # type: ignore[misc]
+        if (p.kind == "column" and _field_name(p) in made) or not p.in_config:
+            continue
+        if fields and p.name in fields:
+            made[p.name] = fields[p.name]
+            continue
+        field = _field_name(p)
+        alias = {"alias": p.config_key} if field != p.config_key else {}
+        made[field] = (p.config_annotation(), Field(p.config_default(), **p.config_bounds(), **alias))
+    entry = create_model(name, __base__=base, __module__=__name__,  # type: ignore[call-overload]
+                         __doc__=doc or f"``{{model: {spec.tag}, …}}``: {spec.summary}.", **made)
+    entry.label = spec.label
+    entry.spec = spec
+    return entry  # type: ignore[no-any-return]
 
 
-class DistinctLConfig(_OfAttribute):
-    label: ClassVar[str] = "distinct l-diversity"
-    model: Literal["distinct-l-diversity"]
-    variant: Literal["distinct"] | None = None
-    l: float = Field(gt=0)  # noqa: E741
-
-    def build(self) -> Criterion:
-        return DistinctLDiversity(self.attribute, self.l)
-
-
-class EntropyLConfig(_OfAttribute):
-    label: ClassVar[str] = "entropy l-diversity"
-    model: Literal["entropy-l-diversity"]
-    variant: Literal["entropy"] | None = None
-    l: float = Field(gt=0)  # noqa: E741
-    estimator: Literal["shannon", "grassberger"] = "shannon"
-
-    def build(self) -> Criterion:
-        return EntropyLDiversity(self.attribute, self.l, self.estimator)
-
-
-class RecursiveLConfig(_OfAttribute):
-    """Recursive (c, l)-diversity: ``l`` counts values, so it is a whole number, and ``c`` is required."""
-
-    label: ClassVar[str] = "recursive l-diversity"
-    model: Literal["recursive-l-diversity"]
-    variant: Literal["recursive"] | None = None
-    l: int = Field(ge=1)  # noqa: E741
-    c: float = Field(gt=0)
-
-    def build(self) -> Criterion:
-        return RecursiveCLDiversity(self.attribute, self.c, self.l)
-
-
-class FrequencyLConfig(_OfAttribute):
-    label: ClassVar[str] = "frequency l-diversity"
-    model: Literal["frequency-l-diversity"]
-    variant: Literal["frequency"] | None = None
-    l: float = Field(gt=0)  # noqa: E741
-
-    def build(self) -> Criterion:
-        return FrequencyLDiversity(self.attribute, self.l)
-
-
-#: ``variant:`` of ``model: l-diversity`` → the model it names
-L_VARIANTS = {"distinct": "distinct-l-diversity", "entropy": "entropy-l-diversity",
-              "recursive": "recursive-l-diversity", "frequency": "frequency-l-diversity"}
-
-
-class TClosenessConfig(_OfAttribute):
-    label: ClassVar[str] = "t-closeness"
-    model: Literal["t-closeness"]
-    t: float = Field(gt=0, le=1)
-    distance: Literal["equal", "ordered", "hierarchical"] = "equal"
-
-    def build(self) -> Criterion:
-        return TCloseness(self.attribute, self.t, self.distance)
-
-
-class BetaLikenessConfig(_OfAttribute):
-    label: ClassVar[str] = "beta-likeness"
-    model: Literal["beta-likeness"]
-    beta: float = Field(gt=0)
-    variant: Literal["basic", "enhanced"] = "basic"
-
-    def build(self) -> Criterion:
-        return BetaLikeness(self.attribute, self.beta, enhanced=self.variant == "enhanced")
-
-
-class DeltaDisclosureConfig(_OfAttribute):
-    label: ClassVar[str] = "delta-disclosure"
-    model: Literal["delta-disclosure"]
-    delta: float = Field(gt=0)
-
-    def build(self) -> Criterion:
-        return DeltaDisclosure(self.attribute, self.delta)
-
-
-class ThetaSensitivityConfig(_OfAttribute):
-    """``{model: theta-sensitivity, attribute: S, k: 4, lambda: 0.5, distinct: false}`` (spec §1.5;
-    paper D): every class has ≥ ``k`` persons and the variance of its category codes reaches
-    ``θ = λ · V_full(k)``; ``distinct`` also asks for ``min(k, C)`` distinct categories. The
-    attribute needs ``categories``."""
-
-    model_config = ConfigDict(populate_by_name=True)
-    label: ClassVar[str] = "theta-sensitivity"
-    model: Literal["theta-sensitivity"]
-    k: int = Field(ge=1)
-    lam: float = Field(DEFAULT_LAMBDA, gt=0, le=1, alias="lambda")
-    distinct: bool = False
-
-    def build(self) -> Criterion:
-        return ThetaSensitivity(self.attribute, self.k, self.lam, self.distinct)
+#: the prior's declaration (kinds, bandwidth), read by :class:`PriorConfig`
+_PRIOR = BackgroundKnowledge.spec.param("prior")
+_BANDWIDTH = BackgroundKnowledge.spec.param("bandwidth")
 
 
 class PriorConfig(Strict):
@@ -187,8 +123,8 @@ class PriorConfig(Strict):
     Paths are relative to the config file.
     """
 
-    kind: Literal["kernel", "classifier", "matrix"]
-    bandwidth: float | None = Field(None, gt=0)
+    kind: _PRIOR.config_annotation()  # type: ignore[valid-type]
+    bandwidth: float | None = Field(None, **_BANDWIDTH.config_bounds())
     external: str | None = None
     path: str | None = None
     separator: str | None = None
@@ -211,25 +147,10 @@ class PriorConfig(Strict):
         return self
 
 
-class BackgroundKnowledgeConfig(_OfAttribute):
-    """``{model: background-knowledge, attribute: S, J: 0.8, prior: kernel, test: auto, posterior: omega}``
-    (spec §1.7; paper A, UHRA): every class keeps the adversary's Jensen–Shannon divergence ≤ ``J``.
+class _BackgroundKnowledgeEntry(ModelEntry):
+    """The config's shape of the prior: ``prior: kernel`` or a mapping (:class:`PriorConfig`)."""
 
-    ``prior`` is ``kernel`` (default) or ``classifier``, or a mapping (:class:`PriorConfig`).
-    ``test``: ``pairwise`` (every two priors of a class within ``J``, §4.1), ``posterior`` (every
-    record's prior–posterior JSD within ``J``, §1.7) or ``auto`` (the algorithm's own guarantee).
-    ``posterior``: ``omega`` (Ω-estimate) or ``exact`` (enumeration, classes of ≤ 8 records).
-    Only the background-knowledge algorithms enforce this model (``anonkit algorithms``).
-    """
-
-    label: ClassVar[str] = "background-knowledge"
-    model: Literal["background-knowledge"]
-    J: float = Field(ge=0, le=1)
-    prior: PriorConfig = Field(default_factory=lambda: PriorConfig(kind="kernel"))
-    test: Literal["auto", "pairwise", "posterior"] = "auto"
-    posterior: Literal["omega", "exact"] = "omega"
-
-    @field_validator("prior", mode="before")
+    @field_validator("prior", mode="before", check_fields=False)
     @classmethod
     def _prior_shorthand(cls, v: Any) -> Any:
         if isinstance(v, str):
@@ -240,15 +161,49 @@ class BackgroundKnowledgeConfig(_OfAttribute):
             return {"kind": v}
         return v
 
-    def build(self) -> Criterion:
-        return BackgroundKnowledge(
-            self.attribute,
-            self.J,
-            prior=self.prior.kind,
-            **({} if self.prior.bandwidth is None else {"bandwidth": self.prior.bandwidth}),
-            test=self.test,
-            posterior=self.posterior,
-        )
+    def _more(self) -> dict[str, Any]:
+        prior: PriorConfig = self.prior  # type: ignore[attr-defined]
+        return {"prior": prior.kind, **({} if prior.bandwidth is None else {"bandwidth": prior.bandwidth})}
+
+
+_SPECS = models()
+KAnonymityConfig = model_entry("KAnonymityConfig", _SPECS["k-anonymity"])
+DistinctLConfig = model_entry("DistinctLConfig", _SPECS["distinct-l-diversity"])
+EntropyLConfig = model_entry("EntropyLConfig", _SPECS["entropy-l-diversity"])
+RecursiveLConfig = model_entry(
+    "RecursiveLConfig", _SPECS["recursive-cl-diversity"],
+    doc="Recursive (c, l)-diversity: ``l`` counts values, so it is a whole number, and ``c`` is required.")
+FrequencyLConfig = model_entry("FrequencyLConfig", _SPECS["frequency-l-diversity"])
+TClosenessConfig = model_entry("TClosenessConfig", _SPECS["t-closeness"])
+BetaLikenessConfig = model_entry("BetaLikenessConfig", _SPECS["beta-likeness"])
+DeltaDisclosureConfig = model_entry("DeltaDisclosureConfig", _SPECS["delta-disclosure"])
+BackgroundKnowledgeConfig = model_entry(
+    "BackgroundKnowledgeConfig", _SPECS["background-knowledge"], base=_BackgroundKnowledgeEntry,
+    fields={"prior": (PriorConfig, Field(default_factory=lambda: PriorConfig(kind="kernel")))},
+    doc="""``{model: background-knowledge, attribute: S, J: 0.8, prior: kernel, test: auto, posterior: omega}``
+    (spec §1.7; paper A, UHRA): every class keeps the adversary's Jensen–Shannon divergence ≤ ``J``.
+
+    ``prior`` is ``kernel`` (default) or ``classifier``, or a mapping (:class:`PriorConfig`).
+    ``test``: ``pairwise`` (every two priors of a class within ``J``, §4.1), ``posterior`` (every
+    record's prior–posterior JSD within ``J``, §1.7) or ``auto`` (the algorithm's own guarantee).
+    ``posterior``: ``omega`` (Ω-estimate) or ``exact`` (enumeration, classes of ≤ 8 records).
+    Only the background-knowledge algorithms enforce this model (``anonkit algorithms``).""")
+ThetaSensitivityConfig = model_entry(
+    "ThetaSensitivityConfig", _SPECS["theta-sensitivity"],
+    doc="""``{model: theta-sensitivity, attribute: S, k: 4, lambda: 0.5, distinct: false}`` (spec §1.5;
+    paper D): every class has ≥ ``k`` persons and the variance of its category codes reaches
+    ``θ = λ · V_full(k)``; ``distinct`` also asks for ``min(k, C)`` distinct categories. The
+    attribute needs ``categories``.""")
+
+#: every ``privacy:`` entry class (the union's members, in the order the docs list them)
+MODEL_ENTRIES: tuple[type[ModelEntry], ...] = (
+    KAnonymityConfig, DistinctLConfig, EntropyLConfig, RecursiveLConfig, FrequencyLConfig, TClosenessConfig,
+    BetaLikenessConfig, DeltaDisclosureConfig, BackgroundKnowledgeConfig, ThetaSensitivityConfig,
+)
+assert [e.spec.name for e in MODEL_ENTRIES] == list(_SPECS), "an entry class per declared model, in order"
+
+#: ``variant:`` of ``model: l-diversity`` → the model it names
+L_VARIANTS = variants("l-diversity")
 
 
 def _l_variant(data: Any) -> Any:
@@ -263,30 +218,14 @@ def _l_variant(data: Any) -> Any:
     return data
 
 
-#: every ``privacy:`` entry class (the union's members, in the order the docs list them)
-MODEL_ENTRIES: tuple[type[ModelEntry], ...] = (
-    KAnonymityConfig, DistinctLConfig, EntropyLConfig, RecursiveLConfig, FrequencyLConfig, TClosenessConfig,
-    BetaLikenessConfig, DeltaDisclosureConfig, BackgroundKnowledgeConfig, ThetaSensitivityConfig,
-)
-
 ModelConfig = Annotated[
-    KAnonymityConfig
-    | DistinctLConfig
-    | EntropyLConfig
-    | RecursiveLConfig
-    | FrequencyLConfig
-    | TClosenessConfig
-    | BetaLikenessConfig
-    | DeltaDisclosureConfig
-    | BackgroundKnowledgeConfig
-    | ThetaSensitivityConfig,
+    Union[MODEL_ENTRIES],  # type: ignore[valid-type]  # noqa: UP007  (a union of generated classes)
     Field(discriminator="model"),
     BeforeValidator(_l_variant),
 ]
 
 #: the model names a config may give (``l-diversity`` takes ``variant``)
-MODEL_NAMES = ("k-anonymity", "l-diversity", *L_VARIANTS.values(), "t-closeness", "beta-likeness",
-               "delta-disclosure", "background-knowledge", "theta-sensitivity")
+MODEL_NAMES = config_names()
 
 
 # ------------------------------------------------------------------------------------ search metric

@@ -27,7 +27,7 @@ import signal
 import sys
 from types import FrameType
 
-#: the name of the command line's job thread (:func:`anonkit.cli._interruptible`)
+#: the name of the command line's job thread (:func:`anonkit.cli.running.interruptible`)
 JOB_THREAD = "anonkit-job"
 
 

@@ -1,11 +1,12 @@
-"""The verifier's row-level helpers: which published rows are suppressed, the classes of rows
-grouped by their text, identical rows counted once (:mod:`anonkit.verifier` judges the models on
+"""The verifier's row-level helpers: how a sensitive column's domain is built (:class:`DomainSpec`),
+which published rows are suppressed, the classes of rows grouped by their text, identical rows
+counted once (:mod:`anonkit.verifier` judges the models on
 what these give; they read the published cells alone, never the algorithm that made them)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -13,11 +14,36 @@ import pandas as pd
 from anonkit._kernels import first_rows, group_columns, group_pairs
 from anonkit._values import as_text, factorize_text
 from anonkit.errors import InputError
+from anonkit.hierarchy import Hierarchy
+from anonkit.schema import AttrType, Schema
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 SUPPRESSED = "*"
+
+
+class DomainSpec(NamedTuple):
+    """How a sensitive attribute's domain is built: ordered by number, by a declared order, with a
+    hierarchy, with categories (value → category, in ``category_order``)."""
+
+    numeric: bool = False
+    order: list[str] | None = None
+    hierarchy: Hierarchy | None = None
+    categories: dict[str, str] | None = None
+    category_order: tuple[str, ...] | None = None
+
+
+def sensitive_spec(schema: Schema, names: Iterable[str]) -> dict[str, DomainSpec]:
+    """The :class:`DomainSpec` of every attribute in ``names``, from its declaration in ``schema``
+    (the default spec for a name the schema does not declare)."""
+    out = {}
+    for name in names:
+        a = schema.attributes.get(name)
+        out[name] = DomainSpec() if a is None else DomainSpec(
+            a.type == AttrType.NUMERIC, a.order, a.hierarchy, a.categories, a.category_order
+        )
+    return out
 
 
 def count_rows(frame: pd.DataFrame, columns: list[str]) -> tuple[pd.DataFrame, np.ndarray]:

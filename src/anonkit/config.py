@@ -75,7 +75,8 @@ from anonkit.algorithms.spec import Algorithm
 from anonkit.analytics.post import DEFAULT_RHO
 from anonkit.engines import DEFAULT_PARTITION_ROWS
 from anonkit.errors import InputError
-from anonkit.io import check_format
+from anonkit.io import FORMAT_NAMES, check_format
+from anonkit.io.registry import formats_taking
 from anonkit.models import Criterion
 from anonkit.release import MAX_SEED
 from anonkit.risk.thresholds import (
@@ -119,7 +120,7 @@ class AlgorithmConfig(Strict):
 
 class OutputConfig(_Strict):
     path: str | None = None
-    format: Literal["csv", "parquet", "sqlite", "postgresql", "excel", "duckdb"] | None = None
+    format: Literal[FORMAT_NAMES] | None = None  # type: ignore[valid-type]  # the io registry's names
     separator: str = ","
     encoding: str = "utf-8"
     table: str | None = None
@@ -143,9 +144,8 @@ class OutputConfig(_Strict):
 
 
 #: the output keys only some formats read: key → those formats (the others take every format)
-OUTPUT_KEYS_FOR: dict[str, tuple[str, ...]] = {
-    "separator": ("csv",), "encoding": ("csv",), "table": ("sqlite", "duckdb", "postgresql"), "sheet": ("excel",),
-}
+OUTPUT_KEYS_FOR: dict[str, tuple[str, ...]] = {key: formats_taking(key) for key in ("separator", "encoding", "table",
+                                                                                       "sheet")}
 
 
 def output_key_misfit(out: OutputConfig, location: str | None) -> str | None:
@@ -287,7 +287,7 @@ def _section(loc: list[Any]) -> tuple[int, str] | None:
     return None
 
 
-_MODEL_TAGS = {m.model_fields["model"].annotation.__args__[0]: m for m in MODEL_ENTRIES}  # type: ignore[union-attr]
+_MODEL_TAGS = {m.spec.tag: m for m in MODEL_ENTRIES}
 _METRIC_TAGS = {n: m for m in METRIC_ENTRIES for n in m.model_fields["name"].annotation.__args__}  # type: ignore[union-attr]
 _ROLE_TAGS = {r: a for a in ATTRIBUTE_CLASSES for r in a.model_fields["role"].annotation.__args__}  # type: ignore[union-attr]
 
@@ -332,6 +332,38 @@ def _not_text(value: object, written: str | None = None) -> str:
             "nothing, bare digits as numbers): quote it")
 
 
+def _unknown_tag(err: Any, loc: list[Any]) -> str:
+    """An unknown model, role or metric (the union's tag): what is allowed; ``loc`` gains the tag's key."""
+    given = err.get("ctx", {}).get("tag")
+    if loc[:1] == ["privacy"]:
+        loc.append("model")
+        return f"unknown model {given!r}; allowed: {', '.join(MODEL_NAMES)}"
+    if loc[:1] == ["attributes"]:
+        loc.append("role")
+        return f"got {given!r}; allowed: {', '.join(repr(r) for r in ROLE_NAMES)}"
+    if loc[:2] == ["algorithm", "metric"]:
+        loc.append("name")
+        return f"unknown metric {given!r}; allowed: {', '.join(_METRIC_TAGS)}"
+    return f"got {given!r}; allowed: {err.get('ctx', {}).get('expected_tags', '')}"
+
+
+#: pydantic's errors about a number (or a flag): the type, finiteness and range
+_NUMBER_ERRORS = ("int_type", "float_type", "finite_number", "bool_type", "int_from_float", "greater_than",
+                  "greater_than_equal", "less_than", "less_than_equal")
+
+
+def _not_the_number(kind: str, given: object, msg: str) -> str:
+    """Why a value is not the number (or flag) the key takes, and what to write."""
+    wanted = {"int_type": "a whole number", "float_type": "a number", "finite_number": "a finite number",
+              "bool_type": "true or false"}.get(kind)
+    msg = f"got {given!r}; " + (f"give {wanted}" if wanted else f"{msg[0].lower()}{msg[1:]}")
+    if kind in ("int_type", "float_type") and isinstance(given, bool):
+        msg += " (a yes/no is not a number)"
+    elif kind in ("int_type", "float_type") and isinstance(given, str):
+        msg += " (text is not a number: write the number without quotes)"
+    return msg
+
+
 def _format_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     loc = list(err["loc"])
@@ -346,18 +378,7 @@ def _format_error(exc: ValidationError) -> str:
         why = _not_applying(found[1], str(tag), str(key)) if found is not None and tag is not None else None
         msg = why or f"unknown key {key!r}"
     elif kind == "union_tag_invalid":
-        given = err.get("ctx", {}).get("tag")
-        if loc[:1] == ["privacy"]:
-            msg = f"unknown model {given!r}; allowed: {', '.join(MODEL_NAMES)}"
-            loc.append("model")
-        elif loc[:1] == ["attributes"]:
-            msg = f"got {given!r}; allowed: {', '.join(repr(r) for r in ROLE_NAMES)}"
-            loc.append("role")
-        elif loc[:2] == ["algorithm", "metric"]:
-            msg = f"unknown metric {given!r}; allowed: {', '.join(_METRIC_TAGS)}"
-            loc.append("name")
-        else:
-            msg = f"got {given!r}; allowed: {err.get('ctx', {}).get('expected_tags', '')}"
+        msg = _unknown_tag(err, loc)
     elif kind == "union_tag_not_found":
         name = err.get("ctx", {}).get("discriminator", "").strip("'")
         loc.append(name)
@@ -378,16 +399,8 @@ def _format_error(exc: ValidationError) -> str:
         msg = f"got {type(given).__name__} {given!r}; give a mapping of keys to values"
     elif kind == "string_type" and (err.get("input") is None or isinstance(err.get("input"), bool | int | float)):
         msg = _not_text(err.get("input"))
-    elif kind in ("int_type", "float_type", "finite_number", "bool_type", "int_from_float", "greater_than",
-                  "greater_than_equal", "less_than", "less_than_equal"):
-        given = err.get("input")
-        wanted = {"int_type": "a whole number", "float_type": "a number", "finite_number": "a finite number",
-                  "bool_type": "true or false"}.get(kind)
-        msg = f"got {given!r}; " + (f"give {wanted}" if wanted else f"{msg[0].lower()}{msg[1:]}")
-        if kind in ("int_type", "float_type") and isinstance(given, bool):
-            msg += " (a yes/no is not a number)"
-        elif kind in ("int_type", "float_type") and isinstance(given, str):
-            msg += " (text is not a number: write the number without quotes)"
+    elif kind in _NUMBER_ERRORS:
+        msg = _not_the_number(kind, err.get("input"), msg)
     if loc and loc[-1] == "[key]":
         loc.pop()
         msg = f"the key {loc.pop()!r} is not text: {_not_text(err.get('input'))}"
@@ -438,7 +451,8 @@ def parse_config(data: Any, *, source: str | None = None, _odd_keys: list | None
         try:
             model.build()
         except InputError as exc:
-            where = f"privacy.{i}" + (f".{exc.key}" if exc.key else "")
+            key = next((p.config_key for p in model.spec.params if exc.key == p.api_name and p.in_config), exc.key)
+            where = f"privacy.{i}" + (f".{key}" if key else "")
             raise InputError(f"config key '{where}': {exc.message}", file=source) from None
     return config
 

@@ -242,7 +242,7 @@ class Release:
             # (Table.exact), so the interval covers every record exactly; a mean as a number
             exact = t.exact(name) if name in t.numeric else None
             ranks = t.exact_bounds(name, self.record_class, self.n_classes) if exact is not None else None
-            fmt = _date if t.schema[name].type == "date" else _number
+            date = t.schema[name].type == "date"
             mean = name in self.centroids
             for c in custom:
                 if ranks is not None and ranks[c, 0] >= 0 and (not mean or ranks[c, 0] == ranks[c, 1]):
@@ -250,7 +250,7 @@ class Release:
                     out[c] = a if a == b else f"[{a}-{b}]"
                     continue
                 lo, hi = self.class_bounds[name][c]
-                out[c] = fmt(lo) if lo == hi else f"[{fmt(lo)}-{fmt(hi)}]"
+                out[c] = bounds_label(lo, hi, date=date)
         elif custom.size and name in self.class_sets:
             for c in custom:
                 members = [str(h.labels[0][x]) for x in self.class_sets[name][c]]
@@ -338,6 +338,14 @@ class Release:
             data[name] = pd.Categorical.from_codes(gather(lut.astype(small), rc, small), dtype=categories,
                                                    validate=False)
         return pd.DataFrame(data, columns=t.frame.columns, copy=False)  # (a dict is copied by default)
+
+
+def bounds_label(lo: float, hi: float, *, date: bool) -> str:
+    """A class's numeric (or, with ``date``, date) bounds as published: the value itself when
+    ``lo == hi``, else the closed interval ``[lo-hi]`` (:func:`_number`, :func:`_date`). Mondrian on
+    Spark labels its classes with it too, so both engines print a bound alike."""
+    fmt = _date if date else _number
+    return fmt(lo) if lo == hi else f"[{fmt(lo)}-{fmt(hi)}]"
 
 
 def _number(x: float) -> str:

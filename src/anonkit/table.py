@@ -135,60 +135,20 @@ class Table:
         person_qi: PersonQIPolicy = "error",
         weights: np.ndarray | None = None,
     ) -> None:
-        columns = [str(c) for c in frame.columns]
-        dup = pd.Index(columns)[pd.Index(columns).duplicated()]
-        if len(dup):
-            raise InputError("duplicate column", column=dup[0])
-        if len(frame) == 0:
-            raise InputError("input is empty: no records")
+        columns = _check_frame(frame)
         #: records per row when every row stands for several identical records (a distributed
         #: engine's distinct tuples); ``None``: one record per row
-        self.weights: np.ndarray | None = None
-        if weights is not None:
-            w = np.asarray(weights)
-            if w.shape != (len(frame),) or not np.issubdtype(w.dtype, np.integer) or (w < 1).any():
-                raise ValueError("weights must be one whole number ≥ 1 per row")
-            if schema.person is not None:
-                raise InputError("rows that stand for several records cannot carry a person column",
-                                 column=schema.person)
-            self.weights = w.astype(np.int64)
+        self.weights: np.ndarray | None = _check_weights(weights, len(frame), schema.person)
         schema = schema.in_column_order(columns)
-        ident = schema.identifiers
         frame = frame.set_axis(columns, axis=1)
-        person = schema.person
-        #: the person of every record (codes ``0 … n_persons−1``), for data with several records per
-        #: person; ``None`` without a person column. The column itself never reaches the frame.
-        self.person: np.ndarray | None = None
-        self.n_persons: int = len(frame)
-        person_labels: np.ndarray | None = None
-        if person is not None:
-            codes, labels = factorize_text(frame[person])
-            person_labels = labels
-            if (labels == "").any():
-                i = int(np.flatnonzero(codes == int(np.flatnonzero(labels == "")[0]))[0])
-                raise InputError("a record without a person (the person column is empty)", column=person, row=i + 1)
-            self.person, self.n_persons = codes, len(labels)
-            ident = [*ident, person]
-        frame = frame.drop(columns=ident).reset_index(drop=True)
+        person_labels = self._set_persons(frame, schema.person)
+        dropped = [*schema.identifiers, *([schema.person] if schema.person is not None else [])]
+        frame = frame.drop(columns=dropped).reset_index(drop=True)
         self.warnings: list[str] = []
         self.missing = missing
         #: persons whose quasi-identifiers differed between rows and were set to their first row's
         self.reconciled = 0
-        # every quasi-identifier and sensitive column is factorized once: (codes, canonical texts);
-        # whitespace is stripped on the distinct texts, the cells rewritten only when one changes;
-        # large frames are factorized on two threads (``PARALLEL_ENCODE_ROWS``)
-        coded: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        factorized = _factorize_columns(frame, [c for c in frame.columns if c in schema.quasi or c in schema.sensitive])
-        for name in frame.columns:
-            encoded = name in schema.quasi or name in schema.sensitive
-            if encoded:
-                coded[name] = factorized.pop(name)  # categorical codes kept small
-            if strip and (not encoded or any(t != t.strip() for t in coded[name][1])):
-                cleaned = strip_cells(frame[name])
-                if cleaned is not frame[name]:
-                    frame[name] = cleaned
-                    if encoded:
-                        coded[name] = factorize_text(cleaned)
+        coded = _encode_cells(frame, schema, strip)
         if self.person is not None and schema.quasi:
             self._reconcile(frame, schema.quasi, coded, person_labels, person_qi)  # type: ignore[arg-type]
         self.schema = schema = self._resolve_types(schema, coded, strip)
@@ -204,30 +164,54 @@ class Table:
         codes = np.empty((self.n, len(self.qi)), dtype=np.int32)
         self.presuppressed = np.zeros(self.n, dtype=bool)
         for j, name in enumerate(self.qi):
-            attr = schema[name]
-            col = self.frame[name]
-            vcodes, vlabels = coded[name]
-            miss = self._missing(name, coded[name])
-            if missing == "suppress":
-                self.presuppressed |= miss
-            if attr.type == AttrType.NUMERIC:
-                self.numeric[name] = parse_numeric(col, name, coded[name])
-            elif attr.type == AttrType.DATE:
-                self.numeric[name] = parse_dates(col, name, attr.format)
-            h = attr.hierarchy if attr.hierarchy is not None else Hierarchy.flat(vlabels, name=name)
-            if attr.max_level is not None and not attr.min_level <= attr.max_level <= h.height:
-                raise InputError(
-                    f"max_level must lie in [{attr.min_level}, {h.height}]", column=name, value=attr.max_level
-                )
-            leaf = h.label_leaves(vcodes, vlabels, column=name, allow_missing=missing == "suppress")
-            # written straight into the column (a flat hierarchy built from these labels maps each to itself)
-            codes[:, j] = vcodes if np.array_equal(leaf, np.arange(len(leaf))) else leaf[vcodes]
+            codes[:, j], h = self._encode_quasi(name, coded[name])
             self.hierarchies.append(h)
         self.codes = codes
         self.domains: dict[str, SensitiveDomain] = {}
         self.sensitive_codes: dict[str, np.ndarray] = {}
         for name in self.sensitive:
             self._encode_sensitive(name, coded[name])
+
+    def _set_persons(self, frame: pd.DataFrame, person: str | None) -> np.ndarray | None:
+        """Set :attr:`person` and :attr:`n_persons` from the person column (its labels returned), or
+        one person per record without one. A record without a person is an error: it could not be
+        counted with the other records of its person."""
+        #: the person of every record (codes ``0 … n_persons−1``), for data with several records per
+        #: person; ``None`` without a person column. The column itself never reaches the frame.
+        self.person: np.ndarray | None = None
+        self.n_persons: int = len(frame)
+        if person is None:
+            return None
+        codes, labels = factorize_text(frame[person])
+        if (labels == "").any():
+            i = int(np.flatnonzero(codes == int(np.flatnonzero(labels == "")[0]))[0])
+            raise InputError("a record without a person (the person column is empty)", column=person, row=i + 1)
+        self.person, self.n_persons = codes, len(labels)
+        return labels
+
+    def _encode_quasi(self, name: str, coded: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, Hierarchy]:
+        """The leaf code of every record in the hierarchy of quasi-identifier ``name`` (a flat one
+        when the schema gives none) and that hierarchy; records the missing values
+        (:attr:`presuppressed` under ``missing="suppress"``) and the numeric values of a numeric or
+        date attribute (:attr:`numeric`)."""
+        attr = self.schema[name]
+        col = self.frame[name]
+        vcodes, vlabels = coded
+        miss = self._missing(name, coded)
+        if self.missing == "suppress":
+            self.presuppressed |= miss
+        if attr.type == AttrType.NUMERIC:
+            self.numeric[name] = parse_numeric(col, name, coded)
+        elif attr.type == AttrType.DATE:
+            self.numeric[name] = parse_dates(col, name, attr.format)
+        h = attr.hierarchy if attr.hierarchy is not None else Hierarchy.flat(vlabels, name=name)
+        if attr.max_level is not None and not attr.min_level <= attr.max_level <= h.height:
+            raise InputError(
+                f"max_level must lie in [{attr.min_level}, {h.height}]", column=name, value=attr.max_level
+            )
+        leaf = h.label_leaves(vcodes, vlabels, column=name, allow_missing=self.missing == "suppress")
+        # written straight into the column (a flat hierarchy built from these labels maps each to itself)
+        return (vcodes if np.array_equal(leaf, np.arange(len(leaf))) else leaf[vcodes]), h
 
     def _reconcile(self, frame: pd.DataFrame, qis: list[str], coded: dict[str, tuple[np.ndarray, np.ndarray]],
                    labels: np.ndarray, policy: PersonQIPolicy) -> None:
@@ -446,6 +430,50 @@ class Table:
             keep = tuple_weight[item] > 0
             pairs[name] = (item[keep], code[keep], count[keep])
         return class_stats(tuple_class, n_classes, tuple_weight, pairs, self.domains)
+
+
+def _check_frame(frame: pd.DataFrame) -> list[str]:
+    """The frame's column names as text; a duplicate name or an empty frame is an error."""
+    columns = [str(c) for c in frame.columns]
+    dup = pd.Index(columns)[pd.Index(columns).duplicated()]
+    if len(dup):
+        raise InputError("duplicate column", column=dup[0])
+    if len(frame) == 0:
+        raise InputError("input is empty: no records")
+    return columns
+
+
+def _check_weights(weights: np.ndarray | None, n: int, person: str | None) -> np.ndarray | None:
+    """:attr:`Table.weights` as ``int64``: one whole number ≥ 1 per row, never with a person column
+    (a row standing for several records cannot say whose they are)."""
+    if weights is None:
+        return None
+    w = np.asarray(weights)
+    if w.shape != (n,) or not np.issubdtype(w.dtype, np.integer) or (w < 1).any():
+        raise ValueError("weights must be one whole number ≥ 1 per row")
+    if person is not None:
+        raise InputError("rows that stand for several records cannot carry a person column", column=person)
+    return w.astype(np.int64)
+
+
+def _encode_cells(frame: pd.DataFrame, schema: Schema, strip: bool) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """``(codes, canonical texts)`` of every quasi-identifier and sensitive column, factorized once;
+    with ``strip`` the whitespace around every text cell is removed (on the distinct texts of an
+    encoded column, the cells rewritten in ``frame`` only when one changes); large frames are
+    factorized on two threads (:data:`PARALLEL_ENCODE_ROWS`)."""
+    coded: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    factorized = _factorize_columns(frame, [c for c in frame.columns if c in schema.quasi or c in schema.sensitive])
+    for name in frame.columns:
+        encoded = name in schema.quasi or name in schema.sensitive
+        if encoded:
+            coded[name] = factorized.pop(name)  # categorical codes kept small
+        if strip and (not encoded or any(t != t.strip() for t in coded[name][1])):
+            cleaned = strip_cells(frame[name])
+            if cleaned is not frame[name]:
+                frame[name] = cleaned
+                if encoded:
+                    coded[name] = factorize_text(cleaned)
+    return coded
 
 
 #: from this many rows up, :class:`Table` factorizes its columns on two threads (one column each

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -47,7 +47,7 @@ from anonkit.models import (
     ThetaSensitivity,
 )
 from anonkit.models.theta import full_variance
-from anonkit.schema import AttrType, Role, Schema
+from anonkit.schema import Schema
 from anonkit.stats import ClassStats, build_domain, class_stats
 
 if TYPE_CHECKING:
@@ -55,8 +55,17 @@ if TYPE_CHECKING:
 
     from anonkit.knowledge import Priors
 
+from anonkit._verify_records import record_divergence, released_rows
 from anonkit._verify_rows import SUPPRESSED as SUPPRESSED
-from anonkit._verify_rows import count_rows, group_rows, qi_columns, split_suppressed, suppressed_rows
+from anonkit._verify_rows import DomainSpec as DomainSpec
+from anonkit._verify_rows import (
+    count_rows,
+    group_rows,
+    qi_columns,
+    sensitive_spec,
+    split_suppressed,
+    suppressed_rows,
+)
 
 
 @dataclass
@@ -153,27 +162,6 @@ def released_stats(
     return stats, cls, supp
 
 
-class DomainSpec(NamedTuple):
-    """How a sensitive attribute's domain is built: ordered by number, by a declared order, with a
-    hierarchy, with categories (value → category, in ``category_order``)."""
-
-    numeric: bool = False
-    order: list[str] | None = None
-    hierarchy: Hierarchy | None = None
-    categories: dict[str, str] | None = None
-    category_order: tuple[str, ...] | None = None
-
-
-def _sensitive_spec(schema: Schema, names: Iterable[str]) -> dict[str, DomainSpec]:
-    out = {}
-    for name in names:
-        a = schema.attributes.get(name)
-        out[name] = DomainSpec() if a is None else DomainSpec(
-            a.type == AttrType.NUMERIC, a.order, a.hierarchy, a.categories, a.category_order
-        )
-    return out
-
-
 def verify(
     frame: pd.DataFrame,
     schema: Schema,
@@ -236,57 +224,27 @@ def verify(
         and ``rows``, or with a ``rows`` that does not link the release to ``source``.
     """
     models = list(models)
-    identifiers = [c for c in [*schema.identifiers, *([schema.person] if schema.person else [])] if c in frame.columns]
-    if identifiers:
-        raise InputError("an identifier (or the person column) is present in the release", column=identifiers[0])
+    record_level = any(m.spec.record_level for m in models)
+    w = _release_weights(frame, schema, weights, record_level)
     qis = schema.quasi
     sens = {m.attribute for m in models if m.attribute is not None}
-    spec = _sensitive_spec(schema, sorted(sens))
-    w = None if weights is None else np.asarray(weights, dtype=np.float64)
-    if w is not None and (w.shape != (len(frame),) or (w < 1).any()):
-        raise InputError("weights must be one count ≥ 1 per row of the release", key="weights")
-    if w is not None and any(getattr(m, "record_level", False) for m in models):
-        raise InputError("record-level models are verified on the records themselves, not on counted rows",
-                         key="weights")
+    spec = sensitive_spec(schema, sorted(sens))
     rw = None if reference_weights is None else np.asarray(reference_weights, dtype=np.float64)
-    record_level = any(getattr(m, "record_level", False) for m in models)
     frame, w, rows, reference, dropped, marked = split_suppressed(frame, qis, sens, w, rows, reference, suppressed)
     if w is None and not record_level and len(frame) > COUNT_ROWS_ABOVE:
-        # identical rows counted once: the same classes and statistics from arrays as long as the
-        # distinct (published quasi-identifiers, sensitive values) rows
-        frame, w = count_rows(frame, [*qi_columns(frame, qis), *[s for s in sorted(sens) if s in frame.columns]])
-        if reference is not None and rw is None and sens:
-            ref = pd.DataFrame({s: reference[s] for s in sorted(sens)})
-            if len(ref) > COUNT_ROWS_ABOVE:
-                reference, rw = count_rows(ref, list(ref.columns))
+        frame, w, reference, rw = _count_identical(frame, qis, sens, reference, rw)
     stats, cls, supp = released_stats(frame, qis, spec, reference=reference, weights=w, reference_weights=rw,
                                       marked=marked)
     results = []
     linked: np.ndarray | None = None
     for m in models:
-        if getattr(m, "record_level", False):
+        if m.spec.record_level:
             if linked is None:
-                linked = _released_rows(frame, supp, source, rows, m)
+                linked = released_rows(frame, supp, source, rows, m)
             assert source is not None
             results.append(_record_level_result(m, frame, schema, stats, cls, supp, source, linked, priors))
-            continue
-        st, record_class = stats, cls
-        if m.qis is not None:
-            sub = frame.reset_index(drop=True).loc[~supp].reset_index(drop=True)
-            record_class, n_sub = group_rows(sub, qi_columns(sub, m.qis))
-            sizes = np.bincount(record_class, weights=None if w is None else w[~supp], minlength=n_sub).astype(float)
-            st = ClassStats(sizes, {}, stats.domains)
-        ok = m.passes(st)
-        failing = np.flatnonzero(~ok)
-        results.append(
-            ModelResult(
-                m.describe(),
-                bool(ok.all()),
-                m.achieved(st) if st.n_classes else float("nan"),
-                int(failing.size),
-                int(st.sizes[failing].sum()),
-            )
-        )
+        else:
+            results.append(_model_result(m, frame, stats, supp, w))
     return Verification(
         ok=all(r.passed for r in results),
         records=(len(frame) if w is None else int(w.sum())) + dropped,
@@ -297,85 +255,59 @@ def verify(
     )
 
 
+def _release_weights(frame: pd.DataFrame, schema: Schema, weights: ArrayLike | None,
+                     record_level: bool) -> np.ndarray | None:
+    """:func:`verify`'s ``weights`` as floats, after the checks on the release: no identifier (nor
+    the person column) is published, and ``weights`` are one count ≥ 1 per row, never with a
+    record-level model (it needs the records themselves)."""
+    identifiers = [c for c in [*schema.identifiers, *([schema.person] if schema.person else [])] if c in frame.columns]
+    if identifiers:
+        raise InputError("an identifier (or the person column) is present in the release", column=identifiers[0])
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    if w is not None and (w.shape != (len(frame),) or (w < 1).any()):
+        raise InputError("weights must be one count ≥ 1 per row of the release", key="weights")
+    if w is not None and record_level:
+        raise InputError("record-level models are verified on the records themselves, not on counted rows",
+                         key="weights")
+    return w
+
+
+def _count_identical(
+    frame: pd.DataFrame, qis: list[str], sens: set[str], reference: Any, rw: np.ndarray | None
+) -> tuple[pd.DataFrame, np.ndarray, Any, np.ndarray | None]:
+    """Identical rows counted once (above :data:`COUNT_ROWS_ABOVE` rows): the same classes and
+    statistics from arrays as long as the distinct (published quasi-identifiers, sensitive values)
+    rows; the reference's sensitive columns too when it is that large and not counted already."""
+    frame, w = count_rows(frame, [*qi_columns(frame, qis), *[s for s in sorted(sens) if s in frame.columns]])
+    if reference is not None and rw is None and sens:
+        ref = pd.DataFrame({s: reference[s] for s in sorted(sens)})
+        if len(ref) > COUNT_ROWS_ABOVE:
+            reference, rw = count_rows(ref, list(ref.columns))
+    return frame, w, reference, rw
+
+
+def _model_result(m: Criterion, frame: pd.DataFrame, stats: ClassStats, supp: np.ndarray,
+                  w: np.ndarray | None) -> ModelResult:
+    """How a class-level model fares on the released classes (on the classes of its own
+    quasi-identifiers when it names them, ``m.qis``)."""
+    st = stats
+    if m.qis is not None:
+        sub = frame.reset_index(drop=True).loc[~supp].reset_index(drop=True)
+        record_class, n_sub = group_rows(sub, qi_columns(sub, m.qis))
+        sizes = np.bincount(record_class, weights=None if w is None else w[~supp], minlength=n_sub).astype(float)
+        st = ClassStats(sizes, {}, stats.domains)
+    ok = m.passes(st)
+    failing = np.flatnonzero(~ok)
+    return ModelResult(
+        m.describe(),
+        bool(ok.all()),
+        m.achieved(st) if st.n_classes else float("nan"),
+        int(failing.size),
+        int(st.sizes[failing].sum()),
+    )
+
+
 # ---------------------------------------------------------------------- record-level models (§1.7)
-def _released_rows(
-    frame: pd.DataFrame, supp: np.ndarray, source: pd.DataFrame | None, rows: ArrayLike | None, model: Criterion
-) -> np.ndarray:
-    """The ``source`` row of every released (not suppressed) row of ``frame``, checked."""
-    if source is None or rows is None:
-        raise InputError(
-            f"{model.describe()} is judged from the input records of each class: pass source= (the input "
-            "frame) and rows= (the input row of every released row, Release.published_rows(...))",
-            key="rows" if source is not None else "source",
-        )
-    link = np.asarray(rows)
-    if link.ndim != 1 or len(link) != len(frame):
-        raise InputError(f"rows must give one input row per released row: {len(frame)} expected, got {link.shape}")
-    if len(link) and link.dtype.kind not in "iu":
-        raise InputError(f"rows must be integer row positions of the input, got dtype {link.dtype}")
-    link = link.astype(np.int64)
-    bad = np.flatnonzero((link < 0) | (link >= len(source)))
-    if bad.size:
-        raise InputError(
-            f"rows holds a position outside the input (0 … {len(source) - 1})", row=int(bad[0]) + 1,
-            value=int(link[bad[0]]),
-        )
-    _, first, counts = np.unique(link, return_index=True, return_counts=True)
-    if (counts > 1).any():
-        raise InputError("rows links two released rows to the same input record", value=int(link[first[counts > 1][0]]))
-    return link[~supp]
-
-
-def _input_schema(schema: Schema, source: pd.DataFrame) -> Schema:
-    """``schema`` without the identifiers ``source`` no longer holds (a Table's frame has none)."""
-    cols = {str(c) for c in source.columns}
-    return Schema({n: a for n, a in schema.attributes.items() if n in cols or a.role != Role.IDENTIFIER})
-
-
-def _record_priors(
-    model: Any, schema: Schema, source: pd.DataFrame, priors: Priors | ArrayLike | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(n × S)`` prior of every ``source`` row and the sensitive labels of its columns."""
-    from anonkit.knowledge import Priors
-    from anonkit.table import Table
-
-    name = model.attribute
-    if priors is None:
-        priors = model.priors(Table(source, _input_schema(schema, source)))
-    if isinstance(priors, Priors):
-        if priors.sensitive is not None and priors.sensitive != name:
-            raise InputError(f"the priors are about {priors.sensitive!r}, the model about {name!r}", key="priors")
-        p, labels = priors.per_record(), np.asarray(priors.labels, dtype=object)
-    else:
-        if name not in source.columns:
-            raise InputError("the input lacks the sensitive attribute", column=name)
-        dspec = _sensitive_spec(schema, [name])[name]
-        domain, _ = build_domain(name, as_text(source[name]), numeric=dspec.numeric, order=dspec.order,
-                                 hierarchy=dspec.hierarchy)
-        p, labels = np.asarray(priors, dtype=np.float64), np.asarray(domain.labels, dtype=object)
-    if p.shape != (len(source), len(labels)):
-        raise InputError(
-            f"priors must have one row per input record and one column per value of {name!r}: "
-            f"expected ({len(source)}, {len(labels)}), got {p.shape}",
-            key="priors",
-        )
-    return p, labels
-
-
-def _input_codes(source: pd.DataFrame, name: str, labels: np.ndarray) -> np.ndarray:
-    """The code of every ``source`` row's sensitive value among ``labels`` (the priors' columns)."""
-    if name not in source.columns:
-        raise InputError("the input lacks the sensitive attribute", column=name)
-    index = {v: i for i, v in enumerate(as_text(np.asarray(labels, dtype=object)))}
-    text = as_text(source[name])
-    codes = np.array([index.get(v, -1) for v in text], dtype=np.int64)
-    if (codes < 0).any():
-        i = int(np.flatnonzero(codes < 0)[0])
-        raise InputError("sensitive value of the input is not among the priors' labels", column=name,
-                         value=text[i], row=i + 1)
-    return codes
-
-
 def _record_level_result(
     model: Any,
     frame: pd.DataFrame,
@@ -388,26 +320,11 @@ def _record_level_result(
     priors: Priors | ArrayLike | None,
 ) -> ModelResult:
     """Judge a record-level model on the verifier's own classes (spec §1.7): class ``c`` holds the
-    input records ``linked[cls == c]``; their priors and input sensitive values decide."""
-    name = model.attribute
-    released_text = as_text(frame[name].reset_index(drop=True))[~supp]
-    input_text = as_text(source[name].reset_index(drop=True))[linked] if name in source.columns else None
-    if input_text is None:
-        raise InputError("the input lacks the sensitive attribute", column=name)
-    differs = np.flatnonzero(released_text != input_text)
-    if differs.size:
-        raise InputError(
-            "rows does not link the release to the input: a released sensitive value differs from its input "
-            "record's",
-            column=name,
-            value=released_text[differs[0]],
-        )
-    p, labels = _record_priors(model, schema, source, priors)
-    sa = _input_codes(source, name, labels)
+    input records ``linked[cls == c]``; their priors and input sensitive values decide
+    (:func:`anonkit._verify_records.record_divergence`)."""
     n_classes = stats.n_classes
-    record_class = np.full(len(source), -1, dtype=np.int64)
-    record_class[linked] = cls
-    div = np.asarray(model.class_divergence(p, record_class, n_classes, sa), dtype=np.float64)
+    dspec = sensitive_spec(schema, [model.attribute])[model.attribute]
+    div = record_divergence(model, frame, schema, cls, n_classes, supp, source, linked, priors, dspec)
     ok = div <= model.J + 1e-12  # the tolerance of BackgroundKnowledge.class_passes
     failing = np.flatnonzero(~ok)
     return ModelResult(
@@ -469,28 +386,9 @@ def check(
     sensitive = list(sensitive)
     categories = {s: dict(c) for s, c in (categories or {}).items()}
     category_orders = {s: tuple(o) for s, o in (category_orders or {}).items()}
-    for flag, names in (("numeric", numeric), ("categorical", categorical), ("order", orders),
-                        ("hierarchy", hierarchies), ("categories", categories),
-                        ("category-order", category_orders)):
-        unknown = [n for n in names if n not in sensitive]
-        if unknown:
-            raise InputError(f"--{flag} names an attribute that is not among the sensitive attributes "
-                             f"({', '.join(sensitive) or 'none'})", column=unknown[0], key=flag)
-    both = set(numeric) & set(categorical)
-    if both:
-        raise InputError("an attribute cannot be both numeric and categorical", column=sorted(both)[0])
-    kinds: dict[str, str] = {}
-    for s in sensitive:
-        if s not in frame.columns:
-            raise InputError("unknown sensitive column", column=s)
-        if s in orders:
-            kinds[s] = "ordinal"
-        elif s in numeric:
-            kinds[s] = "numeric"
-        elif s in categorical:
-            kinds[s] = "categorical"
-        else:
-            kinds[s] = "numeric" if looks_numeric(frame[s]) else "categorical"
+    _check_flags(sensitive, {"numeric": numeric, "categorical": categorical, "order": orders,
+                             "hierarchy": hierarchies, "categories": categories, "category-order": category_orders})
+    kinds = _sensitive_kinds(frame, sensitive, orders, numeric, categorical)
     unordered = [s for s in category_orders if s not in categories]
     if unordered:
         raise InputError("--category-order needs --categories for the attribute", column=unordered[0])
@@ -504,14 +402,7 @@ def check(
     if person is not None and (person in set(qis) or person in sensitive):
         raise InputError("the person column is neither a quasi-identifier nor sensitive", column=person, key="person")
     stats, cls, supp = released_stats(frame, list(qis), spec, reference=reference)
-    sizes = stats.sizes
-    spread = 0
-    if person is not None and stats.n_classes:
-        who, _ = factorize_text(frame[person].reset_index(drop=True)[~supp])
-        base = np.int64(who.max() + 1)
-        pairs = np.unique(cls * base + who)
-        sizes = np.bincount(pairs // base, minlength=stats.n_classes).astype(np.float64)
-        spread = int((np.bincount(pairs % base, minlength=int(base)) > 1).sum())
+    sizes, spread = _person_sizes(frame, person, stats, cls, supp)
     out: dict = {
         "records": len(frame),
         "released": int((~supp).sum()),
@@ -525,28 +416,7 @@ def check(
         "notes": [],
     }
     for s in sensitive:
-        r: dict[str, object] = {
-            "l_distinct": DistinctLDiversity(s, 1).achieved(stats),
-            "l_entropy": EntropyLDiversity(s, 1).achieved(stats),
-            "l_entropy_grassberger": EntropyLDiversity(s, 1, "grassberger").achieved(stats),
-            "l_frequency": FrequencyLDiversity(s, 1).achieved(stats),
-            "t_equal": TCloseness(s, 1, "equal").achieved(stats),
-            "t_ordered": TCloseness(s, 1, "ordered").achieved(stats),
-            "beta_basic": BetaLikeness(s, 1).achieved(stats),
-            "beta_enhanced": BetaLikeness(s, 1, enhanced=True).achieved(stats),
-            "delta_disclosure": DeltaDisclosure(s, 1).achieved(stats),
-        }
-        if s in hierarchies:
-            r["t_hierarchical"] = TCloseness(s, 1, "hierarchical").achieved(stats)
-        if s in categories:
-            k_achieved = int(sizes.min()) if len(sizes) else 0
-            theta = ThetaSensitivity(s, max(k_achieved, 1))
-            variance = theta.achieved(stats)
-            full = full_variance(k_achieved, len(stats.domains[s].category_labels))
-            r["theta_variance"] = variance
-            r["theta_lambda"] = variance / full if full > 0 else None
-        if stats.n_classes == 0:
-            r = {key: None for key in r}
+        r = _achieved(s, stats, sizes, s in hierarchies, s in categories)
         if kinds[s] == "categorical":
             r["t_ordered"] = None
             out["notes"].append(
@@ -555,3 +425,80 @@ def check(
             )
         out["sensitive"][s] = {"type": kinds[s], **r}
     return out
+
+
+def _check_flags(sensitive: list[str], flags: Mapping[str, Iterable[str]]) -> None:
+    """:func:`check`'s per-attribute options name sensitive attributes only, and none is both
+    numeric and categorical."""
+    for flag, names in flags.items():
+        unknown = [n for n in names if n not in sensitive]
+        if unknown:
+            raise InputError(f"--{flag} names an attribute that is not among the sensitive attributes "
+                             f"({', '.join(sensitive) or 'none'})", column=unknown[0], key=flag)
+    both = set(flags["numeric"]) & set(flags["categorical"])
+    if both:
+        raise InputError("an attribute cannot be both numeric and categorical", column=sorted(both)[0])
+
+
+def _sensitive_kinds(frame: pd.DataFrame, sensitive: list[str], orders: Mapping[str, list[str]],
+                     numeric: list[str], categorical: list[str]) -> dict[str, str]:
+    """Every sensitive attribute's type: ``ordinal`` with an order, else as given, else inferred as
+    :class:`~anonkit.table.Table` does (all values numbers → numeric)."""
+    kinds: dict[str, str] = {}
+    for s in sensitive:
+        if s not in frame.columns:
+            raise InputError("unknown sensitive column", column=s)
+        if s in orders:
+            kinds[s] = "ordinal"
+        elif s in numeric:
+            kinds[s] = "numeric"
+        elif s in categorical:
+            kinds[s] = "categorical"
+        else:
+            kinds[s] = "numeric" if looks_numeric(frame[s]) else "categorical"
+    return kinds
+
+
+def _person_sizes(frame: pd.DataFrame, person: str | None, stats: ClassStats, cls: np.ndarray,
+                  supp: np.ndarray) -> tuple[np.ndarray, int]:
+    """The class sizes :func:`check` reports (distinct persons per class with a ``person`` column,
+    else records) and how many persons have records in several classes."""
+    sizes = stats.sizes
+    spread = 0
+    if person is not None and stats.n_classes:
+        who, _ = factorize_text(frame[person].reset_index(drop=True)[~supp])
+        base = np.int64(who.max() + 1)
+        pairs = np.unique(cls * base + who)
+        sizes = np.bincount(pairs // base, minlength=stats.n_classes).astype(np.float64)
+        spread = int((np.bincount(pairs % base, minlength=int(base)) > 1).sum())
+    return sizes, spread
+
+
+def _achieved(s: str, stats: ClassStats, sizes: np.ndarray, hierarchical: bool,
+              categorized: bool) -> dict[str, object]:
+    """The achieved parameters of sensitive attribute ``s`` (every one ``None`` without a class):
+    the l-diversities, t-closeness, β-likeness, δ-disclosure and, with a hierarchy, hierarchical
+    t-closeness; with categories, θ-sensitivity's variance and λ at the achieved ``k``."""
+    r: dict[str, object] = {
+        "l_distinct": DistinctLDiversity(s, 1).achieved(stats),
+        "l_entropy": EntropyLDiversity(s, 1).achieved(stats),
+        "l_entropy_grassberger": EntropyLDiversity(s, 1, "grassberger").achieved(stats),
+        "l_frequency": FrequencyLDiversity(s, 1).achieved(stats),
+        "t_equal": TCloseness(s, 1, "equal").achieved(stats),
+        "t_ordered": TCloseness(s, 1, "ordered").achieved(stats),
+        "beta_basic": BetaLikeness(s, 1).achieved(stats),
+        "beta_enhanced": BetaLikeness(s, 1, enhanced=True).achieved(stats),
+        "delta_disclosure": DeltaDisclosure(s, 1).achieved(stats),
+    }
+    if hierarchical:
+        r["t_hierarchical"] = TCloseness(s, 1, "hierarchical").achieved(stats)
+    if categorized:
+        k_achieved = int(sizes.min()) if len(sizes) else 0
+        theta = ThetaSensitivity(s, max(k_achieved, 1))
+        variance = theta.achieved(stats)
+        full = full_variance(k_achieved, len(stats.domains[s].category_labels))
+        r["theta_variance"] = variance
+        r["theta_lambda"] = variance / full if full > 0 else None
+    if stats.n_classes == 0:
+        r = {key: None for key in r}
+    return r

@@ -104,7 +104,7 @@ def _failing_whole(table: Table, models: list[Criterion]) -> list[Criterion]:
     from class statistics: they are left out here (their own explanation names them)."""
     one = np.where(table.presuppressed, -1, 0).astype(np.int64)
     stats = record_stats(table, one, 1)
-    return [m for m in models if m.qis is None and not getattr(m, "record_level", False)
+    return [m for m in models if m.qis is None and not m.spec.record_level
             and not bool(m.passes(stats)[0])]
 
 

@@ -122,7 +122,7 @@ def _class_keys(
     return codes.astype(np.int64)
 
 
-def _generalize(
+def generalize_classes(
     table: Table, record_class: np.ndarray, n_classes: int, numeric: str, categorical: str
 ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], dict[str, list[np.ndarray]]]:
     """Per class and quasi-identifier the published value: (level, node), interval or set."""
@@ -194,7 +194,7 @@ def partition_release(
     remap[order] = np.arange(len(order))
     record_class = np.where(kept, remap[np.maximum(record_class, 0)], -1)
     n_classes = len(order)
-    levels, nodes, bounds, sets = _generalize(table, record_class, n_classes, numeric, categorical)
+    levels, nodes, bounds, sets = generalize_classes(table, record_class, n_classes, numeric, categorical)
     # an interval is keyed by its records' exact lowest and highest values (Table.exact), not by
     # the floats: two classes whose bounds differ beyond a double's precision publish different text
     keys = [

@@ -14,7 +14,7 @@ import pkgutil
 from collections.abc import Callable
 from functools import cache
 
-from anonkit.algorithms.spec import FAMILIES, Algorithm
+from anonkit.algorithms.spec import FAMILIES, Algorithm, in_order
 from anonkit.errors import InputError
 
 
@@ -41,6 +41,7 @@ def algorithms() -> dict[str, Algorithm]:
     defaults = [a.name for a in found.values() if a.default]
     if len(defaults) != 1:
         raise RuntimeError(f"exactly one algorithm must be the default, found {defaults}")
+    in_order(list(found.values()))  # what a declaration lists of the others follows the registry's order
     return found
 
 

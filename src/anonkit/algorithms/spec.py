@@ -107,6 +107,10 @@ class Algorithm:
     #: the engines that run it (:mod:`anonkit.engines`): ``local``, and ``spark`` when its release is a
     #: function of counts Spark can compute (the lattice searches, strict Mondrian)
     engines: frozenset[str] = frozenset({"local"})
+    #: an engine on which the algorithm runs its own way rather than through the engine's encode →
+    #: run → publish calls, as ``{engine: "module:function"}`` (Mondrian on Spark cuts on Spark); the
+    #: runner imports the function when a run asks for that engine
+    runners: Mapping[str, str] = field(default_factory=dict, compare=False)
     docs: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     #: the decorated function (validating its options), set by :func:`algorithm`
     entry: Callable[..., Release] | None = field(default=None, compare=False, repr=False)
@@ -124,7 +128,7 @@ class Algorithm:
 
     def enforces_model(self, model: Criterion) -> bool:
         """Whether this algorithm enforces ``model`` (rather than only judging it afterwards)."""
-        if getattr(model, "record_level", False):
+        if model.spec.record_level:
             return model.name in self.enforces if not isinstance(self.enforces, str) else False
         return self.enforces == CLASS_MODELS or model.name in self.enforces
 
@@ -183,10 +187,8 @@ class Algorithm:
         given = {aliases.get(k, k): v for k, v in given.items()}  # a config key (``lambda``) → its parameter
         unknown = [k for k in given if k not in self.options.model_fields]
         if unknown:
-            from anonkit.algorithms.registry import algorithms
-
             allowed = ", ".join(f.alias or n for n, f in self.options.model_fields.items()) or "none"
-            owners = [a.name for a in algorithms().values() if unknown[0] in a.options.model_fields]
+            owners = [a.name for a in declared() if unknown[0] in a.options.model_fields]
             elsewhere = f"; it is an option of {', '.join(owners)}" if owners else ""
             raise InputError(f"{unknown[0]!r} is not an option of {self.name} (its options: {allowed}){elsewhere}",
                              key=f"{where}{unknown[0]}")
@@ -236,6 +238,7 @@ def algorithm(
     on_failure: str | None = None,
     label: str | None = None,
     engines: Iterable[str] = ("local",),
+    runners: Mapping[str, str] | None = None,
 ) -> Callable[[Callable[..., Release]], Callable[..., Release]]:
     """Declare the decorated function as the algorithm ``name`` (see the module docstring).
 
@@ -265,6 +268,7 @@ def algorithm(
             on_failure=on_failure or Algorithm.on_failure,
             label=label,
             engines=frozenset(engines),
+            runners=dict(runners or {}),
             docs=_parameter_docs(run.__doc__ or ""),
         )
         if randomized and "seed" not in spec.parameters:
@@ -276,9 +280,28 @@ def algorithm(
 
         validated.spec = spec  # type: ignore[attr-defined]
         object.__setattr__(spec, "entry", validated)
+        _DECLARED[name] = spec
         return validated
 
     return declare
+
+
+#: every algorithm declared so far, by name (the registry imports every family, so after its walk all
+#: of them; a declaration reads the others here, never through the registry above it)
+_DECLARED: dict[str, Algorithm] = {}
+
+
+def declared() -> list[Algorithm]:
+    """The algorithms declared so far: all of them, in the registry's order, once the registry has
+    walked the families (:func:`anonkit.algorithms.registry.algorithms`)."""
+    return list(_DECLARED.values())
+
+
+def in_order(specs: list[Algorithm]) -> None:
+    """Put :func:`declared` in the registry's order (the registry calls it after its walk)."""
+    rest = [a for a in _DECLARED.values() if a not in specs]
+    _DECLARED.clear()
+    _DECLARED.update((a.name, a) for a in [*specs, *rest])
 
 
 def _parameter_docs(doc: str) -> dict[str, str]:

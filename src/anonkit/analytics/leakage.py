@@ -96,6 +96,40 @@ def _counts(parts: list[tuple[np.ndarray, int]]) -> np.ndarray:
     return np.bincount(key, minlength=size)
 
 
+def _attributes(frame: pd.DataFrame, attributes: Iterable[str] | None) -> list[str]:
+    """The attributes :func:`leakage` measures: every column by default; an unknown, repeated or
+    missing attribute is an error."""
+    names = [str(c) for c in frame.columns] if attributes is None else list(attributes)
+    unknown = [a for a in names if a not in frame.columns]
+    if unknown:
+        raise InputError(f"unknown attribute; the data has: {', '.join(map(str, frame.columns))}", column=unknown[0])
+    if len(set(names)) != len(names):
+        raise InputError("an attribute is named twice", column=next(a for a in names if names.count(a) > 1))
+    if not names:
+        raise InputError("no attribute to analyze")
+    return names
+
+
+def _largest_combination(names: list[str], max_size: int, tau: float, sets: bool) -> int:
+    """The size of the largest combination :func:`leakage` measures, after checking ``max_size``
+    and ``tau`` and that the combinations stay within :data:`MAX_COMBINATIONS` (20 attributes at
+    most with ``sets``)."""
+    if isinstance(max_size, bool) or int(max_size) != max_size or max_size < 1:
+        raise InputError(f"max_size must be a whole number ≥ 1, got {max_size!r}", key="max-size")
+    if not 0 <= float(tau) <= 1:
+        raise InputError(f"tau must lie in [0, 1], got {tau!r}", key="tau")
+    if sets and len(names) > 20:
+        raise InputError(f"--sets measures every subset: {len(names)} attributes make {2 ** len(names) - 1:,}; "
+                         "name at most 20 attributes", key="sets")
+    top = len(names) if sets else min(int(max_size), len(names))
+    count = sum(math.comb(len(names), size) for size in range(2, top + 1))
+    if count > MAX_COMBINATIONS:
+        raise InputError(f"{len(names)} attributes in combinations of up to {top} make {count:,} combinations, more "
+                         f"than {MAX_COMBINATIONS:,} (MAX_COMBINATIONS); lower --max-size or name fewer --attributes",
+                         key="max-size")
+    return top
+
+
 def leakage(
     frame: pd.DataFrame,
     attributes: Iterable[str] | None = None,
@@ -131,27 +165,8 @@ def leakage(
         in decreasing leakage; ``vulnerable`` (attribute names, decreasing leakage);
         ``vulnerable_combinations``; ``likely_identifiers``; ``suggested_quasi_identifiers``; ``tau``.
     """
-    names = [str(c) for c in frame.columns] if attributes is None else list(attributes)
-    unknown = [a for a in names if a not in frame.columns]
-    if unknown:
-        raise InputError(f"unknown attribute; the data has: {', '.join(map(str, frame.columns))}", column=unknown[0])
-    if len(set(names)) != len(names):
-        raise InputError("an attribute is named twice", column=next(a for a in names if names.count(a) > 1))
-    if not names:
-        raise InputError("no attribute to analyze")
-    if isinstance(max_size, bool) or int(max_size) != max_size or max_size < 1:
-        raise InputError(f"max_size must be a whole number ≥ 1, got {max_size!r}", key="max-size")
-    if not 0 <= float(tau) <= 1:
-        raise InputError(f"tau must lie in [0, 1], got {tau!r}", key="tau")
-    if sets and len(names) > 20:
-        raise InputError(f"--sets measures every subset: {len(names)} attributes make {2 ** len(names) - 1:,}; "
-                         "name at most 20 attributes", key="sets")
-    top = len(names) if sets else min(int(max_size), len(names))
-    count = sum(math.comb(len(names), size) for size in range(2, top + 1))
-    if count > MAX_COMBINATIONS:
-        raise InputError(f"{len(names)} attributes in combinations of up to {top} make {count:,} combinations, more "
-                         f"than {MAX_COMBINATIONS:,} (MAX_COMBINATIONS); lower --max-size or name fewer --attributes",
-                         key="max-size")
+    names = _attributes(frame, attributes)
+    top = _largest_combination(names, max_size, tau, sets)
     n = len(frame)
     coded = _codes(frame, names)
     singles = {a: block_facts(np.bincount(coded[a][0], minlength=coded[a][1])) for a in names}

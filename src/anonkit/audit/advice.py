@@ -28,17 +28,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from anonkit.config import Config
-from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.risk.thresholds import k_for_risk
 from anonkit.schema import Schema
 
-__all__ = ["ADVICE_MAX_RECORDS", "MAX_RERUNS", "advise"]
+__all__ = ["ADVICE_MAX_RECORDS", "MAX_RERUNS", "Rerun", "advise"]
 
 #: reruns one advice may cost (each is a whole anonymization and audit)
 MAX_RERUNS = 6
@@ -51,6 +49,8 @@ _L_CHECKS = ("homogeneity", "similarity", "skewness", "inference")
 _L_MODELS = ("distinct-l-diversity", "l-diversity", "entropy-l-diversity", "recursive-l-diversity",
              "frequency-l-diversity")
 
+#: a rerun of a changed config: its audit, or the reason it gives no release (the runner makes one:
+#: :func:`anonkit.runner.audit_step.rerun_for`)
 Rerun = Callable[[Config], dict[str, Any] | str]
 
 
@@ -255,29 +255,3 @@ def _gives(report: dict[str, Any]) -> str:
     if released is not None:
         parts.append(f"{released:,} released")
     return ", ".join(parts)
-
-
-def rerun_for(frame: pd.DataFrame, schema: Schema, base: Path, seed: int) -> Rerun:
-    """A :data:`Rerun` over the run's input ``frame`` (as read), its ``schema`` (a change of the models
-    leaves it as it is) and directory: the changed config's anonymization and the audit
-    ``anonkit anonymize`` runs (:func:`anonkit.pipeline.audit_report`, priors included), nothing written."""
-    from anonkit.pipeline import anonymize, audit_report
-
-    def run(config: Config) -> dict[str, Any] | str:
-        priors = None
-        if any(getattr(m, "record_level", False) for m in config.models()):
-            from anonkit.pipeline import config_priors
-
-            priors, _ = config_priors(config, base)
-        try:
-            result = anonymize(frame, schema, config.models(), algorithm=config.algorithm.spec.name, seed=seed,
-                               suppressed=config.output.suppressed, missing=config.input.missing,
-                               strip=config.input.strip, person_qi=config.input.person_qi,
-                               metric=config.algorithm.metric, priors=priors, **config.algorithm.options())
-        except UnsatisfiableError as exc:
-            return str(exc)
-        except InputError as exc:
-            return f"refused: {exc}"
-        return audit_report(config, base, result)
-
-    return run

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from anonkit._paths import location, output_targets
 from anonkit._values import strip_cells
 from anonkit.config import Config
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.io import check_format, read_table
-from anonkit.pipeline import config_schema, load_input
+from anonkit.plan.load import config_schema, load_input
+from anonkit.plan.places import location, output_targets
 from anonkit.schema import Schema
 
 __all__ = ["AuditInputs", "load_audit_inputs", "published_text", "read_extra", "read_release"]
@@ -87,7 +87,7 @@ def read_release(config: Config, location: str, *, key: str = "RELEASE") -> tupl
 
 def read_extra(path: str | None, config: Config, base: Path, key: str) -> pd.DataFrame | None:
     """A population table or control set named in a config (relative to ``base``, ``~`` expanded: the
-    one rule of :func:`anonkit._paths.location`) or on the command line."""
+    one rule of :func:`anonkit.plan.places.location`) or on the command line."""
     if path is None:
         return None
     where = location(base, path)

@@ -52,9 +52,9 @@ from anonkit.risk import (
     risk_distribution,
     sample_uniqueness,
 )
-from anonkit.verifier import verify
+from anonkit.verifier import Verification, verify
 
-__all__ = ["ATTACKS", "DEFAULT_TARGETS", "audit", "audit_frames"]
+__all__ = ["ATTACKS", "DEFAULT_TARGETS", "audit", "audit_class_sizes", "audit_frames", "model_results", "risk_of_sizes"]
 
 #: every attack the audit knows, in the order it runs them
 ATTACKS = ("homogeneity", "similarity", "skewness", "background-knowledge", "singling-out", "linkability",
@@ -92,18 +92,15 @@ def _models(inputs: AuditInputs, published: PublishedRelease, models: list[Crite
     notes: list[str] = []
     if not models:
         return [], notes
-    record_level = [m for m in models if getattr(m, "record_level", False)]
-    class_models = [m for m in models if not getattr(m, "record_level", False)]
+    record_level = [m for m in models if m.spec.record_level]
+    class_models = [m for m in models if not m.spec.record_level]
     if record_level:
         notes.append(f"{record_level[0].describe()} is judged from each record's prior and needs the publisher's "
                      "private link: verified by anonkit anonymize, not from the published table")
     out = []
     if isinstance(inputs.release, pd.DataFrame):
         reference = {s: inputs.original[s] for s in inputs.schema.sensitive if s in inputs.original.columns}
-        result = verify(inputs.release, inputs.schema, class_models, reference=reference)
-        out = [{"model": r.model, "holds": bool(r.passed), "achieved": _num(r.achieved),
-                "failing_records": int(r.failing_records)} for r in result.results]
-        return out, notes
+        return model_results(verify(inputs.release, inputs.schema, class_models, reference=reference)), notes
     stats = published.stats
     for m in class_models:
         if m.qis is not None:
@@ -122,6 +119,13 @@ def _models(inputs: AuditInputs, published: PublishedRelease, models: list[Crite
                     "failing_records": int(stats.sizes[failing].sum())})
     notes.append("linked tables: the models are judged on the published groups (sizes and sensitive counts)")
     return out, notes
+
+
+def model_results(verification: Verification) -> list[dict[str, Any]]:
+    """The audit's model rows from the verifier's results: each model, whether it holds, what it
+    achieves and the records in classes that fail it."""
+    return [{"model": r.model, "holds": bool(r.passed), "achieved": _num(r.achieved),
+             "failing_records": int(r.failing_records)} for r in verification.results]
 
 
 def _num(value: object) -> float | None:
@@ -143,12 +147,22 @@ def _population_sizes(inputs: AuditInputs, published: PublishedRelease) -> np.nd
 
 def _risk(inputs: AuditInputs, published: PublishedRelease, thresholds: AuditThresholds,
           population: int | None) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
-    notes: list[str] = []
-    sizes = np.asarray(published.sizes, dtype=np.int64)
     pop_sizes = _population_sizes(inputs, published)
+    notes: list[str] = []
     if inputs.population_table is not None and pop_sizes is None:
         notes.append("the population table is matched on one-table releases only: journalist risk is the "
                      "prosecutor's for linked tables")
+    risk, pop, more = risk_of_sizes(published.sizes, thresholds, population, pop_sizes)
+    return risk, pop, notes + more
+
+
+def risk_of_sizes(sizes: np.ndarray, thresholds: AuditThresholds, population: int | None,
+                  pop_sizes: np.ndarray | None = None) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """The audit's risk section from the published classes' sizes alone (and, when a population
+    table was matched, each class's population count): the re-identification risks (prosecutor,
+    journalist, marketer), uniqueness, the risk distribution and the class-size histogram."""
+    notes: list[str] = []
+    sizes = np.asarray(sizes, dtype=np.int64)
     reid = reidentification_risk(sizes, population_sizes=pop_sizes, population=population,
                                  threshold=thresholds.highest_risk)
     uniq = None
@@ -246,15 +260,7 @@ def audit(
     for i, name in enumerate(names, start=2):
         tick(i, total, f"attack: {name}")
         if name in ("homogeneity", "similarity", "skewness"):
-            if not sensitive:
-                notes.append(f"{name}: not run — the release publishes no sensitive attribute")
-                continue
-            fn = {"homogeneity": ca.attack_homogeneity, "similarity": ca.attack_similarity,
-                  "skewness": ca.attack_skewness}[name]
-            for s in sensitive:
-                label = name if len(sensitive) == 1 else f"{name} ({s})"
-                _attack(label, lambda fn=fn, s=s, label=label: _renamed(fn(published, s), label), seconds, notes,
-                        out)
+            _class_attacks(name, published, sensitive, seconds, notes, out)
         elif name == "background-knowledge":
             if priors is None or rows is None:
                 notes.append("background-knowledge: not run — it needs the adversary's priors and the publisher's "
@@ -269,15 +275,7 @@ def audit(
             _attack(name, lambda: linkability_attack(qt, inputs.original, schema, control=inputs.control,
                                                      n_attacks=targets, seed=seed), seconds, notes, out)
         elif name == "inference":
-            if not one_table:
-                notes.append("inference: not run on linked tables (the sensitive values sit in the sensitive "
-                             "table; the homogeneity, similarity and skewness attacks read them per group)")
-                continue
-            for s in sensitive:
-                label = name if len(sensitive) == 1 else f"{name} ({s})"
-                _attack(label, lambda s=s, label=label: _renamed(inference_attack(
-                    inputs.release, inputs.original, schema, s, control=inputs.control, n_attacks=targets,
-                    seed=seed), label), seconds, notes, out)
+            _inference_attacks(inputs, sensitive, one_table, targets, seed, seconds, notes, out)
         elif name == "unsorted-matching":
             if inputs.other is None:
                 if attacks is not None:
@@ -312,6 +310,33 @@ def audit(
     }
 
 
+def _class_attacks(name: str, published: PublishedRelease, sensitive: list[str], seconds: dict[str, float],
+                   notes: list[str], out: list[dict[str, Any]]) -> None:
+    """The homogeneity, similarity or skewness attack on each published sensitive attribute."""
+    if not sensitive:
+        notes.append(f"{name}: not run — the release publishes no sensitive attribute")
+        return
+    fn = {"homogeneity": ca.attack_homogeneity, "similarity": ca.attack_similarity,
+          "skewness": ca.attack_skewness}[name]
+    for s in sensitive:
+        label = name if len(sensitive) == 1 else f"{name} ({s})"
+        _attack(label, lambda fn=fn, s=s, label=label: _renamed(fn(published, s), label), seconds, notes, out)
+
+
+def _inference_attacks(inputs: AuditInputs, sensitive: list[str], one_table: bool, targets: int, seed: int,
+                       seconds: dict[str, float], notes: list[str], out: list[dict[str, Any]]) -> None:
+    """The inference attack on each published sensitive attribute (one-table releases)."""
+    if not one_table:
+        notes.append("inference: not run on linked tables (the sensitive values sit in the sensitive "
+                     "table; the homogeneity, similarity and skewness attacks read them per group)")
+        return
+    for s in sensitive:
+        label = "inference" if len(sensitive) == 1 else f"inference ({s})"
+        _attack(label, lambda s=s, label=label: _renamed(inference_attack(
+            inputs.release, inputs.original, inputs.schema, s, control=inputs.control, n_attacks=targets,
+            seed=seed), label), seconds, notes, out)
+
+
 def _renamed(outcome: AttackOutcome, name: str) -> AttackOutcome:
     if outcome.name == name:
         return outcome
@@ -328,7 +353,7 @@ def audit_frames(config: Config, base: str | Path, release: pd.DataFrame | dict[
     from anonkit._values import strip_cells
     from anonkit.audit.inputs import read_extra
     from anonkit.config import AuditConfig
-    from anonkit.pipeline import config_schema, load_input
+    from anonkit.plan.load import config_schema, load_input
 
     base = Path(base)
     spec = config.audit or AuditConfig()
@@ -340,3 +365,33 @@ def audit_frames(config: Config, base: str | Path, release: pd.DataFrame | dict[
                          control=read_extra(spec.control, config, base, "audit.control"))
     return audit(inputs, models=config.models(), thresholds=spec.thresholds, population=spec.population,
                  attacks=spec.attacks, seed=spec.seed, targets=spec.targets, step=step)
+
+
+def audit_class_sizes(sizes: np.ndarray, model_results: list[dict[str, Any]], *, models: Sequence[Criterion],
+                      thresholds: AuditThresholds | None = None, population: int | None = None,
+                      release: str | None = None, why: str = "") -> dict[str, Any]:
+    """The audit's quick checks of a release known only by its classes' sizes and the verifier's
+    model results (a release counted on a distributed engine: the original rows are not on this
+    machine): the models and the risk models against the thresholds, as :func:`audit` judges them;
+    no attack (each reads the original rows), said in a note with ``why``. The dict has
+    :func:`audit`'s shape."""
+    basis = threshold_basis(thresholds, models)
+    thresholds = effective_thresholds(thresholds, models)
+    t0 = time.perf_counter()
+    risk, pop, notes = risk_of_sizes(sizes, thresholds, population)
+    notes.append("attacks: not run" + (f" — {why}" if why else ""))
+    checks = verdicts(models=model_results, risk=risk, attacks=[], thresholds=thresholds,
+                      population_given=population is not None)
+    return {
+        "release": release,
+        "thresholds": thresholds.model_dump(),
+        "highest_risk_from": basis,
+        "population": pop,
+        "models": model_results,
+        "risk": risk,
+        "attacks": [],
+        "verdicts": checks,
+        "ok": all(v["holds"] for v in checks),
+        "notes": notes,
+        "seconds": {"risk": round(time.perf_counter() - t0, 6), "total": round(time.perf_counter() - t0, 6)},
+    }

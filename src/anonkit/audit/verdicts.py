@@ -20,7 +20,7 @@ from anonkit.config import AuditThresholds
 from anonkit.models import Criterion
 from anonkit.risk.thresholds import highest_risk_for
 
-__all__ = ["effective_thresholds", "threshold_basis", "verdicts"]
+__all__ = ["effective_thresholds", "run_verdict", "threshold_basis", "verdicts"]
 
 
 def effective_thresholds(thresholds: AuditThresholds | None, models: Iterable[Criterion]) -> AuditThresholds:
@@ -90,3 +90,20 @@ def verdicts(*, models: list[dict[str, Any]], risk: dict[str, Any], attacks: lis
             v["uncertain"] = bool(v["holds"] and upper is not None and upper > t.attack_risk)
         out.append(v)
     return [v for v in out if v is not None]
+
+
+def run_verdict(report: dict[str, Any], advice: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A run's one verdict from its audit ``report``: ``ok``, how many checks, the failing ones, the
+    thresholds and where the highest-risk one came from, and the ``advice`` (what to change) when
+    a check fails."""
+    failed = [v for v in report["verdicts"] if not v["holds"]]
+    return {
+        "ok": report["ok"],
+        "checks": len(report["verdicts"]),
+        #: what was judged, in the verdicts' order: "model", "risk", "attack"
+        "kinds": list(dict.fromkeys(v["kind"] for v in report["verdicts"])),
+        "failing": [{k: v.get(k) for k in ("check", "value", "threshold")} for v in failed],
+        "thresholds": report["thresholds"],
+        "highest_risk_from": report.get("highest_risk_from"),
+        "advice": advice,
+    }

@@ -92,6 +92,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from anonkit.datasets.adult import load_adult
 from anonkit.errors import InputError
 
 __all__ = [
@@ -193,7 +194,6 @@ def make_one_to_many(persons: int | None = None, seed: int = 0) -> pd.DataFrame:
         non-negative integer.
     """
     _check(persons, seed)
-    from anonkit.datasets import load_adult  # here, not at the top: the package imports this module
 
     adult, _ = load_adult()
     size = len(adult)

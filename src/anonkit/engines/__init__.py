@@ -20,10 +20,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from anonkit.engines.defaults import DEFAULT_PARTITION_ROWS
 from anonkit.errors import InputError
-
-#: Mondrian on Spark: partitions are cut on Spark until each holds at most this many records
-DEFAULT_PARTITION_ROWS = 1_000_000
 
 
 class Engine(Protocol):

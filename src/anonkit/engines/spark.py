@@ -66,12 +66,12 @@ import numpy as np
 import pandas as pd
 
 from anonkit import interrupt
-from anonkit.engines import DEFAULT_PARTITION_ROWS
+from anonkit.engines.defaults import DEFAULT_PARTITION_ROWS
 from anonkit.errors import InputError
 from anonkit.release import SUPPRESSED, Release
 from anonkit.schema import Schema
 from anonkit.table import MissingPolicy, PersonQIPolicy, Table
-from anonkit.verifier import Verification, verify
+from anonkit.verifier import Verification, released_stats, verify
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -229,9 +229,9 @@ class SparkEngine:
                 raise InputError("mode: relaxed is not distributed (its ties follow record order); "
                                  "use mode: strict or engine: local", key="algorithm.mode")
             return
-        from anonkit.algorithms import registry
+        from anonkit.algorithms.spec import declared
 
-        takers = ", ".join(a.name for a in registry.algorithms().values() if "spark" in a.engines)
+        takers = ", ".join(a.name for a in declared() if "spark" in a.engines)
         raise InputError(f"{spec.name} does not run on engine: spark (it needs every record on one machine); "
                          f"use engine: local or one of {takers}", key="algorithm")
 
@@ -294,8 +294,6 @@ class SparkEngine:
     def publish(self, release: Release, *, suppressed: str = "drop", seed: int = 0) -> DataFrame:
         """The published rows on Spark: generalized, suppressed classes dropped or marked ``*``,
         shuffled with ``seed``."""
-        from pyspark.sql import functions as F
-        from pyspark.sql import types as T
 
         if self._source is None or self._table is None or release.table is not self._table:
             raise ValueError("publish a release of the table this engine encoded")
@@ -309,45 +307,10 @@ class SparkEngine:
         out = self._source.select(*self._columns)
         src_types = {f.name: f.dataType for f in self._source.schema.fields}
         for q in t.qi:  # one broadcast lookup per quasi-identifier: original value → label
-            pairs = pd.DataFrame({"k": keys[q].to_numpy(dtype=object), "v": gen[q].astype(str)})
-            pairs = pairs.drop_duplicates(ignore_index=True)  # (value, label) pairs: one per value
-            if pairs["k"].duplicated().any():
-                raise AssertionError(f"one value of {q!r} has two labels")
-            integral = isinstance(src_types[q], T.IntegralType)
-            rows = [(None if _is_null(k) else _plain(k, integral), v)
-                    for k, v in zip(pairs["k"], pairs["v"], strict=True)]
-            if len(rows) <= _LITERAL_MAP:  # a literal map in the plan: no join, no broadcast stage
-                known = [(k, v) for k, v in rows if k is not None]
-                lookup = F.try_element_at(F.create_map(*[x for k, v in known for x in (
-                    F.lit(k).cast(src_types[q]), F.lit(v))]), F.col(q)) if known else F.lit(None).cast("string")
-                null_label = next((v for k, v in rows if k is None), None)
-                if null_label is not None:
-                    lookup = F.when(F.col(q).isNull(), F.lit(null_label)).otherwise(lookup)
-                out = out.withColumn("__v", lookup)
-            else:
-                lut = spark.createDataFrame(rows, T.StructType([T.StructField("__k", src_types[q]),
-                                                                T.StructField("__v", T.StringType())]))
-                out = out.join(F.broadcast(lut), out[q].eqNullSafe(lut["__k"]), "left").drop("__k")
-            label = F.when(F.col("__v").isNull(), F.raise_error(F.lit(f"anonkit: a value of {q} has no label")))
-            out = out.withColumn(q, label.otherwise(F.col("__v"))).drop("__v")
+            out = _labelled(spark, out, q, keys[q].to_numpy(dtype=object), gen[q].astype(str), src_types[q])
         sup = release.record_class < 0
         if sup.any():  # the failing classes, by their generalized tuples
-            failing = pd.DataFrame({q: gen[q][sup].astype(str) for q in t.qi}).drop_duplicates(ignore_index=True)
-            kept = pd.DataFrame({q: gen[q][~sup].astype(str) for q in t.qi}).drop_duplicates()
-            if len(failing.merge(kept, how="inner")):
-                raise AssertionError("a class is both suppressed and released")
-            bad = spark.createDataFrame(
-                [tuple(r) for r in failing.itertuples(index=False)],
-                T.StructType([T.StructField(f"__s{j}", T.StringType()) for j in range(len(t.qi))]),
-            ).withColumn("__sup", F.lit(True))
-            cond = [out[q] == bad[f"__s{j}"] for j, q in enumerate(t.qi)]
-            out = out.join(F.broadcast(bad), cond, "left").drop(*[f"__s{j}" for j in range(len(t.qi))])
-            if suppressed == "drop":
-                out = out.filter(F.col("__sup").isNull())
-            else:
-                for q in t.qi:
-                    out = out.withColumn(q, F.when(F.col("__sup").isNull(), F.col(q)).otherwise(F.lit(SUPPRESSED)))
-            out = out.drop("__sup")
+            out = _suppressed(spark, out, t.qi, gen, sup, suppressed)
         return self._finish(out, seed)
 
     def _finish(self, out: DataFrame, seed: int) -> DataFrame:
@@ -396,6 +359,19 @@ class SparkEngine:
             reference_weights = self._table.weights
         return verify(frame, schema, models, reference=reference, weights=weights,
                       reference_weights=reference_weights, suppressed=suppressed)
+
+    def class_sizes(self, published: DataFrame, schema: Schema, *, suppressed: str = "mark") -> np.ndarray:
+        """The size of every published class (rows counted on Spark per distinct quasi-identifier
+        combination; all-``*`` rows are suppressed records unless ``suppressed="drop"``), in the
+        verifier's order of classes."""
+        from pyspark.sql import functions as F
+
+        qis = list(schema.quasi)
+        counted = published.groupBy(*qis).agg(F.count(F.lit(1)).alias(_COUNT))
+        frame = self.collect(counted.orderBy(*[F.col(c).asc_nulls_first() for c in qis]))
+        weights = frame.pop(_COUNT).to_numpy(dtype=np.int64)
+        stats, _cls, _supp = released_stats(frame, qis, {}, weights=weights, marked=suppressed != "drop")
+        return np.rint(stats.sizes).astype(np.int64)
 
     # ------------------------------------------------------------------ output
     def write(self, published: DataFrame, location: str, *, if_exists: str = "fail",
@@ -465,6 +441,62 @@ def _stable_names(root: Path) -> None:
         parts = sorted(directory.glob("part-*.parquet"))
         for i, part in enumerate(parts):
             part.rename(directory / f"part-{i:05d}.parquet")
+
+
+def _labelled(spark: SparkSession, out: DataFrame, q: str, values: np.ndarray, labels: np.ndarray,
+              src_type: Any) -> DataFrame:
+    """``out`` with quasi-identifier ``q`` replaced by its label (``labels[i]`` of ``values[i]``): a
+    literal map in the plan up to :data:`_LITERAL_MAP` values, else a broadcast join; a value without
+    a label fails the job (never published as it is)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    pairs = pd.DataFrame({"k": values, "v": labels})
+    pairs = pairs.drop_duplicates(ignore_index=True)  # (value, label) pairs: one per value
+    if pairs["k"].duplicated().any():
+        raise AssertionError(f"one value of {q!r} has two labels")
+    integral = isinstance(src_type, T.IntegralType)
+    rows = [(None if _is_null(k) else _plain(k, integral), v) for k, v in zip(pairs["k"], pairs["v"], strict=True)]
+    if len(rows) <= _LITERAL_MAP:  # a literal map in the plan: no join, no broadcast stage
+        known = [(k, v) for k, v in rows if k is not None]
+        lookup = F.try_element_at(F.create_map(*[x for k, v in known for x in (
+            F.lit(k).cast(src_type), F.lit(v))]), F.col(q)) if known else F.lit(None).cast("string")
+        null_label = next((v for k, v in rows if k is None), None)
+        if null_label is not None:
+            lookup = F.when(F.col(q).isNull(), F.lit(null_label)).otherwise(lookup)
+        out = out.withColumn("__v", lookup)
+    else:
+        lut = spark.createDataFrame(rows, T.StructType([T.StructField("__k", src_type),
+                                                        T.StructField("__v", T.StringType())]))
+        out = out.join(F.broadcast(lut), out[q].eqNullSafe(lut["__k"]), "left").drop("__k")
+    label = F.when(F.col("__v").isNull(), F.raise_error(F.lit(f"anonkit: a value of {q} has no label")))
+    return out.withColumn(q, label.otherwise(F.col("__v"))).drop("__v")
+
+
+def _suppressed(spark: SparkSession, out: DataFrame, qi: list[str], gen: dict[str, np.ndarray], sup: np.ndarray,
+                suppressed: str) -> DataFrame:
+    """``out`` without the rows of the failing classes (``sup``: the distinct tuples suppressed), found
+    by a broadcast join on their generalized tuples, or with their QIs marked ``*``
+    (``suppressed="mark"``)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    failing = pd.DataFrame({q: gen[q][sup].astype(str) for q in qi}).drop_duplicates(ignore_index=True)
+    kept = pd.DataFrame({q: gen[q][~sup].astype(str) for q in qi}).drop_duplicates()
+    if len(failing.merge(kept, how="inner")):
+        raise AssertionError("a class is both suppressed and released")
+    bad = spark.createDataFrame(
+        [tuple(r) for r in failing.itertuples(index=False)],
+        T.StructType([T.StructField(f"__s{j}", T.StringType()) for j in range(len(qi))]),
+    ).withColumn("__sup", F.lit(True))
+    cond = [out[q] == bad[f"__s{j}"] for j, q in enumerate(qi)]
+    out = out.join(F.broadcast(bad), cond, "left").drop(*[f"__s{j}" for j in range(len(qi))])
+    if suppressed == "drop":
+        out = out.filter(F.col("__sup").isNull())
+    else:
+        for q in qi:
+            out = out.withColumn(q, F.when(F.col("__sup").isNull(), F.col(q)).otherwise(F.lit(SUPPRESSED)))
+    return out.drop("__sup")
 
 
 def _is_null(value: object) -> bool:

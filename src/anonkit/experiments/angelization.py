@@ -93,7 +93,7 @@ def _measure(frame: pd.DataFrame, algorithm: str, k: int, lam: float, person: np
              repeats: int, seed: int) -> dict:
     """One algorithm at one setting: anonymized ``repeats`` times (the median time), measured once."""
     from anonkit.metrics.one_to_many import linkability, ncp_per_person, query_accuracy, record_intersection
-    from anonkit.pipeline import anonymize
+    from anonkit.runner.anonymize import anonymize
 
     persons_schema, records_schema = _schemas()
     schema = records_schema if algorithm == "theta-sensitive" else persons_schema

@@ -28,7 +28,7 @@ from anonkit.algorithms.spec import Algorithm
 from anonkit.config import Config, ModelConfig
 from anonkit.errors import InputError
 from anonkit.models import Criterion
-from anonkit.pipeline import resolve_background_knowledge
+from anonkit.runner.knowledge import resolve_background_knowledge
 from anonkit.table import Table
 
 __all__ = [

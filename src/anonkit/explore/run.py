@@ -22,7 +22,6 @@ import pandas as pd
 from pydantic import ValidationError
 
 from anonkit import interrupt
-from anonkit._paths import read_places
 from anonkit._values import strip_cells
 from anonkit.config import AuditThresholds, Config, load_config
 from anonkit.engines.local import LocalEngine
@@ -38,16 +37,13 @@ from anonkit.explore.measures import (
     check_risk,
     risk_limit,
 )
-from anonkit.io._places import Place
+from anonkit.io import Place
 from anonkit.models import BackgroundKnowledge
-from anonkit.pipeline import (
-    anonymize,
-    config_priors,
-    config_schema,
-    load_input,
-    priors_for,
-)
+from anonkit.plan.load import config_priors, config_schema, load_input
+from anonkit.plan.places import read_places
 from anonkit.release import check_seed
+from anonkit.runner.anonymize import anonymize
+from anonkit.runner.knowledge import priors_for
 from anonkit.schema import Schema
 from anonkit.table import Table
 
@@ -83,7 +79,7 @@ class ExploreResult:
     algorithms: list[str]
     seed: int
     config_file: str | None = None
-    #: every place the runs read (config, input, hierarchies, …, :func:`anonkit._paths.read_places`):
+    #: every place the runs read (config, input, hierarchies, …, :func:`anonkit.plan.places.read_places`):
     #: the writer never writes over one
     reads: list[Place] = field(default_factory=list)
     #: ``encode`` (read, schema, encoding, priors: once), ``runs`` (all runs), ``total`` seconds; ``reuse``

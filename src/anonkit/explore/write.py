@@ -13,12 +13,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from anonkit._paths import read_places
 from anonkit.config import Config
 from anonkit.errors import InputError
-from anonkit.io import write_table
-from anonkit.io._files import _atomic_write, _target
-from anonkit.io._places import Place, check_places
+from anonkit.io import Place, check_places, write_table
+from anonkit.io import atomic_write as _atomic_write
+from anonkit.io import write_target as _target
+from anonkit.plan.places import read_places
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -71,7 +71,7 @@ def write_hierarchy(
 ) -> None:
     """Write ``hierarchy`` in ARX's CSV format, atomically through :func:`anonkit.io._files._atomic_write`
     (a temporary file removed on every way out, a stale one of a killed run removed by the next write)."""
-    from anonkit.io._files import _atomic_write
+    from anonkit.io import atomic_write as _atomic_write
 
     buf = io.StringIO()
     writer = csv.writer(buf, delimiter=separator, lineterminator="\n")

@@ -10,342 +10,62 @@ CSV is read with the standard :mod:`csv` module, every cell as a plain Python ``
 ``object`` column (the same under pandas 2 and pandas 3): an empty cell is the value ``""``, not
 missing, unless ``na_values`` says otherwise.
 
-This module holds the public functions, which check the options and hand each format to its module:
+The formats are declared once, in the registry :mod:`~anonkit.io.registry` (:data:`FORMATS` names them);
+the public functions (:mod:`~anonkit.io.tables`) look a format up there and hand it to its module:
 :mod:`~anonkit.io.csv`, :mod:`~anonkit.io.parquet`, :mod:`~anonkit.io.sqlite`, :mod:`~anonkit.io.excel`
 (the ``excel`` extra), :mod:`~anonkit.io.duckdb` (the ``duckdb`` extra) and :mod:`~anonkit.io.postgresql`;
-:mod:`~anonkit.io.shuffle` shuffles. What several formats share is in the private modules
-``_locations`` (the format of a path or URI), ``_files`` (input checks and the atomic write through a
-temporary file), ``_frames`` (column names, missing values, text columns, the Arrow tables), ``_messages``
-(one-line errors, masked passwords) and ``_sql`` (quoted identifiers).
+:mod:`~anonkit.io.batches` reads large CSV and Parquet files in batches; :mod:`~anonkit.io.shuffle`
+shuffles. What several formats share is in the private modules ``_files`` (input checks and the atomic
+write through a temporary file), ``_frames`` (column names, missing values, text columns, the Arrow
+tables), ``_messages`` (one-line errors, masked locations), ``_sql`` (quoted identifiers), ``_places``
+(no write lands on a read) and ``_compact*`` (compact frames, read and written in batches).
+
+Helpers the rest of anonkit uses for its own files are public here: :func:`atomic_write`,
+:func:`write_target`, :func:`check_file`, :func:`terminating` (files), :func:`shown` and
+:func:`without_password` (locations fit to show or record), :class:`Place`, :func:`check_places`,
+:func:`same_file` and :data:`INPUT_KEYS` (the one rule for paths), :data:`FORMULA_START` and
+:data:`NUMBER` (what a neutralised text cell starts with, and the numbers left alone).
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
-import pandas as pd
-
-from anonkit.errors import InputError
-from anonkit.io._files import _target
-from anonkit.io._frames import _column_names, _na_values
-from anonkit.io._locations import _PG_PREFIXES, FORMATS, _resolve_format
-from anonkit.io._messages import _shown
-from anonkit.io.csv import _encoding, _quotechar, _read_csv, _separator, _write_csv
-from anonkit.io.duckdb import _check_duckdb_target, _read_duckdb, _write_duckdb, sole_duckdb_table
-from anonkit.io.excel import _check_openpyxl, _read_excel, _sheet_title, _write_excel
-from anonkit.io.parquet import _read_parquet, _write_parquet
-from anonkit.io.postgresql import (
-    _check_postgresql_target,
-    _read_postgresql,
-    _same_postgresql_table,
-    _write_postgresql,
-)
+from anonkit.io._files import atomic_write, check_file, terminating, write_target
+from anonkit.io._messages import shown
+from anonkit.io._places import INPUT_KEYS, Place, check_places, same_file
+from anonkit.io.csv import FORMULA_START, NUMBER
+from anonkit.io.duckdb import sole_duckdb_table
+from anonkit.io.postgresql import without_password
+from anonkit.io.registry import FORMAT_NAMES, format_named, formats
 from anonkit.io.shuffle import shuffle_rows
-from anonkit.io.sqlite import _read_sqlite, _write_sqlite, sole_sqlite_table
+from anonkit.io.sqlite import sole_sqlite_table
+from anonkit.io.tables import check_format, check_target, read_table, same_table, write_table
 
-__all__ = ["FORMATS", "check_format", "check_target", "read_table", "same_table", "shuffle_rows", "sole_sqlite_table",
-           "write_table"]
+#: the formats :func:`read_table` and :func:`write_table` know (the registry's names, in its order)
+FORMATS: tuple[str, ...] = FORMAT_NAMES
 
-_IF_EXISTS = ("replace", "append", "fail")
-
-
-def read_table(
-    path: str | os.PathLike[str],
-    *,
-    format: str | None = None,
-    separator: str = ",",
-    encoding: str = "utf-8",
-    quotechar: str = '"',
-    table: str | None = None,
-    query: str | None = None,
-    na_values: list[str] | None = None,
-    sheet: str | None = None,
-    header_row: int | None = None,
-) -> pd.DataFrame:
-    """Read a table from a CSV, Parquet, SQLite, Excel or DuckDB file or a PostgreSQL database.
-
-    Parameters
-    ----------
-    path:
-        The file, or a ``postgresql://`` / ``postgres://`` URI.
-    format:
-        ``"csv"``, ``"parquet"``, ``"sqlite"``, ``"excel"``, ``"duckdb"`` or ``"postgresql"``. ``None``
-        infers it from the suffix: ``.csv``/``.txt``/``.tsv`` → CSV, ``.parquet``/``.pq`` → Parquet,
-        ``.db``/``.sqlite``/``.sqlite3`` → SQLite, ``.xlsx`` → Excel, ``.duckdb``/``.ddb`` → DuckDB; a
-        PostgreSQL URI → PostgreSQL.
-    separator:
-        The CSV field separator, one character (``"\\t"`` written out as backslash-t is accepted).
-        A ``.tsv`` file read with the default ``","`` uses a tab.
-    encoding:
-        The CSV text encoding. A UTF-8 byte-order mark is stripped.
-    quotechar:
-        The CSV quote character; ``""`` reads without quoting.
-    table:
-        SQL inputs: the table to read (quoted as an identifier; for PostgreSQL ``schema.table`` names a
-        table in a schema). Without ``table`` and ``query``, a SQLite or DuckDB file holding exactly one
-        table is read whole.
-    query:
-        SQL inputs: a ``SELECT`` to run instead of reading a whole table.
-    na_values:
-        Cell texts that mean "missing" and become ``None``. By default nothing is missing in a CSV or
-        Excel file: an empty cell is the value ``""``. For Parquet and SQL inputs, the text cells equal
-        to one of these become ``None`` too.
-    sheet:
-        Excel: the sheet to read (default the first worksheet); an unknown sheet is an error listing
-        the workbook's sheets.
-    header_row:
-        Excel: the sheet's row (1-based, as Excel numbers it) holding the column names; rows above it
-        are ignored. Default: the first row holding a value. Cells are read as text, as in CSV (see
-        :mod:`anonkit.io.excel`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns in file order, a fresh ``RangeIndex``. For CSV every column has ``object`` dtype and
-        every cell is a Python ``str`` (or ``None`` where ``na_values`` matched). For the typed formats
-        numbers keep their types and text columns are ``object`` columns of ``str`` with ``None`` for
-        missing, under pandas 2 and 3 alike.
-
-    Raises
-    ------
-    InputError
-        The file is missing, unreadable or not valid for the format; the input is empty or has no data
-        rows; a column name is duplicated or empty; the CSV header has one column but the text uses
-        another separator; a row has more (or fewer) fields than the header; quoting is broken; bytes
-        cannot be decoded with ``encoding``; an SQL table is unknown or a query fails; the PostgreSQL
-        driver is not installed.
-
-    Notes
-    -----
-    A CSV header that is one column while splitting it on ``,``, ``;``, tab or ``|`` gives several is
-    taken for a wrong ``separator``; quote such a header name to read a one-column file. Blank lines
-    are skipped. A row with fewer fields than the header is an error rather than padded: that is
-    usually a record broken by an unquoted line break.
-    """
-    _not_a_directory(path)
-    fmt, loc = _resolve_format(path, format)
-    na = _na_values(na_values)
-    if fmt in ("csv", "parquet", "excel") and (table is not None or query is not None):
-        raise InputError(f"`table` and `query` only apply to SQL inputs, not {fmt}", file=_shown(loc))
-    if fmt != "excel" and (sheet is not None or header_row is not None):
-        raise InputError(f"`sheet` and `header_row` only apply to Excel inputs, not {fmt}", file=_shown(loc))
-    if fmt == "csv":
-        sep = _separator(separator, loc)
-        quote = _quotechar(quotechar, sep)
-        _encoding(encoding)
-        return _read_csv(loc, sep, encoding, quote, na)
-    if fmt == "parquet":
-        return _read_parquet(loc, na)
-    if fmt == "sqlite":
-        return _read_sqlite(loc, table, query, na)
-    if fmt == "excel":
-        return _read_excel(loc, sheet, header_row, na)
-    if fmt == "duckdb":
-        return _read_duckdb(loc, table, query, na)
-    return _read_postgresql(loc, table, query, na)
-
-
-def _not_a_directory(path: str | os.PathLike[str]) -> None:
-    """An error naming the directory when a table to read is one (its name has no suffix to tell a
-    format by, so the format error would blame the wrong thing)."""
-    if isinstance(path, str | os.PathLike):
-        shown = os.fsdecode(path)
-        if not shown.lower().startswith(_PG_PREFIXES) and Path(shown).is_dir():
-            raise InputError("this is a directory, not a file: give the table's file", file=shown)
-
-
-def write_table(
-    frame: pd.DataFrame,
-    path: str | os.PathLike[str],
-    *,
-    format: str | None = None,
-    separator: str = ",",
-    encoding: str = "utf-8",
-    table: str | None = None,
-    if_exists: str = "replace",
-    neutralise: bool = True,
-    sheet: str | None = None,
-) -> None:
-    """Write a frame to a CSV, Parquet, SQLite, Excel or DuckDB file or a PostgreSQL table, atomically.
-
-    Parameters
-    ----------
-    frame:
-        The table to write. Its index is not written; column names are written as text.
-    path:
-        The file to write; the format is inferred from its suffix as in :func:`read_table`.
-    format:
-        ``"csv"``, ``"parquet"``, ``"sqlite"``, ``"excel"``, ``"duckdb"`` or ``"postgresql"`` (a
-        ``postgresql://`` URI is recognised without it).
-    separator:
-        The CSV field separator, one character (a ``.tsv`` file with the default ``","`` gets a tab).
-    encoding:
-        The CSV text encoding (no byte-order mark is written).
-    table:
-        SQLite, DuckDB and PostgreSQL: the table to write (required).
-    if_exists:
-        ``"replace"`` (default) replaces an existing file or table; ``"fail"`` raises
-        :class:`InputError` if it exists; ``"append"`` (SQLite, DuckDB, PostgreSQL) adds the rows to an
-        existing table.
-    neutralise:
-        CSV and Excel: defuse spreadsheet formula injection (see Notes).
-    sheet:
-        Excel: the name of the sheet to write (default ``Sheet1``). The workbook is written anew: other
-        sheets of an existing file are not kept. DuckDB, like SQLite, takes ``table`` (required) and
-        ``if_exists``.
-
-    Raises
-    ------
-    InputError
-        Duplicate or no columns; an unknown format or option; a value the format cannot store (naming
-        column, value and row); the file cannot be written; a SQLite table name is missing.
-
-    Notes
-    -----
-    *Atomicity.* Files are written to a temporary file in the target's directory, flushed to disk
-    and moved into place with :func:`os.replace`: readers see the old file or the new one, never a
-    part, and a failed write leaves the old file untouched and no temporary file behind. A SQLite
-    table is written in one transaction into a temporary table that then replaces the old one
-    (drop and rename in the same transaction); a DuckDB table is created, replaced or appended to in
-    one transaction, and a failure leaves the file as it was; a PostgreSQL table is written in one
-    transaction (replacing a table with the same columns deletes its rows and copies the new ones, so
-    readers see the old rows or the new, and its indexes and grants stay).
-
-    *Formula injection* (CSV with ``neutralise=True``). A text cell starting with ``=``, ``+``,
-    ``-``, ``@``, a tab or a carriage return is run as a formula by spreadsheet programs; such a
-    cell gets a leading ``'`` (the OWASP advice), and so does such a column name. A cell that is
-    entirely a number (``-5``, ``+1.5``, ``3.2e-4``) is left alone so that negative numbers stay
-    numbers: a plain number cannot carry a formula. Non-text cells (ints, floats) are never changed.
-    Reading the file back keeps the ``'``. An Excel file never holds a formula, with or without
-    ``neutralise``: every text cell is written as a string (see :mod:`anonkit.io.excel`).
-
-    *Determinism.* The same frame gives the same bytes (CSV, Parquet: no timestamps are written).
-    Missing values (``None``/``NaN``) are written to CSV as empty cells, so they read back as ``""``.
-    """
-    if not isinstance(frame, pd.DataFrame):
-        raise InputError(f"write_table needs a pandas DataFrame, not {type(frame).__name__}")
-    fmt, loc = _resolve_format(path, format)
-    if if_exists not in _IF_EXISTS:
-        raise InputError("if_exists must be 'replace', 'append' or 'fail'", key="if_exists", value=if_exists)
-    names = _column_names(frame)
-    if fmt == "postgresql":
-        _write_postgresql(frame, names, loc, table, if_exists)
-        return
-    if fmt == "sqlite":
-        _write_sqlite(frame, names, loc, table, if_exists)
-        return
-    if fmt != "excel" and sheet is not None:
-        raise InputError(f"`sheet` only applies to Excel outputs, not {fmt}", file=loc, key="sheet")
-    if fmt == "duckdb":
-        _write_duckdb(frame, names, loc, table, if_exists)
-        return
-    if table is not None:
-        raise InputError(f"`table` only applies to SQL outputs, not {fmt}", file=loc)
-    if if_exists == "append":
-        raise InputError(f"if_exists='append' only applies to SQL outputs, not {fmt}", file=loc)
-    target = _target(loc)
-    if if_exists == "fail" and target.exists():
-        raise InputError("the file already exists (if_exists='fail')", file=loc)
-    if fmt == "csv":
-        _write_csv(frame, names, target, loc, separator, encoding, neutralise)
-    elif fmt == "excel":
-        _write_excel(frame, names, target, loc, sheet, neutralise)
-    else:
-        _write_parquet(frame, names, target, loc)
-
-
-def check_target(
-    path: str | os.PathLike[str],
-    *,
-    format: str | None = None,
-    table: str | None = None,
-    separator: str = ",",
-    encoding: str = "utf-8",
-    if_exists: str | None = None,
-    sheet: str | None = None,
-) -> tuple[str, str]:
-    """Check, before any work, that :func:`write_table` can write there; return ``(format, path)``.
-
-    The format must be known (from ``format`` or the suffix), a file's directory must exist and be
-    writable and the path must not be a directory, SQL outputs need ``table``, the CSV separator and
-    encoding must be valid, and PostgreSQL needs its optional driver, a valid table name, a server that
-    takes the login and an existing database (and schema, when named); with ``if_exists="fail"`` a
-    PostgreSQL table must not exist yet. Excel and DuckDB need their optional package, an Excel
-    ``sheet`` name must be one Excel accepts, an existing DuckDB file must open as one (and with
-    ``if_exists="fail"`` must not hold the table yet).
-
-    Raises
-    ------
-    InputError
-        One line naming the file or key at fault.
-    """
-    shown = os.fsdecode(path) if isinstance(path, str | os.PathLike) else str(path)
-    if not shown.lower().startswith(_PG_PREFIXES) and Path(shown).is_dir():
-        raise InputError("this is a directory, not a file", file=shown)
-    fmt, loc = _resolve_format(path, format)
-    if fmt in ("sqlite", "duckdb", "postgresql") and not table:
-        kind = {"sqlite": "SQLite", "duckdb": "DuckDB", "postgresql": "PostgreSQL"}[fmt]
-        raise InputError(f"writing {kind} needs a table name", file=_shown(loc), key="table")
-    if fmt in ("csv", "parquet", "excel") and table is not None:
-        raise InputError(f"`table` only applies to SQL outputs, not {fmt}", file=loc, key="table")
-    if fmt != "excel" and sheet is not None:
-        raise InputError(f"`sheet` only applies to Excel outputs, not {fmt}", file=_shown(loc), key="sheet")
-    if fmt == "postgresql":
-        _check_postgresql_target(loc, table, if_exists)
-        return fmt, loc
-    target = _target(loc)
-    if not os.access(target.parent, os.W_OK | os.X_OK):
-        raise InputError("the directory to write into is not writable", file=loc)
-    if target.exists() and not os.access(target, os.W_OK) and not os.access(target.parent, os.W_OK):
-        raise InputError("the file is not writable", file=loc)
-    if fmt == "csv":
-        _separator(separator, loc)
-        _encoding(encoding)
-    if fmt == "excel":
-        _check_openpyxl(loc)
-        _sheet_title(sheet)
-    if fmt == "duckdb":
-        _check_duckdb_target(loc, table, if_exists)
-    return fmt, loc
-
-
-def check_format(path: str | os.PathLike[str], format: str | None = None) -> str:
-    """The format a path is read or written in (from ``format`` or the suffix); InputError if unknown."""
-    return _resolve_format(path, format)[0]
-
-
-def same_table(
-    a: str | os.PathLike[str], a_format: str | None, a_table: str | None,
-    b: str | os.PathLike[str], b_format: str | None, b_table: str | None,
-) -> bool:
-    """Whether two locations name the same data: the same file (after resolving links and relative
-    paths; for SQLite the same file and the same table, compared as SQLite does, ignoring case — an
-    unknown table, as for a query, is not the same; for DuckDB likewise, except that no table means
-    the file's only table when it holds one, which is what :func:`read_table` reads), or for
-    PostgreSQL the same server, database and table — every loopback spelling is one host, the port
-    defaults to 5432, names are compared ignoring case and an unqualified name matches any schema, so
-    it errs towards "the same"; two names of one host, a proxy or a view it cannot tell). Two sheets
-    of one Excel file are the same: a write replaces the whole workbook."""
-    fa, la = _resolve_format(a, a_format)
-    fb, lb = _resolve_format(b, b_format)
-    if (fa == "postgresql") != (fb == "postgresql"):
-        return False
-    if fa == "postgresql":
-        return _same_postgresql_table(la, a_table, lb, b_table)
-    pa_, pb_ = Path(la), Path(lb)
-    try:
-        same = pa_.exists() and pb_.exists() and pa_.samefile(pb_)
-    except OSError:
-        same = False
-    same = same or os.path.realpath(pa_) == os.path.realpath(pb_)
-    if not same:
-        return False
-    if fa == "sqlite" and fb == "sqlite":  # one database file holds many tables
-        return bool(a_table and b_table and a_table.lower() == b_table.lower())
-    if fa == "duckdb" and fb == "duckdb":
-        a_table = a_table or sole_duckdb_table(la)
-        b_table = b_table or sole_duckdb_table(lb)
-        return bool(a_table and b_table and a_table.lower() == b_table.lower())
-    return True
-
+__all__ = [
+    "FORMATS",
+    "FORMAT_NAMES",
+    "FORMULA_START",
+    "INPUT_KEYS",
+    "NUMBER",
+    "Place",
+    "atomic_write",
+    "check_file",
+    "check_format",
+    "check_places",
+    "check_target",
+    "format_named",
+    "formats",
+    "read_table",
+    "same_file",
+    "same_table",
+    "shown",
+    "shuffle_rows",
+    "sole_duckdb_table",
+    "sole_sqlite_table",
+    "terminating",
+    "without_password",
+    "write_table",
+    "write_target",
+]

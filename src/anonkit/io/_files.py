@@ -1,5 +1,9 @@
 """Files on disk: checking an input file, the target of a write, and writing atomically through a
-temporary file in the target's directory (flushed, given the old file's mode, moved into place)."""
+temporary file in the target's directory (flushed, given the old file's mode, moved into place).
+
+The public names (:func:`check_file`, :func:`write_target`, :func:`atomic_write`, :func:`terminating`)
+are re-exported by :mod:`anonkit.io`: every file anonkit writes — tables, hierarchies, reports,
+manifests, cloaked messages — goes through them."""
 
 from __future__ import annotations
 
@@ -20,8 +24,9 @@ from anonkit import interrupt
 from anonkit.errors import InputError
 
 
-def _check_file(loc: str) -> int:
-    """The size of the readable file ``loc``; InputError if it is missing or unreadable."""
+def check_file(loc: str) -> int:
+    """The size of the readable file ``loc``; InputError if it is missing, a directory or unreadable
+    (check an input before reading it, so the error names the file rather than the reader's failure)."""
     try:
         st = os.stat(loc)
     except FileNotFoundError:
@@ -36,15 +41,16 @@ def _check_file(loc: str) -> int:
 
 
 def _read_bytes(loc: str) -> bytes:
-    _check_file(loc)
+    check_file(loc)
     try:
         return Path(loc).read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read the file: {exc.strerror or exc}", file=loc) from exc
 
 
-def _target(loc: str) -> Path:
-    """The file a write goes to (through a symlink); InputError if its directory is missing."""
+def write_target(loc: str) -> Path:
+    """The file a write to ``loc`` goes to (through a symlink, so the link is kept and its target
+    replaced); InputError if ``loc`` is a directory or the directory to write into is missing."""
     target = Path(loc)
     if target.is_symlink():
         target = target.resolve()
@@ -131,7 +137,7 @@ def remove_stale(target: Path) -> list[Path]:
     return removed
 
 
-def _atomic_write(target: Path, loc: str, write: Callable[[str], object]) -> None:
+def atomic_write(target: Path, loc: str, write: Callable[[str], object]) -> None:
     """Call ``write(tmp)`` on a temporary file next to ``target``, then move it into place.
 
     The temporary file is removed on every way out — an error, Ctrl-C (the command line removes what

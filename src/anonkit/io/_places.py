@@ -14,7 +14,7 @@ Two places are the same when (:func:`same_place`):
   as a write to a table its text names); any other use of a database file (a CSV or Excel write on
   it, or a read of it as a whole file) is the whole file;
 * PostgreSQL: the same server, database and table, erring towards "the same"
-  (:func:`~anonkit.io.postgresql._same_postgresql_table`), or a query naming the written table;
+  (the format's ``same_table``, :mod:`anonkit.io.registry`), or a query naming the written table;
 * an Excel workbook is one place whatever the sheet (a write replaces the workbook).
 
 This module is below the config and the pipeline: it knows places, not what a config calls them.
@@ -28,12 +28,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from anonkit.errors import InputError
-from anonkit.io._locations import _PG_PREFIXES, _resolve_format
-from anonkit.io._messages import _shown
+from anonkit.io._messages import shown as _shown
+from anonkit.io.registry import DATABASE_FILE, FORMAT_NAMES, SERVER, Format, format_of, formats, uri_format
 
 __all__ = ["Place", "check_places", "same_file", "same_place"]
 
-_DATABASES = ("sqlite", "duckdb")
 #: the keys that name the input: a write on it is "the output is the input"
 INPUT_KEYS = ("input.path", "--input", "input.dataset", "INPUT")
 
@@ -59,19 +58,22 @@ class Place:
 
     @property
     def is_uri(self) -> bool:
-        return self.location.lower().startswith(_PG_PREFIXES)
+        """Whether the location is a database server's URI (``postgresql://…``)."""
+        return uri_format(self.location) is not None
 
     def kind(self) -> str:
-        """``postgresql``, ``sqlite``, ``duckdb`` or ``file`` (any other format or an unknown one)."""
-        if self.is_uri:
-            return "postgresql"
-        fmt = self.format
-        if fmt is None or fmt in ("csv", "parquet", "sqlite", "duckdb", "excel", "postgresql"):
-            try:
-                fmt = _resolve_format(self.location, fmt)[0]
-            except InputError:
-                return "file"
-        return fmt if fmt in _DATABASES else "file"
+        """The name of the server format (``postgresql``) or database-file format (``sqlite``, ``duckdb``)
+        the place is in, or ``file`` (any other format, an unknown one, or text such as ``html``)."""
+        server = uri_format(self.location)
+        if server is not None:
+            return server.name
+        if self.format is not None and self.format not in FORMAT_NAMES:
+            return "file"
+        try:
+            found = format_of(self.location, self.format)[0]
+        except InputError:
+            return "file"
+        return found.name if found.kind == DATABASE_FILE else "file"
 
 
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
@@ -95,36 +97,39 @@ def _names_table(query: str | None, table: str) -> bool:
     return re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text) is not None
 
 
-def _sole_table(place: Place, kind: str) -> str | None:
-    if kind == "sqlite":
-        from anonkit.io.sqlite import sole_sqlite_table
+def _registered(kind: str, of: str) -> Format | None:
+    """The format named ``kind`` (a :meth:`Place.kind`) when it is of the kind ``of``, else ``None``."""
+    found = formats().get(kind)
+    return found if found is not None and found.kind == of else None
 
-        return sole_sqlite_table(place.location)
-    from anonkit.io.duckdb import sole_duckdb_table
 
-    return sole_duckdb_table(place.location)
+def _sole_table(place: Place, database: Format) -> str | None:
+    """The only table of a database file (what a read without ``table`` reads), or ``None``."""
+    return database.sole_table(place.location) if database.sole_table is not None else None
 
 
 def same_place(write: Place, other: Place) -> bool:
     """Whether the write ``write`` lands on ``other`` (a read or another write); see the module."""
     kw, ko = write.kind(), other.kind()
-    if (kw == "postgresql") != (ko == "postgresql"):
+    server = _registered(kw, SERVER)
+    if (server is None) != (_registered(ko, SERVER) is None):
         return False
-    if kw == "postgresql":
-        from anonkit.io.postgresql import _same_postgresql_table
-
+    if server is not None:
+        if kw != ko or server.same_table is None:
+            return False
         if write.table and other.query and _names_table(other.query, write.table):
-            return _same_postgresql_table(write.location, write.table, other.location, write.table)
-        return _same_postgresql_table(write.location, write.table, other.location, other.table)
+            return server.same_table(write.location, write.table, other.location, write.table)
+        return server.same_table(write.location, write.table, other.location, other.table)
     if not same_file(write.location, other.location):
         return False
-    if kw != ko or kw not in _DATABASES:
+    database = _registered(kw, DATABASE_FILE)
+    if kw != ko or database is None:
         return True  # one file, used whole by at least one of them
     if not write.table:
         return True
     if other.query is not None:
         return _names_table(other.query, write.table)
-    table = other.table or _sole_table(other, ko)  # None: no single table, which the read refuses itself
+    table = other.table or _sole_table(other, database)  # None: no single table, which the read refuses itself
     return bool(table) and table.lower() == write.table.lower()
 
 

@@ -12,6 +12,7 @@ import os
 import pandas as pd
 
 from anonkit.errors import InputError
+from anonkit.io.tables import read_table
 
 
 def _text(cell: object) -> str:
@@ -22,8 +23,6 @@ def read_categories(path: str | os.PathLike[str], *, key: str | None = None, sep
     """``value → category`` from a two-column CSV file (header row first); an
     :class:`~anonkit.errors.InputError` naming the file (and row) for another shape, an empty cell
     or a value listed twice."""
-    from anonkit.io import read_table
-
     location = str(path)
     frame = read_table(location, format="csv", separator=separator)
     if frame.shape[1] != 2:

@@ -24,16 +24,17 @@ import numpy as np
 import pandas as pd
 
 from anonkit.errors import InputError
-from anonkit.io._files import _atomic_write, _read_bytes
+from anonkit.io._files import _read_bytes, atomic_write
 from anonkit.io._frames import _apply_na, _check_header
 from anonkit.io._messages import _one_line
 
 _LIKELY_SEPARATORS = (",", ";", "\t", "|")
 
-# A cell a spreadsheet would run as a formula starts with one of these (OWASP "CSV injection").
-_FORMULA_START = r"[=+\-@\t\r]"
-# ... unless the whole cell is a plain number: an int, a decimal or scientific notation (ASCII digits).
-_NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+#: a cell a spreadsheet would run as a formula starts with one of these (OWASP "CSV injection"), a
+#: regular expression every writer of text cells (CSV, Excel, the location messages) neutralises by
+FORMULA_START = r"[=+\-@\t\r]"
+#: ... unless the whole cell is a plain number: an int, a decimal or scientific notation (ASCII digits)
+NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _SAMPLE_CHARS = 65536
 _SAMPLE_RECORDS = 6
 
@@ -299,15 +300,13 @@ def _width_error(record: list[str], header: list[str], row: int, line: int, loc:
 def _write_csv(
     frame: pd.DataFrame, names: list[str], target: Path, loc: str, separator: str, encoding: str, neutralise: bool
 ) -> None:
-    """Write ``frame`` as CSV to ``target`` through a temporary file (see :func:`anonkit.io.write_table`)."""
-    from anonkit.io.batches import has_categories, write_csv_compact
-
-    if has_categories(frame):  # categorical columns (compact frames) are written in batches of rows
-        return write_csv_compact(frame, names, target, loc, separator, encoding, neutralise)
+    """Write ``frame`` as CSV to ``target`` through a temporary file (see :func:`anonkit.io.write_table`);
+    a frame with categorical columns is written by :func:`anonkit.io.batches.write_csv_compact` instead
+    (the registry, :mod:`anonkit.io.registry`, chooses)."""
     sep = _separator(separator, loc)
     _encoding(encoding)
     data = _csv_bytes(frame, names, sep, encoding, neutralise)
-    _atomic_write(target, loc, lambda tmp: Path(tmp).write_bytes(data))
+    atomic_write(target, loc, lambda tmp: Path(tmp).write_bytes(data))
 
 
 def _neutralise(col: pd.Series) -> pd.Series:
@@ -324,7 +323,7 @@ def _neutralise(col: pd.Series) -> pd.Series:
     values = pd.Series(uniques, dtype=col.dtype if len(uniques) else object)
     if col.dtype == object and pd.api.types.infer_dtype(values, skipna=True) not in text:
         return col
-    risky_value = values.str.match(_FORMULA_START, na=False) & ~values.str.fullmatch(_NUMBER, na=False)
+    risky_value = values.str.match(FORMULA_START, na=False) & ~values.str.fullmatch(NUMBER, na=False)
     risky_value = np.append(risky_value.to_numpy(dtype=bool), False)  # (code −1 reads the last entry)
     risky = risky_value[codes]
     if not risky.any():

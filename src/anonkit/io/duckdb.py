@@ -30,7 +30,7 @@ import pyarrow as pa
 
 from anonkit import interrupt
 from anonkit.errors import InputError
-from anonkit.io._files import _check_file, _remove_new_db, _target
+from anonkit.io._files import _remove_new_db, check_file, write_target
 from anonkit.io._frames import _apply_na, _check_header, _from_arrow, _to_arrow
 from anonkit.io._messages import _one_line, _optional
 from anonkit.io._sql import _quote_ident
@@ -133,7 +133,7 @@ def _plain_dictionaries(data: pa.Table) -> pa.Table:
 
 def _read_duckdb(loc: str, table: str | None, query: str | None, na: frozenset[str]) -> pd.DataFrame:
     db = _duckdb("reading", loc)
-    if _check_file(loc) == 0:
+    if check_file(loc) == 0:
         raise InputError("input is empty", file=loc)
     if table is not None and query is not None:
         raise InputError("pass either `table` or `query`, not both", file=loc)
@@ -196,7 +196,7 @@ def _write_duckdb(frame: pd.DataFrame, names: list[str], loc: str, table: str | 
     if table is None or table == "":
         raise InputError("writing DuckDB needs a table name: pass `table`", file=loc, key="table")
     quoted = _quote_ident(table)
-    target = _target(loc)
+    target = write_target(loc)
     rows = _arrow_rows(frame, names)
     if target.is_file() and target.stat().st_size == 0:
         with contextlib.suppress(OSError):  # an empty file (as `touch` makes) holds no data; DuckDB cannot open it

@@ -10,13 +10,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from anonkit.errors import InputError
-from anonkit.io._files import _atomic_write, _check_file
+from anonkit.io._files import atomic_write, check_file
 from anonkit.io._frames import _apply_na, _check_header, _from_arrow, _to_arrow
 from anonkit.io._messages import _one_line
 
 
 def _read_parquet(loc: str, na: frozenset[str]) -> pd.DataFrame:
-    if _check_file(loc) == 0:
+    if check_file(loc) == 0:
         raise InputError("input is empty", file=loc)
     try:
         parquet = pq.ParquetFile(loc)
@@ -33,10 +33,8 @@ def _read_parquet(loc: str, na: frozenset[str]) -> pd.DataFrame:
 
 
 def _write_parquet(frame: pd.DataFrame, names: list[str], target: Path, loc: str) -> None:
-    """Write ``frame`` as Parquet to ``target`` through a temporary file (see :func:`anonkit.io.write_table`)."""
-    from anonkit.io.batches import has_categories, write_parquet_compact
-
-    if has_categories(frame):  # categorical columns (compact frames) are written one row group at a time
-        return write_parquet_compact(frame, names, target, loc)
+    """Write ``frame`` as Parquet to ``target`` through a temporary file (see :func:`anonkit.io.write_table`);
+    a frame with categorical columns is written by :func:`anonkit.io.batches.write_parquet_compact` instead
+    (the registry, :mod:`anonkit.io.registry`, chooses)."""
     arrow = _to_arrow(frame, names)
-    _atomic_write(target, loc, lambda tmp: pq.write_table(arrow, tmp))
+    atomic_write(target, loc, lambda tmp: pq.write_table(arrow, tmp))

@@ -2,7 +2,7 @@
 (``pip install anonkit[postgres]``).
 
 The location is a ``postgresql://`` URI; its password never appears in a message: the URI is shown
-masked (:func:`~anonkit.io._messages._shown`) and a driver error quoting the password has it replaced
+masked (:func:`anonkit.io.shown`) and a driver error quoting the password has it replaced
 (:func:`_postgresql_errors`).
 
 A table is ``name`` or ``schema.name``, each part quoted as an identifier (so ``People`` is the table
@@ -42,7 +42,7 @@ import re
 import uuid
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
 
 import pandas as pd
 import pyarrow as pa
@@ -52,11 +52,14 @@ from anonkit import interrupt
 from anonkit._secrets import mask_secrets
 from anonkit.errors import InputError
 from anonkit.io._frames import _apply_na, _check_header, _from_arrow, _to_arrow
-from anonkit.io._messages import _one_line, _password_rewritten, _shown
+from anonkit.io._messages import _one_line
+from anonkit.io._messages import shown as _shown
 from anonkit.io._sql import _quote_ident
 
 _MAX_NAME_BYTES = 63  # NAMEDATALEN - 1: PostgreSQL truncates longer identifiers
 _INT64_MAX = 2**63 - 1
+#: the URI schemes of a PostgreSQL location (matched ignoring case)
+URI_PREFIXES = ("postgresql://", "postgres://")
 _DEFAULT_PORT = 5432
 _LOOPBACK = "loopback"
 _MODES = {"replace": "replace", "append": "append", "fail": "create"}
@@ -456,11 +459,23 @@ def _server(uri: str) -> tuple[str | None, int, str | None] | None:
     return host, port, database
 
 
-def _without_password(location: str) -> str:
-    """``location`` to record (a run's summary): a URI without its password, in the userinfo or a
-    ``password=`` parameter, so that it can be kept and shown; the driver then takes the password from
-    ``PGPASSWORD`` or ``~/.pgpass``. Any other location as it is."""
-    return _password_rewritten(location, None)
+def without_password(location: str) -> str:
+    """``location`` to record (a run's summary, a report): a PostgreSQL URI without its password, in the
+    userinfo or a ``password=`` parameter, so that it can be kept and shown; the driver then takes the
+    password from ``PGPASSWORD`` or ``~/.pgpass``. Any other location as it is (an unparsable URI:
+    ``<PostgreSQL URI>``)."""
+    if not location.lower().startswith(URI_PREFIXES):
+        return location
+    try:
+        parts = urlsplit(location)
+        netloc = parts.netloc
+        if parts.password is not None:
+            userinfo, _, host = netloc.rpartition("@")
+            netloc = f"{userinfo.split(':', 1)[0]}@{host}"
+        query = "&".join(p for p in parts.query.split("&") if not p.lower().startswith("password="))
+        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    except ValueError:
+        return "<PostgreSQL URI>"
 
 
 def _same_postgresql_table(a: str, a_table: str | None, b: str, b_table: str | None) -> bool:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from anonkit import interrupt
 from anonkit.errors import InputError
-from anonkit.io._files import _check_file, _remove_new_db, _target
+from anonkit.io._files import _remove_new_db, check_file, write_target
 from anonkit.io._frames import _apply_na, _check_header, _strings_to_object
 from anonkit.io._messages import _one_line
 from anonkit.io._sql import _quote_ident
@@ -62,7 +62,7 @@ def _connect(path: Path, loc: str, *, read_only: bool) -> sqlite3.Connection:
 
 
 def _read_sqlite(loc: str, table: str | None, query: str | None, na: frozenset[str]) -> pd.DataFrame:
-    if _check_file(loc) == 0:
+    if check_file(loc) == 0:
         raise InputError("input is empty", file=loc)
     if table is not None and query is not None:
         raise InputError("pass either `table` or `query`, not both", file=loc)
@@ -153,7 +153,7 @@ def _bad_sql_cell(names: list[str], columns: list[list[object]]) -> tuple[str, i
 def _write_sqlite(frame: pd.DataFrame, names: list[str], loc: str, table: str | None, if_exists: str) -> None:
     if table is None or table == "":
         raise InputError("writing SQLite needs a table name: pass `table`", file=loc, key="table")
-    target = _target(loc)
+    target = write_target(loc)
     existed = target.exists()
     quoted = _quote_ident(table)
     typed = [_sql_column(frame.iloc[:, i]) for i in range(frame.shape[1])]

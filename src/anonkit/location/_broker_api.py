@@ -24,7 +24,7 @@ MAX_SUBJECT = 256
 #: maximum would make a deadline that never passes
 MAX_TIME = 1e11
 
-Status = Literal["forwarded", "pending", "held", "dropped", "lost"]
+Status = Literal["queued", "forwarded", "failed", "pending", "held", "dropped", "lost"]
 Finite = Annotated[float, Field(allow_inf_nan=False)]
 Subject = Annotated[str, Field(min_length=1, max_length=MAX_SUBJECT)] | int
 Time = Annotated[float, Field(allow_inf_nan=False, ge=0, le=MAX_TIME)]
@@ -100,13 +100,16 @@ class RequestOut(BaseModel):
     """What the requester learns about its own request (never another subject's)."""
 
     id: str = Field(description="An unguessable id for GET /requests/{id}.")
-    status: Status = Field(description="forwarded: cloaked and queued for the service; pending: waiting for "
-                                       "temporal cloaking; held / dropped: no cloaking served it (never "
-                                       "forwarded); lost: it was pending when the broker stopped without a "
-                                       "graceful shutdown (never forwarded).")
+    status: Status = Field(description="pending: waiting for temporal cloaking; queued: cloaked and waiting "
+                                       "for the service to accept it; forwarded: the service accepted it; "
+                                       "failed: cloaked, but the service did not accept it after the retries "
+                                       "(not sent again); held / dropped: no cloaking served it (never "
+                                       "forwarded); lost: the broker died while it was pending, or its queued "
+                                       "message could not be read back (never forwarded).")
     t: float | None = Field(None, description="The time the request was recorded at.")
-    box: Box | None = Field(None, description="The cloaked box sent to the service (when forwarded).")
-    interval: Interval | None = Field(None, description="The cloaked time interval sent (when forwarded).")
+    box: Box | None = Field(None, description="The cloaked box sent to the service (when queued, forwarded or "
+                                              "failed).")
+    interval: Interval | None = Field(None, description="The cloaked time interval sent (as the box).")
     deadline: float | None = Field(None, description="When a pending request is held or dropped at the latest.")
 
 
@@ -114,6 +117,6 @@ class Health(BaseModel):
     ok: bool
     subjects: int = Field(description="Distinct subjects with a known position.")
     pending: int = Field(description="Requests waiting for temporal cloaking.")
-    queued: int = Field(description="Cloaked requests waiting for delivery to the service.")
+    queued: int = Field(description="Requests whose status is queued: cloaked, not yet accepted by the service.")
     time: float | None = Field(description="The broker's time (seconds); none before the first message of a "
                                            "simulation clock.")

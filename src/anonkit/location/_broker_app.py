@@ -147,8 +147,8 @@ def create_app(area: Area, policy: Policy, forward: str | os.PathLike[str] | Sin
     max_skew:
         Seconds a body's ``t`` may differ from the clock (or, simulated, step ahead).
     state:
-        A folder for the request journal (pending requests read as ``lost`` after a crash); ``None``:
-        no journal (statuses live in memory only).
+        A folder for the request journal and the spool (queued requests are sent again after a crash,
+        pending ones read as ``lost``); ``None``: neither (statuses and the queue live in memory only).
     sweep_interval, max_body, body_timeout:
         Seconds between two sweeps; the largest body in bytes; seconds a body may take to arrive.
     """
@@ -159,7 +159,7 @@ def create_app(area: Area, policy: Policy, forward: str | os.PathLike[str] | Sin
     if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body < 1:
         raise InputError("max_body must be a positive whole number of bytes", key="max_body", value=max_body)
     tokens = Tokens(operator_token)
-    journal = Journal(Path(state), RECORD_LIMIT) if state is not None else None
+    journal = Journal(Path(state), RECORD_LIMIT, spool=True) if state is not None else None
     try:
         broker = Broker(area, policy, target, tokens, clock=clock, simulation=simulation, max_skew=max_skew,
                         journal=journal)
@@ -171,6 +171,7 @@ def create_app(area: Area, policy: Policy, forward: str | os.PathLike[str] | Sin
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> Any:
         await broker.forwarder.start()
+        broker.requeue()  # what the spool held when the broker last stopped, before any new request
         sweeper = asyncio.create_task(_sweep(broker, sweep_interval), name="anonkit-sweeper")
         try:
             yield
@@ -180,7 +181,7 @@ def create_app(area: Area, policy: Policy, forward: str | os.PathLike[str] | Sin
                 await sweeper
             async with broker.lock:
                 broker.close()
-            await broker.forwarder.stop()
+            broker.stopped(await broker.forwarder.stop())
 
     app = FastAPI(
         title="anonkit location broker",

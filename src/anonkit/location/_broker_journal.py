@@ -8,12 +8,19 @@ it was served. The journal is an append-only file of JSON lines ``{"id", "owner"
 disk). Each line is written and flushed when a request is recorded and when it finishes, before the
 broker answers, so a line reaches the operating system before the caller hears of the request.
 
+The statuses: ``pending`` (waiting for temporal cloaking), ``queued`` (cloaked and released to the
+forward queue, its message in the spool, :mod:`._broker_spool`), ``forwarded`` (the service accepted
+it), ``failed`` (the service did not accept it after the retries), ``held`` and ``dropped`` (no
+cloaking served it) and ``lost`` (its message is gone: see below).
+
 At start-up the journal is read; an id whose last status is ``pending`` becomes ``lost`` (never
-forwarded: a release is journalled in the same step as it is queued), a torn last line is skipped,
-and the file is rewritten atomically (a temporary file, fsync, rename) with the latest
-``limit`` ids. While running it is rewritten the same way when it has grown to
-:data:`COMPACT_FACTOR` times ``limit`` lines. A lock file held for the broker's life refuses a
-second broker on the same state folder.
+released: a release is spooled and journalled ``queued`` before anything else happens to it), a
+torn last line is skipped; with the spool, :func:`~._broker_spool.reconcile` makes the two agree (a
+request the spool still holds is sent again and reads ``queued``, even one journalled ``pending``;
+one journalled ``queued`` whose spool line is gone is ``lost``); and the file is rewritten
+atomically (a temporary file, fsync, rename) with the latest ``limit`` ids. While running it is
+rewritten the same way when it has grown to :data:`COMPACT_FACTOR` times ``limit`` lines. A lock
+file held for the broker's life refuses a second broker on the same state folder.
 """
 
 from __future__ import annotations
@@ -21,12 +28,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from collections import OrderedDict
 from pathlib import Path
 from typing import IO, Any
 
 from anonkit.errors import InputError
+from anonkit.location._broker_spool import Delivery, Spool, reconcile, rewrite_lines
 
 __all__ = ["JOURNAL_FILE", "LOCK_FILE", "Journal"]
 
@@ -36,24 +43,40 @@ JOURNAL_FILE = "anonkit-broker-requests.jsonl"
 LOCK_FILE = "anonkit-broker.lock"
 #: the journal is compacted when it holds this many times the kept ids in lines
 COMPACT_FACTOR = 4
-_STATUSES = frozenset({"forwarded", "pending", "held", "dropped", "lost"})
+_STATUSES = frozenset({"queued", "forwarded", "failed", "pending", "held", "dropped", "lost"})
 
 Entry = tuple[str, str, float | None]  # owner, status, t
 
 
-class Journal:
-    """The journal in ``folder`` (created 0600 when missing); :attr:`restored` holds what it said."""
 
-    def __init__(self, folder: Path, limit: int) -> None:
+class Journal:
+    """The journal in ``folder`` (created 0600 when missing); :attr:`restored` holds what it said.
+
+    With ``spool=True`` the spool beside it is read too (under the same lock, so a second broker never
+    touches it) and reconciled with the journal: :attr:`spool` is then open for appending and
+    :attr:`recovered` lists the queued requests to send again."""
+
+    def __init__(self, folder: Path, limit: int, *, spool: bool = False) -> None:
         self.path = folder / JOURNAL_FILE
         self.limit = limit
         self._lock = _lock(folder / LOCK_FILE)
+        self.spool: Spool | None = None
+        self.recovered: list[Delivery] = []
         try:
             self.restored: OrderedDict[str, Entry] = self._read()
+            if spool:
+                self.spool = Spool(folder)
+                self.recovered, _ = reconcile(self.restored, self.spool)
+                while len(self.restored) > self.limit:
+                    self.restored.popitem(last=False)
             self.lost = sum(1 for _, status, _ in self.restored.values() if status == "lost")
-            self._rewrite(self.restored)
+            self._rewrite(self.restored)  # the journal first: until the spool is rewritten, it keeps more
+            if self.spool is not None:
+                self.spool.open()
             self._handle: IO[str] = self._open()
         except BaseException:
+            if self.spool is not None:
+                self.spool.close()
             self._lock.close()
             raise
         self.lines = len(self.restored)
@@ -83,18 +106,8 @@ class Journal:
         return os.fdopen(fd, "a", encoding="utf-8")
 
     def _rewrite(self, entries: OrderedDict[str, Entry] | dict[str, Entry]) -> None:
-        fd, tmp = tempfile.mkstemp(prefix=".journal-", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                for rid, (owner, status, t) in entries.items():
-                    fh.write(_line(rid, owner, status, t))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        rewrite_lines(self.path, (_line(rid, owner, status, t) for rid, (owner, status, t) in entries.items()),
+                      prefix=".journal-")
 
     def write(self, rid: str, owner: str, status: str, t: float | None) -> None:
         """Append one line and hand it to the operating system (survives the process's death)."""
@@ -116,6 +129,8 @@ class Journal:
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self._handle.close()
+        if self.spool is not None:
+            self.spool.close()
         self._lock.close()
 
 

@@ -33,16 +33,21 @@ def metrics(broker: Broker) -> str:
            [("", c["dropped"])])
     metric("refused_total", "counter", "Releases that failed the broker's own check (never forwarded).",
            [("", c["refused"])])
-    metric("lost_total", "counter", "Requests pending when the broker last died (read from the journal at start).",
-           [("", c["lost"])])
+    metric("lost_total", "counter", "Requests lost when the broker last died: pending, or queued with an unreadable "
+           "spool line (read from the journal at start).", [("", c["lost"])])
     metric("pending", "gauge", "Requests waiting for temporal cloaking.", [("", len(broker.pending))])
     metric("subjects", "gauge", "Subjects with a known position.", [("", broker.cloaker.subjects)])
     metric("rejected_total", "counter", "Calls refused, by reason.",
            [(f'{{reason="{r}"}}', c[f"rejected_{r}"]) for r in REJECT_REASONS])
-    metric("forwarded_total", "counter", "Cloaked requests delivered to the service.", [("", f.delivered)])
-    metric("forward_errors_total", "counter", "Cloaked requests that could not be delivered.", [("", f.errors)])
+    metric("forwarded_total", "counter", "Cloaked requests the service accepted (status forwarded).",
+           [("", c["forwarded"])])
+    metric("forward_errors_total", "counter", "Cloaked requests the service did not accept after the retries, or "
+           "that could not be queued (status failed).", [("", c["failed"])])
     metric("forward_retries_total", "counter", "Delivery attempts retried.", [("", f.retries)])
-    metric("forward_queue", "gauge", "Cloaked requests waiting for delivery.", [("", f.queued)])
+    metric("forward_queue", "gauge", "Cloaked requests not yet accepted by the service (status queued).",
+           [("", broker.queued)])
+    metric("recovered_total", "counter", "Queued requests read back from the spool at start and queued again.",
+           [("", c["recovered"])])
     lines.append("# HELP anonkit_broker_request_seconds Time the broker took to handle a call, by endpoint.")
     lines.append("# TYPE anonkit_broker_request_seconds histogram")
     for name, h in broker.latency.items():

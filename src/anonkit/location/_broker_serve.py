@@ -7,7 +7,8 @@
   keep-alive timer only starts after a response). At most :data:`MAX_CONNECTIONS` calls are served
   at once (uvicorn answers 503 beyond).
 * SIGINT (Ctrl-C) and SIGTERM both stop gracefully: the intake stops, calls in flight finish,
-  pending requests are held or dropped, the forward queue is flushed. Then :func:`serve` raises
+  pending requests are held, dropped or queued, the forward queue is drained (for at most
+  ``FLUSH_TIMEOUT``; what is left stays queued in the spool for the next start). Then :func:`serve` raises
   :class:`KeyboardInterrupt` for SIGINT (the command exits 130) and returns for SIGTERM (exit 0, a
   requested stop), instead of uvicorn's re-raising of the signal (which killed the process: 143).
 """
@@ -201,7 +202,8 @@ def serve(listen: str | None, forward: str, area: Area, policy: Policy, *,
     Blocks. The operator token is read from ``<state>/anonkit-broker.token`` (written there, mode
     0600, when missing; ``state`` defaults to the forward file's folder); the request journal lives
     beside it. On Ctrl-C or SIGTERM the intake stops, calls in flight finish, pending requests are
-    resolved (held or dropped), the forward queue is flushed; then Ctrl-C raises
+    resolved (held, dropped or queued), the forward queue is drained (what the service has not accepted
+    in time stays in the spool, sent at the next start); then Ctrl-C raises
     :class:`KeyboardInterrupt` (the CLI exits 130) and SIGTERM returns (exit 0). ``ready(host,
     port)`` is called once connections are accepted. Raises :class:`~anonkit.errors.InputError` for
     a bad argument, an address that cannot be bound, or a state folder another broker holds.
@@ -243,7 +245,7 @@ def running(app: FastAPI, host: str = "127.0.0.1", *, timeout: float = 30.0,
             idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> Iterator[str]:
     """Serve ``app`` on a free port of ``host`` from a background thread; yields its base URL.
 
-    On exit the server shuts down gracefully (the lifespan's shutdown flushes the forward queue).
+    On exit the server shuts down gracefully (the lifespan's shutdown drains the forward queue).
     """
     sock = _bind(host, 0)
     started = threading.Event()

@@ -13,6 +13,11 @@ The rules a caller cannot bend (issue 23):
   no caller can move the broker's time for everyone. With the simulation clock the bodies' ``t`` are
   the time: required, never backwards (409), and never more than ``max_skew`` ahead of the latest.
 * **A subject moves only itself**: the endpoints pass the subject their bearer token names.
+* **A status never claims what did not happen.** A cloaked request released to the forward queue
+  reads ``queued`` (its message in the spool first, when there is a state folder) until the service
+  has accepted it (``forwarded``) or not after the retries (``failed``); a release the queue has no
+  room for, or whose spool line cannot be written, reads ``failed`` at once. The counters follow the
+  same outcomes (``forwarded_total``, ``forward_errors_total``, ``forward_queue``).
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from anonkit.location._broker_auth import Tokens
 from anonkit.location._broker_defaults import DEFAULT_MAX_SKEW
 from anonkit.location._broker_forward import Sink, _Forwarder, log
 from anonkit.location._broker_journal import Journal
+from anonkit.location._broker_spool import Delivery
 
 #: finished requests whose status ``GET /requests/{id}`` still answers (the oldest are forgotten)
 RECORD_LIMIT = 100_000
@@ -116,11 +122,13 @@ class Broker:
         self.policy = policy
         self.tokens = tokens
         self.cloaker = Cloaker(area, policy)
-        self.forwarder = _Forwarder(forward)
+        self.forwarder = _Forwarder(forward, self.delivered)
         self.simulation = simulation
         self.max_skew = float(max_skew)
         self.clock = None if simulation else clock if clock is not None else unix_clock()
         self.journal = journal
+        self.spool = journal.spool if journal is not None else None
+        self.queued = 0  # requests whose status is queued (in the forward queue or in a worker's hands)
         self.lock = asyncio.Lock()
         self.closing = False
         self.pending: dict[int, _Record] = {}  # request number → record, until forwarded, held or dropped
@@ -238,10 +246,40 @@ class Broker:
             self._failed()
 
     def close(self) -> None:
-        """End of the stream (shutdown): every request still pending is held or dropped."""
+        """End of the stream (shutdown): every request still pending is held, dropped or queued (the
+        journal stays open for the deliveries' outcomes until :meth:`stopped`)."""
         self.closing = True
         self._released(self.cloaker.close())
         self._failed()
+
+    def requeue(self) -> None:
+        """At start-up (the forwarder started): queue again what the spool held when the broker last
+        stopped without delivering it (at least once: the service may have received some of it)."""
+        if self.journal is None:
+            return
+        for delivery in self.journal.recovered:
+            if self.forwarder.full():
+                self.delivered(delivery, False, queued=False)
+                continue
+            self.forwarder.put(delivery)
+            self.queued += 1
+            self.counts["recovered"] += 1
+        if self.journal.recovered:
+            log.info("%d cloaked request(s) from the spool queued again", len(self.journal.recovered))
+        self.journal.recovered = []
+
+    def stopped(self, left: list[Delivery]) -> None:
+        """After the forward queue's drain: what was not delivered stays ``queued`` in the spool (sent
+        at the next start) or, without a state folder, reads ``failed``; then the journal closes."""
+        if self.spool is not None:
+            if left:
+                log.warning("shutdown: %d cloaked request(s) not yet accepted by the service stay queued in "
+                            "the spool; the next start sends them", len(left))
+        else:
+            for delivery in left:
+                self.delivered(delivery, False)
+            if left:
+                log.error("shutdown: %d cloaked request(s) could not be delivered", len(left))
         if self.journal is not None:
             self.journal.close()
 
@@ -278,12 +316,48 @@ class Broker:
                 if record is not None:
                     self._finish(fwd.request, "dropped")
                 continue
-            self.forwarder.put(public)
             self.counts["served"] += 1
             self.counts[f"served_{_method(fwd)}"] += 1
             record.box = (public["x0"], public["y0"], public["x1"], public["y1"])
             record.interval = (public["t0"], public["t1"])
-            self._finish(fwd.request, "forwarded")
+            delivery = Delivery(record.id, secrets.token_urlsafe(16), public, record.owner, record.t)
+            self._finish(fwd.request, "queued" if self._enqueue(delivery) else "failed")
+
+    def _enqueue(self, delivery: Delivery) -> bool:
+        """Spool then queue ``delivery``; ``False`` (never sent) when the queue is full or the spool line
+        cannot be written: the status must not say queued for a message that could be lost."""
+        if self.forwarder.full():
+            log.error("forward queue full: a cloaked request was not queued (status failed)")
+            return False
+        if self.spool is not None:
+            try:
+                self.spool.add(delivery)
+            except OSError as exc:
+                log.error("cannot write the spool (%s): a cloaked request was not queued (status failed)",
+                          exc.strerror or exc)
+                return False
+        self.forwarder.put(delivery)
+        self.queued += 1
+        return True
+
+    def delivered(self, delivery: Delivery, accepted: bool, *, queued: bool = True) -> None:
+        """The outcome of a delivery (a forward worker's callback; no await, so no lock is needed):
+        ``forwarded`` or ``failed`` in memory, then in the journal, then ``done`` in the spool."""
+        status: Status = "forwarded" if accepted else "failed"
+        if queued:
+            self.queued -= 1
+        self.counts[status] += 1
+        record = self.finished.get(delivery.id)
+        if record is not None and record.status == "queued":
+            record.status = status
+        elif delivery.id in self.restored:
+            self.restored[delivery.id] = (delivery.owner, status, delivery.t)
+        if self.journal is not None:
+            self.journal.write(delivery.id, delivery.owner, status, delivery.t)
+            if self.spool is not None:
+                self.spool.done(delivery.id, status)
+            if self.journal.due():
+                self.journal.compact(self._entries())
 
     def _failed(self) -> None:
         """Mark the requests the cloaker held or dropped since the last look."""
@@ -301,7 +375,7 @@ class Broker:
         record.status = status
         self._ids.pop(record.id, None)
         self._drop_pending_of(record.message.subject)
-        if status != "forwarded":
+        if status != "queued":
             self.counts[status] += 1
         self.finished[record.id] = record
         while len(self.finished) > RECORD_LIMIT:
@@ -337,7 +411,7 @@ class Broker:
     # -------------------------------------------------------------- reports
     def health(self) -> Health:
         return Health(ok=not self.closing, subjects=self.cloaker.subjects, pending=len(self.pending),
-                      queued=self.forwarder.queued, time=self.now())
+                      queued=self.queued, time=self.now())
 
 
 _METHODS = ("spatial", "temporal")

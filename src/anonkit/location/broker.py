@@ -12,7 +12,8 @@ benchmark) import it, so the core package imports without them. It is split by w
 
 * :mod:`._broker_api` the bodies and their limits; :mod:`._broker_auth` the operator's and the
   subjects' tokens; :mod:`._broker_state` the cloaker, the statuses and the clock rules;
-  :mod:`._broker_journal` the request journal; :mod:`._broker_metrics` the Prometheus text;
+  :mod:`._broker_journal` the request journal; :mod:`._broker_spool` the queued requests on disk
+  (sent again after a crash); :mod:`._broker_metrics` the Prometheus text;
   :mod:`._broker_forward` the delivery to the service; :mod:`._broker_app` the FastAPI application;
   :mod:`._broker_serve` the socket, uvicorn, the state folder and the signals;
 * this module: the public names and the loopback load test (:func:`loopback_load`).
@@ -20,7 +21,8 @@ benchmark) import it, so the core package imports without them. It is split by w
 Concurrency: the service is one asyncio event loop. Every access to the cloaker (intake, the
 sweeper that lets deadlines pass, shutdown) holds one :class:`asyncio.Lock` and never awaits inside
 it, because the core is not thread-safe. Forwarding runs in background tasks fed by a queue, so a
-slow or failing service never blocks the intake: a failure is retried with backoff, then counted.
+slow or failing service never blocks the intake: a failure is retried with backoff, then counted. A
+released request reads ``queued`` until the service accepts it (``forwarded``) or not (``failed``).
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ def loopback_load(requests: int = 20_000, subjects: int = 1_000, *, seed: int = 
 
     Returns a dict: ``requests``, ``subjects``, ``concurrency``, ``seconds`` (the requests' wall
     time), ``throughput`` (requests/s), ``p50_ms``, ``p95_ms``, ``p99_ms``, ``max_ms`` (client-seen
-    latency), ``statuses`` (forwarded/pending/held/dropped counts from the responses), ``errors``
+    latency), ``statuses`` (queued/pending/held/dropped counts from the responses), ``errors``
     (non-200 responses), ``lines`` (JSON lines the sink received) and ``leaks`` (sink lines holding
     a subject id or a key other than the public fields: must be 0).
     """
@@ -170,7 +172,7 @@ def _load_process(sink: str, area: tuple[float, float, float, float], k: int) ->
         yield f"http://127.0.0.1:{port}"
     finally:
         if worker.is_alive() and worker.pid is not None:
-            os.kill(worker.pid, signal.SIGINT)  # graceful: the forward queue is flushed
+            os.kill(worker.pid, signal.SIGINT)  # graceful: the forward queue is drained
         worker.join(60)
         if worker.is_alive():
             worker.kill()

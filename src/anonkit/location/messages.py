@@ -28,8 +28,11 @@ from pathlib import Path
 from typing import ClassVar, Literal, TextIO, get_args
 
 from anonkit.errors import InputError
-from anonkit.io._files import _atomic_write, _check_file, _target
-from anonkit.io.csv import _FORMULA_START, _NUMBER
+from anonkit.io import FORMULA_START as _FORMULA_START
+from anonkit.io import NUMBER as _NUMBER
+from anonkit.io import atomic_write as _atomic_write
+from anonkit.io import check_file as _check_file
+from anonkit.io import write_target as _target
 
 Kind = Literal["update", "request"]
 OnFail = Literal["hold", "drop"]

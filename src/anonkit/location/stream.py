@@ -20,7 +20,8 @@ from typing import TextIO
 
 from anonkit import interrupt
 from anonkit.errors import InputError
-from anonkit.io._files import _check_file, _target
+from anonkit.io import check_file as _check_file
+from anonkit.io import write_target as _target
 from anonkit.location.cloak import Cloaker
 from anonkit.location.messages import (
     Area,

@@ -1,4 +1,9 @@
-"""Privacy models. Each judges equivalence classes from their statistics (spec §1)."""
+"""Privacy models. Each judges equivalence classes from their statistics (spec §1).
+
+Each model is declared once, beside its class (:func:`anonkit.models.spec.privacy_model`: names,
+parameters with their ranges, the statistics it needs, monotonicity); the constructors, the config's
+``privacy:`` entries and ``anonkit.models.registry.describe_all()`` all read that declaration.
+"""
 
 from anonkit.models.base import Criterion
 from anonkit.models.kanonymity import KAnonymity

@@ -11,27 +11,46 @@ is sound.
 
 from __future__ import annotations
 
-import math
-import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from anonkit.errors import InputError
+from anonkit.models.spec import ModelSpec, check_choice, check_flag, check_name, check_positive
 from anonkit.stats import ClassStats
+
+__all__ = ["Criterion", "check_choice", "check_flag", "check_name", "check_positive"]
 
 
 @dataclass(frozen=True)
 class Criterion(ABC):
-    """Base class of privacy models."""
+    """Base class of privacy models. A model is declared with :func:`~anonkit.models.spec.privacy_model`
+    (its :attr:`spec`); the constructor checks every argument through the declaration."""
 
-    #: Monotonic under generalization: if a node satisfies the model, all its generalizations do.
-    monotonic_generalization = True
-    #: Monotonic also when classes may be suppressed (ARX's Mono(S)).
-    monotonic_suppression = True
-    #: The model's short name, as in the config (``model:``).
-    name = "criterion"
+    #: The model's declaration (an undeclared subclass is a monotonic class model without parameters).
+    spec: ClassVar[ModelSpec]
+    #: The model's short name (its declaration's ``name``).
+    name: ClassVar[str] = "criterion"
+
+    def __post_init__(self) -> None:
+        type(self).spec.check(self)
+
+    @property
+    def monotonic_generalization(self) -> bool:
+        """Monotonic under generalization: if a node satisfies the model, all its generalizations do."""
+        return type(self).spec.monotonic_under_generalization(self)
+
+    @property
+    def monotonic_suppression(self) -> bool:
+        """Monotonic also when classes may be suppressed (ARX's Mono(S))."""
+        return type(self).spec.monotonic_suppression
+
+    @property
+    def record_level(self) -> bool:
+        """Judged from the records of each class (their priors), not from class statistics."""
+        return type(self).spec.record_level
 
     @property
     def attribute(self) -> str | None:
@@ -65,42 +84,5 @@ class Criterion(ABC):
         return stats.hist[attr]
 
 
-def check_positive(name: str, value: object, *, integer: bool = False, upper: float | None = None) -> float:
-    """A model parameter, validated and returned as a plain ``float`` (``int`` with ``integer``).
-
-    Strict, as the config is: a number (a Python or numpy number, not ``True`` and not ``"5"``),
-    finite, positive, whole with ``integer`` (``5.0`` is taken as 5) and at most ``upper``. A
-    boolean is refused because ``KAnonymity(True)`` would otherwise be 1-anonymity, which protects
-    nobody. The error names the parameter and the value."""
-    kind = "a positive whole number" if integer else "a positive number"
-    bound = f" at most {upper}" if upper is not None else ""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
-        raise InputError(f"{name} must be {kind}{bound}, got {type(value).__name__} {value!r}", key=name)
-    number = float(value)
-    ok = (math.isfinite(number) and number > 0 and (not integer or number.is_integer())
-          and (upper is None or number <= upper))
-    if not ok:
-        raise InputError(f"{name} must be {kind}{bound}, got {value!r}", key=name)
-    return int(number) if integer else number
-
-
-def check_name(name: str, value: object) -> str:
-    """A column name a model refers to: text (a number here is usually a parameter given in the
-    attribute's place)."""
-    if not isinstance(value, str) or not value:
-        raise InputError(f"{name} must be a column name (text), got {type(value).__name__} {value!r}", key=name)
-    return value
-
-
-def check_flag(name: str, value: object) -> bool:
-    """A yes/no parameter: ``True`` or ``False`` (not ``"no"``, which Python would take for true)."""
-    if not isinstance(value, bool | np.bool_):
-        raise InputError(f"{name} must be True or False, got {type(value).__name__} {value!r}", key=name)
-    return bool(value)
-
-
-def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
-    """One of ``allowed`` (text)."""
-    if not isinstance(value, str) or value not in allowed:
-        raise InputError(f"{name} must be one of {', '.join(allowed)}, got {value!r}", key=name)
-    return value
+Criterion.spec = ModelSpec(name="criterion", cls=Criterion, label="privacy model", summary="", params=(),
+                           needs=frozenset({"sizes"}))

@@ -7,33 +7,28 @@ to the classes formed by that subset of the quasi-identifiers only (several anon
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from anonkit.errors import InputError
-from anonkit.models.base import Criterion, check_name, check_positive
+from anonkit.models.base import Criterion
+from anonkit.models.spec import Param, privacy_model
 from anonkit.stats import ClassStats
 
 
+@privacy_model(
+    "k-anonymity", label="k-anonymity", needs=("sizes",),
+    summary="every class has at least k records (persons, with a person column)",
+    params=(
+        Param("k", "count", ge=1, doc="the smallest class size"),
+        Param("attributes", "columns", default=None,
+              doc="the quasi-identifiers whose classes are counted (default: all of them)"),
+    ),
+)
 @dataclass(frozen=True)
 class KAnonymity(Criterion):
     k: int
     attributes: tuple[str, ...] | None = None
-    name = "k-anonymity"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k", check_positive("k", self.k, integer=True))
-        if self.attributes is not None:
-            if isinstance(self.attributes, str) or not isinstance(self.attributes, Iterable):
-                raise InputError(f"attributes must be a list of quasi-identifier names, got "
-                                 f"{type(self.attributes).__name__} {self.attributes!r}", key="attributes")
-            names = tuple(check_name("attributes", a) for a in self.attributes)
-            if not names:
-                raise InputError("attributes must name at least one quasi-identifier (None: all of them)",
-                                 key="attributes")
-            object.__setattr__(self, "attributes", names)
 
     @property
     def qis(self) -> tuple[str, ...] | None:

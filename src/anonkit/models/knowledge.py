@@ -3,7 +3,8 @@
 The adversary holds a prior belief ``P(S | QI)`` about every individual (spec §3; kernel estimate by
 default). A release is judged *per equivalence class*, from the priors of the records in it — so,
 unlike the other models, this one needs to know which input records a class holds, not only its
-sensitive histogram (``record_level = True``). Two tests, both with base-2 JSD:
+sensitive histogram (declared ``needs=("records", …)``: its ``record_level`` is true). Two tests,
+both with base-2 JSD:
 
 * ``"pairwise"`` — UHRA's and k-primacy's guarantee (§4.1): every two records of a class have
   ``JSD(prior_a, prior_b) ≤ J``;
@@ -20,16 +21,16 @@ Only the background-knowledge algorithms (``uhra``, ``bka-js``, ``k-primacy``) e
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from anonkit.errors import InputError
-from anonkit.knowledge.divergence import check_jsd_bound
 from anonkit.knowledge.priors import DEFAULT_BANDWIDTH
-from anonkit.models.base import Criterion, check_choice, check_name, check_positive
+from anonkit.models.base import Criterion
+from anonkit.models.ldiversity import SENSITIVE
+from anonkit.models.spec import Param, privacy_model
 from anonkit.stats import ClassStats
 
 if TYPE_CHECKING:
@@ -38,10 +39,29 @@ if TYPE_CHECKING:
 
 BKTest = Literal["auto", "pairwise", "posterior"]
 PRIOR_KINDS = ("kernel", "classifier", "matrix")
+BK_TESTS = ("auto", "pairwise", "posterior")
+POSTERIORS = ("omega", "exact")
 #: Upper bound on ``pairs × S`` entries computed at once by :func:`max_pairwise_jsd`.
 _BLOCK = 2_000_000
 
 
+@privacy_model(
+    "background-knowledge", label="background-knowledge",
+    summary="every class keeps what an adversary with prior beliefs learns within a Jensen–Shannon divergence J",
+    params=(
+        SENSITIVE,
+        Param("J", "number", ge=0, le=1, note=" (base-2 JSD)", doc="the bound on the base-2 Jensen–Shannon divergence"),
+        Param("prior", "choice", default="kernel", choices=PRIOR_KINDS,
+              doc="how the adversary's priors are estimated (config: prior: KIND or a mapping with kind)"),
+        Param("bandwidth", "number", default=DEFAULT_BANDWIDTH, gt=0, in_config=False,
+              doc="the kernel's bandwidth per normalized attribute (config: prior.bandwidth)"),
+        Param("test", "choice", default="auto", choices=BK_TESTS,
+              doc="pairwise, posterior, or auto: the enforcing algorithm's own guarantee"),
+        Param("posterior", "choice", default="omega", choices=POSTERIORS,
+              doc="the posterior of the posterior test: the Ω-estimate or exact enumeration"),
+    ),
+    needs=("histogram", "records"), monotonic_generalization=False, monotonic_suppression=False,
+)
 @dataclass(frozen=True)
 class BackgroundKnowledge(Criterion):
     """Bound, at ``J``, what an adversary with prior beliefs learns from a class (§1.7).
@@ -69,22 +89,6 @@ class BackgroundKnowledge(Criterion):
     bandwidth: float = DEFAULT_BANDWIDTH
     test: BKTest = "auto"
     posterior: Literal["omega", "exact"] = "omega"
-    name = "background-knowledge"
-    monotonic_generalization = False
-    monotonic_suppression = False
-    #: Judged from the records of a class (their priors), not from class statistics.
-    record_level = True
-
-    def __post_init__(self) -> None:
-        check_name("sensitive", self.sensitive)
-        if isinstance(self.J, bool | np.bool_) or not isinstance(self.J, numbers.Real):
-            raise InputError(f"J must be a number in [0, 1] (base-2 JSD), got {type(self.J).__name__} {self.J!r}",
-                             key="J")
-        object.__setattr__(self, "J", check_jsd_bound(self.J))
-        check_choice("prior", self.prior, PRIOR_KINDS)
-        object.__setattr__(self, "bandwidth", check_positive("bandwidth", self.bandwidth))
-        check_choice("test", self.test, ("auto", "pairwise", "posterior"))
-        check_choice("posterior", self.posterior, ("omega", "exact"))
 
     @property
     def attribute(self) -> str:

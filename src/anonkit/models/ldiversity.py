@@ -20,8 +20,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonkit.models.base import Criterion, check_choice, check_name, check_positive
+from anonkit.models.base import Criterion
+from anonkit.models.spec import Param, When, privacy_model
 from anonkit.stats import ClassStats
+
+#: the sensitive attribute a model protects (the config's ``attribute:``)
+SENSITIVE = Param("sensitive", "column", key="attribute", doc="the sensitive attribute the model protects")
+#: l of distinct, entropy and frequency l-diversity (a real number: entropy's l need not be whole)
+L_REAL = Param("l", "number", gt=0, doc="the diversity each class reaches")
+#: the entropy estimators
+ESTIMATORS = ("shannon", "grassberger")
 
 
 def distinct_counts(hist: np.ndarray) -> np.ndarray:
@@ -92,15 +100,15 @@ def entropy_nats(hist: np.ndarray, estimator: str = "shannon") -> np.ndarray:
         return np.where(n > 0, grassberger(n) - (hist * g).sum(axis=1) / np.where(n > 0, n, 1), 0.0)
 
 
+@privacy_model(
+    "distinct-l-diversity", label="distinct l-diversity", variant_of="l-diversity", variant="distinct",
+    summary="every class has at least l distinct sensitive values", params=(SENSITIVE, L_REAL),
+    needs=("histogram",),
+)
 @dataclass(frozen=True)
 class DistinctLDiversity(Criterion):
     sensitive: str
     l: float  # noqa: E741
-    name = "distinct-l-diversity"
-
-    def __post_init__(self) -> None:
-        check_name("sensitive", self.sensitive)
-        object.__setattr__(self, "l", check_positive("l", self.l))
 
     @property
     def attribute(self) -> str:
@@ -121,25 +129,21 @@ class DistinctLDiversity(Criterion):
         return f"distinct {self.l:g}-diversity of {self.sensitive}"
 
 
+@privacy_model(
+    "entropy-l-diversity", label="entropy l-diversity", variant_of="l-diversity", variant="entropy",
+    summary="every class has at least ⌈l⌉ distinct sensitive values and entropy at least ln l",
+    params=(SENSITIVE, L_REAL, Param("estimator", "choice", default="shannon", choices=ESTIMATORS,
+                                      doc="the entropy estimator (Grassberger's is bias-corrected)")),
+    needs=("histogram",),
+    # Shannon entropy is concave, so merging passing classes passes; Grassberger's estimator is not
+    # (classes {A,B} and {A,B} pass l = 2, their union {A,A,B,B} does not), so a search must not prune
+    monotonic_generalization=When("estimator", "shannon"), monotonic_suppression=False,
+)
 @dataclass(frozen=True)
 class EntropyLDiversity(Criterion):
     sensitive: str
     l: float  # noqa: E741
     estimator: str = "shannon"
-    name = "entropy-l-diversity"
-    monotonic_suppression = False
-
-    @property  # type: ignore[override]
-    def monotonic_generalization(self) -> bool:
-        """Shannon entropy is concave, so merging passing classes passes; Grassberger's estimator is
-        not (classes {A,B} and {A,B} pass l = 2, their union {A,A,B,B} does not), so a search must
-        not prune with it."""
-        return self.estimator == "shannon"
-
-    def __post_init__(self) -> None:
-        check_name("sensitive", self.sensitive)
-        object.__setattr__(self, "l", check_positive("l", self.l))
-        check_choice("estimator", self.estimator, ("shannon", "grassberger"))
 
     @property
     def attribute(self) -> str:
@@ -166,18 +170,19 @@ class EntropyLDiversity(Criterion):
         return f"entropy {self.l:g}-diversity of {self.sensitive} ({self.estimator})"
 
 
+@privacy_model(
+    "recursive-cl-diversity", label="recursive l-diversity", config_name="recursive-l-diversity",
+    variant_of="l-diversity", variant="recursive",
+    summary="every class has at least l distinct values and r₁ < c·(r_l + … + r_m)",
+    params=(SENSITIVE, Param("l", "count", ge=1, doc="the number of values counted (a whole number)"),
+            Param("c", "number", gt=0, doc="the bound on the most frequent value's share")),
+    needs=("histogram",), monotonic_suppression=False,
+)
 @dataclass(frozen=True)
 class RecursiveCLDiversity(Criterion):
     sensitive: str
     c: float
     l: int  # noqa: E741
-    name = "recursive-cl-diversity"
-    monotonic_suppression = False
-
-    def __post_init__(self) -> None:
-        check_name("sensitive", self.sensitive)
-        object.__setattr__(self, "c", check_positive("c", self.c))
-        object.__setattr__(self, "l", check_positive("l", self.l, integer=True))
 
     @property
     def attribute(self) -> str:
@@ -206,6 +211,11 @@ class RecursiveCLDiversity(Criterion):
         return f"recursive ({self.c:g},{self.l})-diversity of {self.sensitive}"
 
 
+@privacy_model(
+    "frequency-l-diversity", label="frequency l-diversity", variant_of="l-diversity", variant="frequency",
+    summary="every class has at least ⌈l⌉ distinct values and no value in more than |EC|/l of its records",
+    params=(SENSITIVE, L_REAL), needs=("histogram",), monotonic_suppression=False,
+)
 @dataclass(frozen=True)
 class FrequencyLDiversity(Criterion):
     """Frequency l-diversity (spec §1.2): every class has at least ``⌈l⌉`` distinct values of
@@ -222,12 +232,6 @@ class FrequencyLDiversity(Criterion):
 
     sensitive: str
     l: float  # noqa: E741
-    name = "frequency-l-diversity"
-    monotonic_suppression = False
-
-    def __post_init__(self) -> None:
-        check_name("sensitive", self.sensitive)
-        object.__setattr__(self, "l", check_positive("l", self.l))
 
     @property
     def attribute(self) -> str:

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonkit.models.base import Criterion, check_flag, check_name, check_positive
+from anonkit.models.base import Criterion
+from anonkit.models.ldiversity import SENSITIVE
+from anonkit.models.spec import Param, privacy_model
 from anonkit.stats import ClassStats
 
 
@@ -23,18 +25,19 @@ def gains(p: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return np.where((p > reference) & (reference > 0), (p - reference) / q, 0.0)
 
 
+@privacy_model(
+    "beta-likeness", label="beta-likeness",
+    summary="no class raises the confidence in a sensitive value by more than β relative to the whole table",
+    params=(SENSITIVE, Param("beta", "number", gt=0, doc="the largest relative gain in confidence"),
+            Param("enhanced", "flag", default=False, key="variant", words={"basic": False, "enhanced": True},
+                  doc="enhanced β-likeness bounds the gain by min(β, −ln q) (config: variant: enhanced)")),
+    needs=("histogram", "reference"), monotonic_suppression=False,
+)
 @dataclass(frozen=True)
 class BetaLikeness(Criterion):
     sensitive: str
     beta: float
     enhanced: bool = False
-    name = "beta-likeness"
-    monotonic_suppression = False
-
-    def __post_init__(self) -> None:
-        check_name("sensitive", self.sensitive)
-        object.__setattr__(self, "beta", check_positive("beta", self.beta))
-        object.__setattr__(self, "enhanced", check_flag("enhanced", self.enhanced))
 
     @property
     def attribute(self) -> str:
@@ -76,17 +79,16 @@ def disclosure(p: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return np.where(p > 0, ratio, 0.0).max(axis=1) if len(p) else np.zeros(0)
 
 
+@privacy_model(
+    "delta-disclosure", label="delta-disclosure",
+    summary="|log₂(p/q)| < δ for every sensitive value present in a class",
+    params=(SENSITIVE, Param("delta", "number", gt=0, doc="the bound on the log-ratio of confidences")),
+    needs=("histogram", "reference"), monotonic_generalization=False, monotonic_suppression=False,
+)
 @dataclass(frozen=True)
 class DeltaDisclosure(Criterion):
     sensitive: str
     delta: float
-    name = "delta-disclosure"
-    monotonic_suppression = False
-    monotonic_generalization = False
-
-    def __post_init__(self) -> None:
-        check_name("sensitive", self.sensitive)
-        object.__setattr__(self, "delta", check_positive("delta", self.delta))
 
     @property
     def attribute(self) -> str:

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from anonkit.errors import InputError
-from anonkit.models.base import Criterion, check_choice, check_name, check_positive
+from anonkit.models.base import Criterion
+from anonkit.models.ldiversity import SENSITIVE
+from anonkit.models.spec import Param, privacy_model
 from anonkit.stats import ClassStats, SensitiveDomain
 
 
@@ -66,18 +68,19 @@ def emd_hierarchical(p: np.ndarray, domain: SensitiveDomain) -> np.ndarray:
 _DISTANCES = {"equal": emd_equal, "ordered": emd_ordered, "hierarchical": emd_hierarchical}
 
 
+@privacy_model(
+    "t-closeness", label="t-closeness",
+    summary="the distance of every class's sensitive distribution to the whole table's is at most t",
+    params=(SENSITIVE, Param("t", "number", gt=0, le=1, doc="the largest Earth Mover's Distance"),
+            Param("distance", "choice", default="equal", choices=tuple(_DISTANCES),
+                  doc="the ground distance (hierarchical needs a hierarchy on the attribute)")),
+    needs=("histogram", "reference"), monotonic_suppression=False,
+)
 @dataclass(frozen=True)
 class TCloseness(Criterion):
     sensitive: str
     t: float
     distance: str = "equal"
-    name = "t-closeness"
-    monotonic_suppression = False
-
-    def __post_init__(self) -> None:
-        check_name("sensitive", self.sensitive)
-        object.__setattr__(self, "t", check_positive("t", self.t, upper=1.0))
-        check_choice("distance", self.distance, tuple(_DISTANCES))
 
     @property
     def attribute(self) -> str:

@@ -30,7 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from anonkit.errors import InputError
-from anonkit.models.base import Criterion, check_flag, check_name, check_positive
+from anonkit.models.base import Criterion
+from anonkit.models.ldiversity import SENSITIVE
+from anonkit.models.spec import Param, privacy_model
 from anonkit.stats import ClassStats
 
 #: λ of θ = λ · V_full(k) unless given (spec §4.5)
@@ -44,6 +46,15 @@ def full_variance(k: int, categories: int) -> float:
     return float(codes.var()) if k else 0.0
 
 
+@privacy_model(
+    "theta-sensitivity", label="theta-sensitivity",
+    summary="every class has at least k members and its category codes a variance of at least λ·V_full(k)",
+    params=(SENSITIVE, Param("k", "count", ge=1, doc="the smallest class size"),
+            Param("lam", "number", default=DEFAULT_LAMBDA, gt=0, le=1, key="lambda", api="lambda",
+                  doc="λ of θ = λ · V_full(k)"),
+            Param("distinct", "flag", default=False, doc="also ask for min(k, C) distinct categories")),
+    needs=("sizes", "histogram", "categories"), monotonic_suppression=False,
+)
 @dataclass(frozen=True)
 class ThetaSensitivity(Criterion):
     """θ-sensitive k-anonymity of ``sensitive`` (see the module docstring)."""
@@ -52,14 +63,6 @@ class ThetaSensitivity(Criterion):
     k: int
     lam: float = DEFAULT_LAMBDA
     distinct: bool = False
-    name = "theta-sensitivity"
-    monotonic_suppression = False
-
-    def __post_init__(self) -> None:
-        check_name("sensitive", self.sensitive)
-        object.__setattr__(self, "k", check_positive("k", self.k, integer=True))
-        object.__setattr__(self, "lam", check_positive("lambda", self.lam, upper=1.0))
-        object.__setattr__(self, "distinct", check_flag("distinct", self.distinct))
 
     @property
     def attribute(self) -> str:

@@ -15,7 +15,8 @@ from typing import Any
 import pandas as pd
 
 from anonkit.errors import InputError
-from anonkit.io._files import _atomic_write, _target
+from anonkit.io import atomic_write as _atomic_write
+from anonkit.io import write_target as _target
 from anonkit.report import sections
 from anonkit.report._markup import Page, esc
 from anonkit.report.data import Redactor, hidden_values, release_frames, released_labels, roles

@@ -29,11 +29,10 @@ from anonkit._values import strip_cells
 from anonkit.config import Config, load_config
 from anonkit.datasets import DATASETS
 from anonkit.errors import InputError
-from anonkit.io import read_table
-from anonkit.io._messages import _shown
-from anonkit.io._places import same_file
-from anonkit.io.postgresql import _without_password
-from anonkit.pipeline import load_input, sha256_of
+from anonkit.io import read_table, same_file
+from anonkit.io import shown as _shown
+from anonkit.io import without_password as _without_password
+from anonkit.plan.load import load_input, sha256_of
 from anonkit.report.html import build_report, write_report
 
 __all__ = ["report_from_run"]

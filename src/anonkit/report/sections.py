@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from anonkit.io._messages import _shown
+from anonkit.io import shown as _shown
 from anonkit.report import figures
 from anonkit.report._markup import MISSING, Page, esc, facts, mark, note, number, plain, share, table
 from anonkit.report.data import class_sizes, column, tally
@@ -93,12 +93,31 @@ def verdict(page: Page, summary: Mapping[str, Any], audit: Mapping[str, Any] | N
 def done(page: Page, summary: Mapping[str, Any], config_text: str | None, audit: Mapping[str, Any] | None) -> str:
     """Section 1: files and their SHA-256, counts, algorithm, models, versions, time, the config."""
     run = summary.get("run") or {}
-    rows: list[tuple[str, str]] = []
+    rows = [*_count_rows(summary), *_file_rows(page, summary, run), *_method_rows(page, summary),
+            *_run_rows(page, summary, run, audit)]
+    body = facts(rows)
+    warnings = summary.get("warnings") or []
+    if warnings:
+        body += "<h3>Warnings</h3><ul>" + "".join(f"<li>{page.text(w)}</li>" for w in warnings) + "</ul>"
+    body += "<h3>Config</h3>"
+    body += (f'<pre class="config">{page.text(config_text.rstrip())}</pre>' if config_text
+             else note("The config was not given."))
+    return f'<section id="done"><h2>1. What was done</h2>{body}</section>'
+
+
+def _count_rows(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The records in, released and suppressed (none when the summary does not count them)."""
     records, released, suppressed = (summary.get(k) for k in ("records", "released", "suppressed"))
-    if records is not None:
-        share_s = share(suppressed / records) if suppressed is not None and records else MISSING
-        rows.append(("records", f"{number(records)} in · {number(released)} released · "
-                                f"{number(suppressed)} suppressed ({share_s})"))
+    if records is None:
+        return []
+    share_s = share(suppressed / records) if suppressed is not None and records else MISSING
+    return [("records", f"{number(records)} in · {number(released)} released · "
+                        f"{number(suppressed)} suppressed ({share_s})")]
+
+
+def _file_rows(page: Page, summary: Mapping[str, Any], run: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The input, the config and the outputs, with their SHA-256 where the run recorded them."""
+    rows: list[tuple[str, str]] = []
     if "input" in run:
         rows.append(("input", _file(page, run.get("input"), run.get("input_sha256"))))
     if "config" in run:
@@ -111,6 +130,13 @@ def done(page: Page, summary: Mapping[str, Any], config_text: str | None, audit:
         out = summary["output"]
         shown = ", ".join(_shown(str(o)) for o in out) if isinstance(out, list) else _shown(str(out))
         rows.append(("outputs", page.text(shown)))
+    return rows
+
+
+def _method_rows(page: Page, summary: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The algorithm, the models, the transformation, the search metric, the score, the classes,
+    the seed and the message."""
+    rows: list[tuple[str, str]] = []
     if "algorithm" in summary:
         rows.append(("algorithm", page.text(summary["algorithm"]) + (" (a baseline rebuilt from its paper)"
                                                                        if summary.get("reconstructed") else "")))
@@ -127,6 +153,13 @@ def done(page: Page, summary: Mapping[str, Any], config_text: str | None, audit:
     for key in ("seed", "message"):
         if summary.get(key) is not None:
             rows.append((key, page.text(plain(summary[key]))))
+    return rows
+
+
+def _run_rows(page: Page, summary: Mapping[str, Any], run: Mapping[str, Any],
+              audit: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """When the run started, how long its steps took, the versions, or that provenance is missing."""
+    rows: list[tuple[str, str]] = []
     if run.get("started"):
         rows.append(("started (UTC)", page.text(run["started"])))
     times = [f"anonymization {number(summary['seconds'])} s" if summary.get("seconds") is not None else "",
@@ -139,14 +172,7 @@ def done(page: Page, summary: Mapping[str, Any], config_text: str | None, audit:
     if not run:
         rows.append(("provenance", esc("not recorded (a summary without its 'run' section): the files and "
                                        "versions cannot be named")))
-    body = facts(rows)
-    warnings = summary.get("warnings") or []
-    if warnings:
-        body += "<h3>Warnings</h3><ul>" + "".join(f"<li>{page.text(w)}</li>" for w in warnings) + "</ul>"
-    body += "<h3>Config</h3>"
-    body += (f'<pre class="config">{page.text(config_text.rstrip())}</pre>' if config_text
-             else note("The config was not given."))
-    return f'<section id="done"><h2>1. What was done</h2>{body}</section>'
+    return rows
 
 
 def _sha(value: object) -> str:
@@ -263,6 +289,20 @@ def utility(page: Page, summary: Mapping[str, Any], original: pd.DataFrame | Non
     """Section 3: information loss, generalization per attribute, distributions, suppression."""
     metrics = summary.get("metrics") or {}
     generalization = summary.get("generalization") or {}
+    attrs = [(q, "quasi-identifier") for q in qi] + others
+    body = _loss(page, metrics, generalization)
+    body += _generalization(page, generalization, original, frames, attrs)
+    body += _distributions(page, original, frames, attrs)
+    records, suppressed = summary.get("records"), summary.get("suppressed")
+    body += "<h3>Suppressed records</h3>"
+    rate = share(suppressed / records) if suppressed is not None and records else MISSING
+    body += facts([("suppressed", f"{number(suppressed)} of {number(records)} records ({rate})"),
+                   ("released rows", ", ".join(f"{esc(k)}: {len(f):,}" for k, f in frames.items()) or MISSING)])
+    return f'<section id="utility"><h2>3. Utility</h2>{body}</section>'
+
+
+def _loss(page: Page, metrics: Mapping[str, Any], generalization: Mapping[str, Any]) -> str:
+    """The summary's information-loss measures with their meaning, and the per-attribute figure."""
     body = "<h3>Information loss</h3>"
     rows = [(page.text(k), number(v), esc(METRICS.get(k, ""))) for k, v in metrics.items()
             if isinstance(v, int | float) and not isinstance(v, bool)]
@@ -271,8 +311,13 @@ def utility(page: Page, summary: Mapping[str, Any], original: pd.DataFrame | Non
         body += page.figure("fig-information-loss", figures.information_loss(generalization, metrics),
                             "Per quasi-identifier: the share of released values that differ from the input, "
                             "and the generalization level over the hierarchy's height.")
-    body += "<h3>Generalization per attribute</h3>"
-    attrs = [(q, "quasi-identifier") for q in qi] + others
+    return body
+
+
+def _generalization(page: Page, generalization: Mapping[str, Any], original: pd.DataFrame | None,
+                    frames: Mapping[str, pd.DataFrame], attrs: list[tuple[str, str]]) -> str:
+    """One row per attribute: its level, distinct values before, labels after, the most frequent
+    released labels and the share of values changed."""
     grows = []
     for name, role in attrs:
         g = generalization.get(name) or {}
@@ -285,9 +330,16 @@ def utility(page: Page, summary: Mapping[str, Any], original: pd.DataFrame | Non
                       number(after_t.distinct if after_t else g.get("labels")),
                       page.text(", ".join(g.get("examples") or (after_t.labels[:3] if after_t else ()))),
                       share(g.get("changed")) if g else MISSING))
-    body += table(["attribute", "role", "level / height", "distinct in input", "released labels",
-                   "most frequent released", "values changed"], grows) if grows else note("No attribute is known.")
-    body += "<h3>Distributions before and after</h3>"
+    return "<h3>Generalization per attribute</h3>" + (
+        table(["attribute", "role", "level / height", "distinct in input", "released labels",
+               "most frequent released", "values changed"], grows) if grows else note("No attribute is known."))
+
+
+def _distributions(page: Page, original: pd.DataFrame | None, frames: Mapping[str, pd.DataFrame],
+                   attrs: list[tuple[str, str]]) -> str:
+    """Every attribute's distribution in the input (values hidden unless ``show_values``) and in
+    the release."""
+    body = "<h3>Distributions before and after</h3>"
     body += note("Each attribute in the input (left) and in the release (right). The release's labels are "
                  "published and shown; the input's values are "
                  + ("shown, as asked (show_values)." if page.show_values else
@@ -301,12 +353,7 @@ def utility(page: Page, summary: Mapping[str, Any], original: pd.DataFrame | Non
         body += page.figure(f"fig-dist-{i}", figures.distribution(before, after, show_values=page.show_values,
                                                                   name=name),
                             f"{name} ({role}): distribution in the input and in the release.")
-    records, suppressed = summary.get("records"), summary.get("suppressed")
-    body += "<h3>Suppressed records</h3>"
-    rate = share(suppressed / records) if suppressed is not None and records else MISSING
-    body += facts([("suppressed", f"{number(suppressed)} of {number(records)} records ({rate})"),
-                   ("released rows", ", ".join(f"{esc(k)}: {len(f):,}" for k, f in frames.items()) or MISSING)])
-    return f'<section id="utility"><h2>3. Utility</h2>{body}</section>'
+    return body
 
 
 # ---------------------------------------------------------------------- 4. explored runs

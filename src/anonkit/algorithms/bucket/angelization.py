@@ -23,7 +23,7 @@ Steps (spec §4.5)
    (|bucket| · Σ NCP, spec §2.1; ties: the larger smaller variance, then the lower person ids), else
    a merge with the next bucket (the last bucket merges with the previous one); ``merge`` — merge
    directly; ``noise`` — fake persons added to the bucket (see
-   :mod:`~anonkit.algorithms.bucket._theta_cut`, which implements the cut and the repair).
+   :mod:`~anonkit.algorithms.bucket.theta_cut`, which implements the cut and the repair).
 4. Every bucket's QIs are generalized (numeric: the interval of its persons' values; others: the
    lowest common ancestor, :func:`~anonkit.algorithms.local.partition_release`'s rules).
 
@@ -93,8 +93,8 @@ import pandas as pd
 from pydantic import Field
 
 from anonkit.algorithms._carried import DEFAULT_INSENSITIVE, Insensitive, carried, dropped, one_sensitive, person_values
-from anonkit.algorithms.bucket import _theta_cut as tc
-from anonkit.algorithms.local import _generalize
+from anonkit.algorithms.bucket import theta_cut as tc
+from anonkit.algorithms.local import generalize_classes
 from anonkit.algorithms.spec import algorithm
 from anonkit.errors import InputError
 from anonkit.models import Criterion
@@ -313,7 +313,7 @@ def angelization(
     person = np.asarray(person_codes(table), dtype=np.int64)
     record_unit = np.where(table.presuppressed, -1, unit_of_person[person])
     record_class = np.where(record_unit >= 0, unit_bucket[np.maximum(record_unit, 0)], -1).astype(np.int64)
-    levels, nodes, bounds, sets = _generalize(table, record_class, n_buckets, "interval", "lca")
+    levels, nodes, bounds, sets = generalize_classes(table, record_class, n_buckets, "interval", "lca")
     rel = Release(table, record_class, levels, nodes, NAME, satisfied=True, message="the models hold",
                   params=params, class_bounds=bounds, class_sets=sets)
 

@@ -119,7 +119,7 @@ def setup(
     check_references(table, models)
     closing = (TCloseness, BetaLikeness, BackgroundKnowledge)
     for m in models:
-        if getattr(m, "record_level", False) and not isinstance(m, BackgroundKnowledge):
+        if m.spec.record_level and not isinstance(m, BackgroundKnowledge):
             raise InputError(f"{algorithm} does not know the record-level model {m.name}", key="privacy")
     attrs = sorted({m.attribute for m in models if isinstance(m, closing)})
     if len(attrs) > 1:
@@ -144,7 +144,7 @@ def setup(
     if bk is not None:
         models = [bk if isinstance(m, BackgroundKnowledge) else m for m in models]
     # the largest minimum class size of the models on all QIs (1 without k-anonymity)
-    k = max((int(m.minimum_class_size()) for m in models if m.qis is None and not getattr(m, "record_level", False)),
+    k = max((int(m.minimum_class_size()) for m in models if m.qis is None and not m.spec.record_level),
             default=1)
     dom = table.domains[sensitive]
     s = dom.size
@@ -312,7 +312,7 @@ def finish(
     failing a model — the background-knowledge model included, judged on its records' priors — is
     suppressed whole, and the judging repeats until every published class passes.
     """
-    stats_models = [m for m in s.models if not getattr(m, "record_level", False)]
+    stats_models = [m for m in s.models if not m.spec.record_level]
     rc = np.asarray(record_class, dtype=np.int64).copy()
     bk_suppressed = 0
     while True:

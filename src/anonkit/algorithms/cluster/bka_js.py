@@ -320,13 +320,13 @@ def bka_js(
         Close groups on k (true) or on t and the JSD bound alone (false).
     """
     from anonkit.algorithms.common import PROGRESS
-    from anonkit.algorithms.registry import algorithms
+    from anonkit.algorithms.spec import declared
 
     started = time.perf_counter()
     guarantee = str(bka_js.spec.bk_test)  # type: ignore[attr-defined]
     s = setup(table, models, algorithm="bka-js", guarantee=guarantee, priors=priors, max_suppression=max_suppression)
     if s.bk is not None and s.bk.effective_test != "posterior":
-        pairwise = ", ".join(a.name for a in algorithms().values() if a.bk_test == "pairwise")
+        pairwise = ", ".join(a.name for a in declared() if a.bk_test == "pairwise")
         raise InputError(
             f"bka-js closes groups on the posterior test (spec §4.2); the pairwise test is enforced by {pairwise}",
             key="test",

@@ -10,7 +10,8 @@
   2-D it visits (0,0),(1,0),(1,1),(0,1),(0,2),… (spec §5.7).
 * :func:`hilbert_sort_key` / :func:`key_to_ints` — sorting and reading indices of more than 64 bits.
 * :func:`hilbert_order` — the records of a :class:`~anonkit.algorithms.cluster._bk_engine.QISpace`
-  along the curve (spec §4.2 step 1, §5.7), ties by record index.
+  along the curve (spec §4.2 step 1, §5.7), ties by record index; :func:`records_in_hilbert_order`
+  the same for any records of a table (the bucketization family's ``order: hilbert``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from anonkit.algorithms.cluster._bk_engine import QISpace
+    from anonkit.table import Table
 
 #: Default bits per attribute of the quantization (spec §4.2, §6: ``p = 10``).
 DEFAULT_BITS = 10
@@ -212,3 +214,15 @@ def hilbert_order(space: QISpace, bits: int = DEFAULT_BITS) -> tuple[np.ndarray,
     if cells.shape[1] == 0:
         return np.arange(len(space.rows), dtype=np.int64), p
     return hilbert_sort_key(hilbert_index(cells, p), space.rows).astype(np.int64), p
+
+
+def records_in_hilbert_order(table: Table, rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Positions of the records ``rows`` of ``table`` along the Hilbert curve of their
+    quasi-identifier space (the grid :func:`quantization_bits` fits), ties by ``ids``: the order
+    the bucketization family's ``order: hilbert`` cuts in."""
+    from anonkit.algorithms.cluster._bk_engine import QISpace
+
+    space = QISpace(table, rows)
+    p = quantization_bits(space)
+    cells = quantize(unit_coordinates(space), p)
+    return hilbert_sort_key(hilbert_index(cells, p), ids).astype(np.int64)

@@ -15,7 +15,7 @@ Hilbert curve; ties by record), cut into classes of ``k`` consecutive records (t
 the last class), and every class below θ is repaired — ``swap``: the exchange of one record with one
 record of the *next* class that makes both pass with the smallest summed NCP, else a merge with the
 next class (the last merges with the previous); ``merge``: merge directly
-(:mod:`~anonkit.algorithms.bucket._theta_cut`, shared with angelization). Each class's QIs are then
+(:mod:`~anonkit.algorithms.bucket.theta_cut`, shared with angelization). Each class's QIs are then
 generalized and judged by every model (:func:`~anonkit.algorithms.local.partition_release`: classes
 publishing identical values are one class; classes failing another model, e.g. l-diversity, are
 suppressed within ``max_suppression``).
@@ -46,7 +46,7 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field
 
-from anonkit.algorithms.bucket import _theta_cut as tc
+from anonkit.algorithms.bucket import theta_cut as tc
 from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression
 from anonkit.algorithms.local import partition_release
 from anonkit.algorithms.spec import algorithm

@@ -82,7 +82,8 @@ from anonkit._kernels import compiled
 from anonkit.algorithms._carried import DEFAULT_INSENSITIVE, Insensitive, carried, dropped, one_sensitive, person_values
 from anonkit.algorithms.local import partition_release
 from anonkit.algorithms.partition import _transactions
-from anonkit.algorithms.partition.mondrian import _Encoded, cut
+from anonkit.algorithms.partition.core import cut
+from anonkit.algorithms.partition.encoding import Encoding
 from anonkit.algorithms.spec import algorithm
 from anonkit.errors import InputError
 from anonkit.hierarchy import class_lca
@@ -331,12 +332,12 @@ def declared_numeric(table: Table) -> list[int]:
     return [j for j, q in enumerate(table.qi) if q in table.numeric and table.schema[q].hierarchy is not None]
 
 
-def _encoding(table: Table, rows: np.ndarray) -> _Encoded:
+def _encoding(table: Table, rows: np.ndarray) -> Encoding:
     """Mondrian's encoding of the persons' first records ``rows``: numeric QIs by value, except
     those with a declared hierarchy, which are encoded like categorical ones (leaf positions)."""
     declared = declared_numeric(table)
     if not declared:
-        return _Encoded(table, rows, [])
+        return Encoding(table, rows, [])
     kinds = np.array([0 if q in table.numeric and j not in declared else 1 for j, q in enumerate(table.qi)],
                      dtype=np.int64)
 
@@ -344,7 +345,7 @@ def _encoding(table: Table, rows: np.ndarray) -> _Encoded:
         q = table.qi[j]
         return table.codes[rows, j], (table.numeric[q][rows] if kinds[j] == 0 else None)
 
-    enc = _Encoded.from_columns(kinds, table.hierarchies, column)
+    enc = Encoding.from_columns(kinds, table.hierarchies, column)
     enc.X = np.empty((len(table.qi), len(rows)), dtype=np.int32)
     for j in range(len(table.qi)):
         enc.X[j] = enc.lookup[j][table.codes[rows, j]]

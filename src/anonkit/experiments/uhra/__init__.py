@@ -253,7 +253,7 @@ def run(
 
 def _write_text(path: Path, text: str) -> None:
     """Write ``text`` atomically (:func:`anonkit.io._files._atomic_write`: the one temporary-file rule)."""
-    from anonkit.io._files import _atomic_write
+    from anonkit.io import atomic_write as _atomic_write
 
     _atomic_write(path, str(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 

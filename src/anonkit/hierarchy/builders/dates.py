@@ -95,7 +95,7 @@ def dates(
         one that is not coarser than the previous, and for consecutive granularities that do not nest
         for these dates (an ISO week across a month's end falls into two months).
     """
-    grans = _check_granularities(granularities, name)
+    grans = check_granularities(granularities, name)
     texts, rows, missing = _column(values, name)
     when = read_dates(texts, name, format=format, rows=rows + 1)
     perm = _sort_by(when.astype("int64").to_numpy(), texts)
@@ -107,7 +107,7 @@ def dates(
     return _with_top(texts, columns, missing, name, "(dates)", calendar=True)
 
 
-def _check_granularities(granularities: Sequence[str], name: str | None) -> list[str]:
+def check_granularities(granularities: Sequence[str], name: str | None) -> list[str]:
     """The granularities as a list (a single one may be given as a string); an error for an unknown
     one or one that is not coarser than the one before it."""
     grans = [granularities] if isinstance(granularities, str) else list(granularities)

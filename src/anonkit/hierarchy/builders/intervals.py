@@ -5,7 +5,7 @@ compatibility notes §2.6), including its ``DomainShareInterval`` (the ``interva
 node). The conventions shared by all builders are described in :mod:`anonkit.hierarchy.builders`.
 
 :func:`intervals` is a pipeline of small steps: the parameters are checked
-(:func:`_check_parameters`), the values parsed and sorted (:func:`_sorted_numbers`), the grid aligned
+(:func:`check_parameters`), the values parsed and sorted (:func:`_sorted_numbers`), the grid aligned
 (:func:`_origin`), bottom/top coding applied (:func:`_coding`), every value put into its level-1
 interval (:func:`_interval_index`), the levels built (:func:`_n_interval_levels`,
 :func:`_interval_level` with its bounds and labels) and finally the bounds and shares of every node
@@ -117,7 +117,7 @@ def intervals(
         For a value that is not a finite number (naming the value and its 1-based row) or an
         invalid parameter (naming it as ``key``).
     """
-    spec = _check_parameters(width=width, levels=levels, fanout=fanout, bottom=bottom, top=top, label=label, name=name)
+    spec = check_parameters(width=width, levels=levels, fanout=fanout, bottom=bottom, top=top, label=label, name=name)
     texts, nums, rows, missing = _sorted_numbers(values, name)
     coding = _coding(nums, spec)
     origin = _origin(start, spec, nums, rows, coding, texts, name)
@@ -137,7 +137,7 @@ def intervals(
 # ---------------------------------------------------------------------------------------- parameters
 
 
-def _check_parameters(
+def check_parameters(
     *,
     width: object,
     levels: object,

@@ -6,7 +6,7 @@ a database URI stays as it is (:func:`location`). :func:`read_places` lists ever
 files, the audit's population and control tables — and :func:`plan_run` everything it writes —
 the release (each linked table of an algorithm that publishes several, ``NAME-qit.csv`` /
 ``table_qit``), the private manifest of fake records, the HTML report — and refuses, naming both
-keys, a write that lands on a read or on another write (:func:`anonkit.io._places.check_places`:
+keys, a write that lands on a read or on another write (:func:`anonkit.io.check_places`:
 same resolved file, symlink, hard link, ``..``, same database table), then checks every write can be
 made (:func:`anonkit.io.check_target`). So a bad path fails in a second and no output ever replaces
 an input.
@@ -14,14 +14,14 @@ an input.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from anonkit.config import BackgroundKnowledgeConfig, Config
 from anonkit.datasets import DATASETS
 from anonkit.errors import InputError
-from anonkit.io import check_format, check_target
-from anonkit.io._places import Place, check_places
+from anonkit.io import Place, check_format, check_places, check_target
 
 __all__ = ["CONFIG_KEY", "RunPlan", "input_location", "location", "output_targets", "plan_run", "read_files",
            "read_places", "resolve"]
@@ -135,14 +135,15 @@ class RunPlan:
     writes: list[Place] = field(default_factory=list)
 
 
-def _manifest_place(config: Config, base: Path, outputs: list[tuple[str, str | None]]) -> Place | None:
+def _manifest_place(config: Config, base: Path, outputs: list[tuple[str, str | None]],
+                    options: Mapping[str, object]) -> Place | None:
     """Where the private manifest of fake records goes, or ``None``: the fakes of post-analytics
     (``post_analytics.inject_fake``) or of an algorithm's noise records (angelization's ``repair:
     noise``), at ``output.manifest`` or ``post_analytics.manifest``, else beside the output as
     ``NAME.fakes.csv``."""
     post = config.post_analytics
     given = config.output.manifest or (post.manifest if post is not None else None)
-    may_fake = (post is not None and post.inject_fake) or config.algorithm.options().get("repair") == "noise"
+    may_fake = (post is not None and post.inject_fake) or options.get("repair") == "noise"
     if not outputs or (not may_fake and given is None):
         return None
     key = "output.manifest" if config.output.manifest or post is None else "post_analytics.manifest"
@@ -159,8 +160,9 @@ def _manifest_place(config: Config, base: Path, outputs: list[tuple[str, str | N
 
 def plan_run(config: Config, *, config_dir: str | Path = ".", input_path: str | None = None,
              output_path: str | None = None, config_file: str | Path | None = None,
-             report: str | None = None) -> RunPlan:
+             report: str | None = None, options: Mapping[str, object] | None = None) -> RunPlan:
     """Check, before any work, every place a run of ``config`` reads and writes (see the module).
+    ``options``: the algorithm's options as validated (validated here when not given).
 
     Raises
     ------
@@ -185,7 +187,7 @@ def plan_run(config: Config, *, config_dir: str | Path = ".", input_path: str | 
     outputs = [] if target is None else output_targets(target, out.table, config.algorithm.spec.tables)
     reads = read_places(config, base, input_path=input_path, config_file=config_file)
     writes = [Place(key, loc, out.format, table) for loc, table in outputs]
-    manifest = _manifest_place(config, base, outputs)
+    manifest = _manifest_place(config, base, outputs, config.algorithm.options() if options is None else options)
     if manifest is not None:
         writes.append(manifest)
     if report is not None:

@@ -1,0 +1,153 @@
+"""``anonkit check`` and ``anonkit analyze``: measure any table, anonkit's or not."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated
+
+import typer
+
+from anonkit.cli import console
+from anonkit.cli.printers.analysis import print_check, print_leakage, print_post
+from anonkit.cli.running import interruptible
+from anonkit.errors import InputError
+
+
+def names(text: str) -> list[str]:
+    """A comma-separated flag as its names, blanks dropped."""
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def check(
+    data: Annotated[str, typer.Argument(help="Table to check (CSV, Parquet, SQLite).")],
+    qi: Annotated[str, typer.Option("--qi", help="Quasi-identifiers, comma-separated.")],
+    sensitive: Annotated[str, typer.Option("--sensitive", help="Sensitive attributes, comma-separated.")] = "",
+    hierarchy: Annotated[
+        list[str] | None, typer.Option("--hierarchy", help="NAME=FILE: hierarchy of a sensitive attribute.")
+    ] = None,
+    numeric: Annotated[str, typer.Option("--numeric", help="Sensitive attributes ordered as numbers (default: "
+                                         "those whose values are all numbers).")] = "",
+    categorical: Annotated[str, typer.Option("--categorical", help="Sensitive attributes that are nominal even "
+                                             "though their values are numbers.")] = "",
+    person: Annotated[str | None, typer.Option("--person", help="The column naming each row's person (several "
+                                               "rows per person): class sizes count persons.")] = None,
+    categories: Annotated[
+        list[str] | None, typer.Option("--categories", help="NAME=FILE: categories of a sensitive attribute (CSV: "
+                                       "value,category with a header) — reports θ-sensitivity.")
+    ] = None,
+    category_order: Annotated[
+        list[str] | None, typer.Option("--category-order", help="NAME=A,B,C: its categories from lowest to highest "
+                                       "(default Asymptomatic,Low,Mild,High,Severe).")
+    ] = None,
+    separator: Annotated[str, typer.Option("--separator", help="CSV field separator.")] = ",",
+    table: Annotated[str | None, typer.Option("--table", help="SQL table name.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Report the privacy parameters a table achieves (k, l, t, β, δ, θ) — any table, anonkit's or not."""
+    from anonkit.io import read_table
+    from anonkit.verifier import check as check_table
+
+    start = time.perf_counter()
+
+    def job() -> dict:
+        qis = names(qi)
+        if not qis:  # with no quasi-identifier every record is in one class: k would be the table's size
+            raise InputError("no quasi-identifier was given; name the columns an attacker may know, e.g. "
+                             "--qi age,zip", key="--qi", value=qi)
+        frame = read_table(data, separator=separator, table=table)
+        unknown = [q for q in qis if q not in frame.columns]
+        if unknown:
+            raise InputError(f"--qi names an unknown column; the table has: {', '.join(map(str, frame.columns))}",
+                             column=unknown[0])
+        hierarchies = read_hierarchies(hierarchy or [])
+        cats, orders = read_categories(categories or [], category_order or [])
+        return check_table(frame, qis, names(sensitive), hierarchies=hierarchies, numeric=names(numeric),
+                           categorical=names(categorical), person=person, categories=cats, category_orders=orders)
+
+    try:
+        report = interruptible(job)
+    except InputError as exc:
+        console.fail(exc, 2)
+    report["seconds"] = round(time.perf_counter() - start, 6)
+    if as_json:
+        console.print_json(report)
+        return
+    print_check(data, report)
+
+
+def read_hierarchies(items: list[str]) -> dict:
+    """``--hierarchy NAME=FILE`` flags as hierarchies by name."""
+    from anonkit.hierarchy import read_hierarchy
+
+    hierarchies = {}
+    for item in items:
+        name, sep, path = item.partition("=")
+        if not sep:
+            raise InputError("--hierarchy takes NAME=FILE", value=item)
+        hierarchies[name] = read_hierarchy(path, name=name)
+    return hierarchies
+
+
+def read_categories(items: list[str], order_items: list[str]) -> tuple[dict, dict]:
+    """``--categories NAME=FILE`` and ``--category-order NAME=A,B,C`` flags as categories and orders by name."""
+    from anonkit.io.categories import read_categories as read_file
+
+    cats, orders = {}, {}
+    for item in items:
+        name, sep, path = item.partition("=")
+        if not sep:
+            raise InputError("--categories takes NAME=FILE", value=item)
+        cats[name] = read_file(path, key="--categories")
+    for item in order_items:
+        name, sep, order = item.partition("=")
+        if not sep or not names(order):
+            raise InputError("--category-order takes NAME=A,B,C", value=item)
+        orders[name] = names(order)
+    return cats, orders
+
+
+def analyze(
+    data: Annotated[str, typer.Argument(help="A table (CSV, Parquet, SQLite): the data, or a release with "
+                                        "--critical.")],
+    attributes: Annotated[str, typer.Option("--attributes", help="Attributes to measure, comma-separated "
+                                            "(default: every column).")] = "",
+    max_size: Annotated[int, typer.Option("--max-size", help="Measure combinations of up to this many "
+                                          "attributes.")] = 2,
+    sets: Annotated[bool, typer.Option("--sets", help="Measure every subset of --attributes.")] = False,
+    tau: Annotated[float, typer.Option("--tau", help="Leakage at or above this is vulnerable.")] = 0.5,
+    critical: Annotated[str, typer.Option("--critical", help="Post-analytics: the critical attributes of a "
+                                          "release, comma-separated.")] = "",
+    original: Annotated[str | None, typer.Option("--original", help="Post-analytics: the data the release came "
+                                                 "from (leakage before).")] = None,
+    rho: Annotated[float, typer.Option("--rho", help="Post-analytics: a class whose most frequent critical value "
+                                       "reaches this share is vulnerable.")] = 0.8,
+    separator: Annotated[str, typer.Option("--separator", help="CSV field separator.")] = ",",
+    table: Annotated[str | None, typer.Option("--table", help="SQL table name.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """How much each attribute and combination leaks (Longpre's normalized leakage, paper C), ranked,
+    with the vulnerable ones and suggested quasi-identifiers; with --critical, what a release still
+    lets an attacker infer, class by class."""
+    from anonkit.analytics import leakage, post_analytics
+    from anonkit.io import read_table
+
+    def job() -> dict:
+        frame = read_table(data, separator=separator, table=table)
+        if critical:
+            before = read_table(original, separator=separator) if original is not None else None
+            return {"post_analytics": post_analytics(frame, names(critical), original=before, rho=rho).summary}
+        if original is not None:
+            raise InputError("--original goes with --critical (post-analytics of a release)", key="original")
+        return leakage(frame, names(attributes) or None, max_size=max_size, sets=sets, tau=tau)
+
+    try:
+        report = interruptible(job)
+    except InputError as exc:
+        console.fail(exc, 2)
+    if as_json:
+        console.print_json(report)
+        return
+    if "post_analytics" in report:
+        print_post(report["post_analytics"])
+        return
+    print_leakage(data, report, tau)

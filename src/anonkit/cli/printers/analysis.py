@@ -1,0 +1,76 @@
+"""What ``anonkit check`` and ``anonkit analyze`` print: the parameters a table achieves, leakage, post-analytics."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from rich.table import Table as RichTable
+
+from anonkit.cli import console
+from anonkit.cli.printers.summary import print_alerts
+from anonkit.cli.printers.units import pct
+
+#: the table-wide figures ``anonkit check`` shows, in this order, when the report has them
+CHECK_FIGURES = ("records", "released", "suppressed", "classes", "k", "avg_class_size", "uniques",
+                 "persons_in_several_classes")
+#: the most leaking attributes and combinations ``anonkit analyze`` shows (all are in --json)
+LEAKAGE_ROWS = 30
+
+
+def print_check(data: str, report: dict) -> None:
+    """The privacy parameters a table achieves, table-wide then per sensitive attribute, and the notes."""
+    t = RichTable(title=escape(f"anonkit check — {data}"), show_header=False)
+    t.add_column("what", style="bold")
+    t.add_column("value")
+    for key in CHECK_FIGURES:
+        if key not in report:
+            continue
+        v = report[key]
+        t.add_row(key, f"{v:.4g}" if isinstance(v, float) else f"{v:,}")
+    for s, r in report["sensitive"].items():
+        for key, v in r.items():
+            shown = v if isinstance(v, str) else ("—" if v is None else f"{v:.4g}")
+            t.add_row(escape(f"{s}: {key}"), escape(shown))
+    console.out.print(t)
+    for note in report["notes"]:
+        console.err.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
+
+
+def print_leakage(data: str, report: dict, tau: float) -> None:
+    """Attributes and combinations ranked by leakage (the vulnerable ones flagged), likely identifiers
+    and suggested quasi-identifiers."""
+    t = RichTable(title=escape(f"anonkit analyze — {data}: {report['records']:,} records; leakage ≥ {tau:g} "
+                               "is vulnerable (higher leaks more)"))
+    for col in ("attribute(s)", "leakage", "distinct", "unique records", "smallest group", ""):
+        t.add_column(col)
+    rows = [([a], f) for a, f in report["attributes"].items()] + [(c["attributes"], c) for c in report["combinations"]]
+    rows.sort(key=lambda r: -r[1]["leakage"])
+    for attrs, f in rows[:LEAKAGE_ROWS]:
+        flag = "[red]vulnerable" if f["leakage"] >= tau else ""
+        t.add_row(escape(" + ".join(attrs)), f"{f['leakage']:.3f}", f"{f['distinct']:,}", pct(f["unique_share"]),
+                  f"{f['min_group']:,}", flag)
+    console.out.print(t)
+    if report["likely_identifiers"]:
+        console.out.print(escape("likely identifiers (near-unique: drop them): "
+                                 + ", ".join(report["likely_identifiers"])))
+    if report["suggested_quasi_identifiers"]:
+        console.out.print(escape("suggested quasi-identifiers: " + ", ".join(report["suggested_quasi_identifiers"])))
+
+
+def print_post(p: dict) -> None:
+    """Post-analytics for people: leakage before and after, the largest shares, the alerts."""
+    t = RichTable(title=f"post-analytics: {p['records']:,} records in {p['classes']:,} classes; a class is "
+                        f"vulnerable when one critical value reaches {pct(p['rho'])}")
+    for col in ("attribute", "leakage before", "leakage after"):
+        t.add_column(col)
+    for name, after in p["leakage_after"].items():
+        before = p["leakage_before"].get(name)
+        t.add_row(escape(name), "—" if before is None else f"{before:.3f}", f"{after:.3f}")
+    console.out.print(t)
+    for name, share in p["max_share"].items():
+        console.out.print(escape(f"{name}: largest share of one value in a class {pct(share)} (lower is better)"))
+    print_alerts(p["alerts"])
+    fakes = p.get("fakes")
+    if fakes:
+        before, after = fakes.get("vulnerable_classes_without", "—"), fakes.get("vulnerable_classes_with", "—")
+        console.out.print(escape(f"fake records injected: {fakes['injected']:,}; vulnerable classes {before} → "
+                                 f"{after}; manifest (private, do not publish): {fakes.get('manifest')}"))

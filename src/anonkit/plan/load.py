@@ -1,0 +1,178 @@
+"""What a plan reads, as the config declares it: the input frame, the schema over it (hierarchy
+files and builders, categories, a dataset's default hierarchies), the adversary's priors of a
+background-knowledge model, and the SHA-256 of a file for the audit trail.
+
+Read by the runner, the audit, the report and explore alike (they never reach into the runner).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from anonkit.config import BackgroundKnowledgeConfig, BuilderConfig, Config, InputConfig, PriorConfig
+from anonkit.datasets import DATASETS
+from anonkit.errors import InputError
+from anonkit.hierarchy import Hierarchy, read_hierarchy
+from anonkit.hierarchy.builder_params import build as build_hierarchy
+from anonkit.io import read_table
+from anonkit.io.batches import batch_rows_for, read_compact
+from anonkit.io.categories import read_categories
+from anonkit.models import BackgroundKnowledge
+from anonkit.plan.places import location as _location
+from anonkit.plan.places import resolve as _resolve
+from anonkit.plan.places import suffix_format as _suffix_format
+from anonkit.schema import Attribute, Schema
+
+if TYPE_CHECKING:
+    from anonkit.knowledge import Priors
+    from anonkit.table import Table
+
+__all__ = ["config_priors", "config_schema", "load_input", "sha256_of"]
+
+
+def load_input(config: Config, base: Path, override: str | None = None) -> tuple[pd.DataFrame, dict[str, Hierarchy]]:
+    """The input frame of a config (or of ``override``) and the dataset's default hierarchies.
+
+    A CSV or Parquet file is read in batches into a compact frame (every column codes and a
+    dictionary, :mod:`anonkit.io.batches`) when ``input.batch_rows`` asks for it or the file is
+    large; identifier columns are then not read."""
+    inp = config.input
+    where = override if override is not None else None if inp.path is None else _location(base, inp.path)
+    rows = None if where is None else batch_rows_for(where, None if override is not None else inp.format,
+                                                     inp.batch_rows)
+    if rows is not None and where is not None and inp.table is None and inp.query is None:
+        skip = [n for n, a in config.attributes.items() if a.role in ("identifier", "id")]
+        return read_compact(where, format=None if override is not None else inp.format, separator=inp.separator,
+                            encoding=inp.encoding, na_values=inp.na_values, strip=inp.strip, batch_rows=rows,
+                            skip=skip), {}
+    if override is not None:
+        sheet = _excel_options(inp) if _suffix_format(override) == "excel" else {}
+        return read_table(override, separator=inp.separator, encoding=inp.encoding, na_values=inp.na_values,
+                          **sheet), {}
+    if inp.dataset is not None:
+        path_fn, hier_fn = DATASETS[inp.dataset]
+        frame = read_table(path_fn(), separator=";", na_values=inp.na_values)
+        return frame, hier_fn()
+    assert inp.path is not None
+    frame = read_table(
+        _location(base, inp.path),
+        format=inp.format,
+        separator=inp.separator,
+        encoding=inp.encoding,
+        table=inp.table,
+        query=inp.query,
+        na_values=inp.na_values,
+        **(_excel_options(inp) if (inp.format or _suffix_format(inp.path)) == "excel" else {}),
+    )
+    return frame, {}
+
+
+def _excel_options(inp: InputConfig) -> dict[str, object]:
+    """``sheet`` and ``header_row`` for an Excel input (the other formats refuse them)."""
+    return {"sheet": inp.sheet, "header_row": inp.header_row}
+
+
+def config_schema(config: Config, base: Path, default_hierarchies: dict[str, Hierarchy], frame: pd.DataFrame) -> Schema:
+    """The schema a config declares over ``frame``: every listed attribute, and with ``default_role``
+    every unlisted column in that role (a dataset's default hierarchy for a quasi-identifier)."""
+    schema = Schema(default_role=config.default_role)  # type: ignore[arg-type]
+    for name, a in config.attributes.items():
+        h = None
+        if isinstance(a.hierarchy, BuilderConfig):
+            if name not in frame.columns:
+                raise InputError(f"unknown column; the input has: {', '.join(map(str, frame.columns))}", column=name)
+            h = _build_hierarchy(name, a.hierarchy, frame[name], a.format)
+        elif a.hierarchy is not None:
+            h = read_hierarchy(_resolve(base, a.hierarchy), name=name)
+        elif name in default_hierarchies and a.role not in ("identifier", "id", "insensitive", "other"):
+            h = default_hierarchies[name]
+        categories = a.categories if not isinstance(a.categories, str) else _read_categories(base, name, a.categories)
+        schema.add(
+            Attribute(
+                name, a.role, a.type, h, order=a.order, min_level=a.min_level, max_level=a.max_level, weight=a.weight,
+                categories=categories, category_order=None if a.category_order is None else tuple(a.category_order),
+                format=a.format,
+            )
+        )
+    if config.default_role is not None:
+        for name in schema.unlisted(frame.columns):
+            h = default_hierarchies.get(name) if config.default_role == "quasi" else None
+            schema.add(Attribute(name, config.default_role, hierarchy=h))
+    return schema
+
+
+def _build_hierarchy(name: str, spec: BuilderConfig, values: pd.Series, date_format: str | None = None) -> Hierarchy:
+    """A hierarchy from a builder spec of the config, over the column's values (the dates builder
+    reads them in the attribute's ``format`` unless the builder names its own). The spec's keys,
+    types and ranges were checked as the config was read; what only the data tells, the builder checks."""
+    fallback = {"format": date_format} if date_format is not None and spec.builder == "dates" else None
+    return build_hierarchy(spec, values, name=name, fallback=fallback)
+
+
+def _read_categories(base: Path, name: str, path: str) -> dict[str, str]:
+    """A sensitive attribute's categories from its file (:func:`anonkit.io.categories.read_categories`)."""
+    return read_categories(_location(base, path), key=f"attributes.{name}.categories")
+
+
+def config_priors(config: Config, base: Path) -> tuple[Callable[[Table], Priors] | None, str | None]:
+    """The priors a config's first ``background-knowledge`` model asks for, as a function of the
+    encoded input (``anonymize(priors=...)``), and how the summary describes them.
+
+    ``None`` when the model estimates them itself from the input (``prior: kernel`` or
+    ``classifier`` without ``external``). Files are read now (relative to ``base``, like the input:
+    same encoding and missing values, the input's separator unless the prior spec gives one), so a
+    missing file fails before the anonymization starts.
+    """
+    found = [(i, m) for i, m in enumerate(config.privacy) if isinstance(m, BackgroundKnowledgeConfig)]
+    if not found:
+        return None, None
+    i, spec = found[0]
+    prior = spec.prior
+    key = f"privacy.{i}.prior"
+    if prior.kind != "matrix" and prior.external is None:
+        return None, prior.kind
+    path = prior.path if prior.kind == "matrix" else prior.external
+    assert path is not None
+    location = _location(base, path)
+    data = _read_prior_file(config, prior, location, key)
+    model = spec.build()
+    assert isinstance(model, BackgroundKnowledge)
+
+    from anonkit.knowledge.sources import external_table, matrix_file_priors
+
+    def build(table: Table) -> Priors:
+        try:
+            if prior.kind == "matrix":
+                return matrix_file_priors(table, model.attribute, data)
+            return model.priors(table, external=external_table(table, model.attribute, data))
+        except InputError as exc:
+            raise InputError(str(exc), file=location, key=key) from None
+
+    note = f"matrix from {path}" if prior.kind == "matrix" else f"{prior.kind} on external data {path}"
+    return build, note
+
+
+def _read_prior_file(config: Config, prior: PriorConfig, location: str, key: str) -> pd.DataFrame:
+    inp = config.input
+    separator = prior.separator or (";" if inp.dataset is not None else inp.separator)
+    try:
+        return read_table(location, separator=separator, encoding=inp.encoding, na_values=inp.na_values)
+    except InputError as exc:
+        raise InputError(str(exc), key=key) from None
+
+
+def sha256_of(location: str) -> str | None:
+    """The SHA-256 of a file (hex), ``None`` for what is not a plain file (a SQL table, stdin)."""
+    path = Path(location)
+    if "://" in location or not path.is_file():
+        return None
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -1,0 +1,336 @@
+"""The anonymization of a frame, from encoding to a verified, measured release.
+
+:func:`anonymize` is the Python entry point: it validates its arguments once (the frame and schema
+types, the models, the metric, the seed, the algorithm's options by its declaration) and hands them
+to :func:`anonymize_checked`, which the runner calls directly with a plan's already-validated
+settings (scikit-learn's pattern: validate at the public boundary, never again below it).
+
+The steps: encode the frame on the engine → check what the algorithm needs (a person column, the
+models it enforces) → prove the models impossible early when they are → run the algorithm →
+publish and verify independently (:func:`anonkit.verifier.verify`) → measure (one summary builder,
+:mod:`anonkit.runner.summary`). An algorithm that runs its own way on an engine (Mondrian on Spark)
+declares it (:attr:`anonkit.algorithms.spec.Algorithm.runners`) and takes over after the checks; its result
+is summarized here like any other.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from anonkit import interrupt
+from anonkit import metrics as _m
+from anonkit._api_checks import check_arguments, check_metric
+from anonkit._memory import give_back
+from anonkit.algorithms import registry
+from anonkit.algorithms.common import check_models
+from anonkit.algorithms.feasibility import explain, impossible
+from anonkit.algorithms.spec import RUNTIME, Algorithm
+from anonkit.config import MetricConfig
+from anonkit.engines import Engine, get_engine
+from anonkit.errors import InputError, UnsatisfiableError
+from anonkit.models import BackgroundKnowledge, Criterion
+from anonkit.release import Release, check_seed
+from anonkit.runner.knowledge import is_factory, priors_for, resolve_background_knowledge
+from anonkit.runner.result import PriorsInput, Result
+from anonkit.runner.summary import (
+    dropped_warnings,
+    failure_summary,
+    flat_numeric_warnings,
+    measured_summary,
+    model_warnings,
+    persons_summary,
+    plain_notes,
+)
+from anonkit.schema import Schema
+from anonkit.table import MissingPolicy, PersonQIPolicy, Table
+from anonkit.verifier import Verification
+
+__all__ = ["anonymize", "anonymize_checked", "search_metric_of"]
+
+
+def anonymize(
+    frame: pd.DataFrame,
+    schema: Schema,
+    models: Iterable[Criterion],
+    *,
+    algorithm: str | None = None,
+    seed: int = 0,
+    suppressed: str = "drop",
+    missing: MissingPolicy = "value",
+    strip: bool = True,
+    person_qi: PersonQIPolicy = "error",
+    metric: MetricConfig | _m.SearchMetric | None = None,
+    priors: PriorsInput | None = None,
+    engine: str | Engine | None = None,
+    **params: object,
+) -> Result:
+    """Anonymize ``frame`` with ``algorithm`` so that every model in ``models`` holds.
+
+    Every column of ``frame`` needs a role in ``schema`` (or ``schema.default_role``); cells are
+    stripped of surrounding whitespace unless ``strip=False``; attributes without a declared type
+    get the inferred one (numbers → numeric). ``seed`` (a whole number ≥ 0) orders the released
+    rows and drives every random choice of the algorithm (KACA's pick, Anatomy's residue).
+
+    ``algorithm`` is a registered name (``anonkit algorithms`` lists them; default: Flash). ``metric``
+    is the quality model a lattice search optimizes (default: ARX's Loss, gs 0.5, geometric mean)
+    and the one reported as ``score``. Other keyword arguments are the algorithm's options
+    (``max_suppression``, ``levels``, ``mode``, …), validated by its declaration.
+
+    A :class:`~anonkit.models.BackgroundKnowledge` model (spec §1.7) needs an algorithm that enforces
+    it (§4.1–4.3: UHRA and its baselines); its ``test="auto"`` becomes that algorithm's guarantee
+    (:meth:`~BackgroundKnowledge.resolved`).
+    With a person column (several records per person, paper D) ``person_qi`` says what a person
+    whose quasi-identifiers differ between rows is: an error (default) or their first row's values
+    (the summary's ``reconciled`` counts them); only algorithms that count persons take such data.
+
+    ``priors`` are the adversary's beliefs over the records of ``frame`` (see :data:`PriorsInput`;
+    an ``(n × S)`` array may give individuals with equal QIs different beliefs, §3.3); without it
+    they are estimated once by the first background-knowledge model (``model.priors``, §3.2). The
+    same priors go to the algorithm (``priors=``) and to the verifier. With several
+    background-knowledge models all must be about the same sensitive attribute.
+
+    Returns only a release that satisfies its models: :attr:`Result.frame` always does. The
+    published frame is verified independently (:func:`anonkit.verifier.verify`) against the input's
+    sensitive distributions; a release that fails verification raises ``AssertionError`` — it would
+    be a bug, never a user error.
+
+    Raises
+    ------
+    InputError
+        Bad input: a column without a role, a bad value, seed or parameter (one line naming it).
+    UnsatisfiableError
+        The models cannot be met (within ``max_suppression``): the message says why and what to
+        change; ``.summary`` is the run's summary and ``.release`` the unpublished release (``None``
+        when the models were proven impossible before any work).
+    """
+    start = time.perf_counter()
+    local = engine in (None, "local") or getattr(engine, "name", None) == "local"
+    checked = check_arguments(frame, schema, models, local=local)
+    metric = check_metric(metric)
+    seed = check_seed(seed)
+    spec = registry.get(algorithm)
+    options = spec.validate({k: v for k, v in params.items() if k not in RUNTIME})
+    return anonymize_checked(frame, schema, checked, spec, options, seed=seed, suppressed=suppressed,
+                             missing=missing, strip=strip, person_qi=person_qi, metric=metric, priors=priors,
+                             engine=engine, start=start)
+
+
+def search_metric_of(metric: MetricConfig | _m.SearchMetric | None) -> _m.SearchMetric:
+    """The search metric a config's ``metric:`` (or the Python argument) names; ARX's Loss without one."""
+    if isinstance(metric, MetricConfig):
+        return metric.search_metric()
+    return metric if metric is not None else _m.SearchMetric()
+
+
+def anonymize_checked(frame: Any, schema: Schema, models: list[Criterion], spec: Algorithm,
+                      options: Mapping[str, Any], *, seed: int, suppressed: str = "drop",
+                      missing: MissingPolicy = "value", strip: bool = True, person_qi: PersonQIPolicy = "error",
+                      metric: MetricConfig | _m.SearchMetric | None = None, priors: PriorsInput | None = None,
+                      engine: str | Engine | None = None, start: float | None = None) -> Result:
+    """:func:`anonymize` with every argument already validated (the plan's, or :func:`anonymize`'s
+    own checks): nothing here validates a setting again; the data are checked as they are encoded."""
+    start = time.perf_counter() if start is None else start
+    options = dict(options)
+    runner = get_engine(engine)
+    refuse = getattr(runner, "refuse", None)  # an engine of one's own may run everything
+    if refuse is not None:
+        refuse(spec, options)
+    own = spec.runners.get(runner.name)
+    if own is not None:  # the algorithm's own path on this engine (Mondrian on Spark), as it declares
+        module, function = own.split(":")
+        own_run = getattr(importlib.import_module(module), function)
+        got = own_run(runner, frame, schema, models, options, algorithm=spec.name, seed=seed, missing=missing,
+                      strip=strip)
+        return _own_result(got, spec, runner.name, models, seed=seed, start=start, metric=metric)
+    table = runner.encode(frame, schema, missing=missing, strip=strip, person_qi=person_qi)
+    _check_persons(table, spec, schema)
+    models, bk = resolve_background_knowledge(models, spec)
+    check_models(table, models)
+    if spec.implies is not None:  # what the algorithm guarantees given its options (on what it publishes)
+        models = spec.implies(table, models, options)
+    search_metric = search_metric_of(metric)
+    warnings = table.warnings + model_warnings(table, models)
+    reason = impossible(table, models, spec, options)
+    if reason is not None:
+        summary = failure_summary(table, None, spec.name, models, warnings, f"the models cannot be met: {reason}")
+        raise UnsatisfiableError(summary["message"], summary=summary)
+    runtime, bk_priors = _runtime(table, spec, search_metric, seed, bk, priors)
+    interrupt.check()
+    release = spec.run(table, models, **options, **runtime)
+    interrupt.check()
+    seconds = time.perf_counter() - start
+    release.seconds = seconds
+    if not release.satisfied or release.n_released == 0:
+        _refuse_unmet(table, release, spec, models, options, warnings, seconds)
+    # the measures run on the distinct (class, tuple, sensitive values) rows with their counts: the same
+    # values from arrays as long as the distinct rows, not the records (Release.counted); made before
+    # the release is published, when the least is held
+    give_back(table.n_records)  # what the search freed, before the publishing and verifying peaks
+    measured = release.counted()
+    published, verification = _publish_and_verify(runner, table, release, spec, models, bk, bk_priors,
+                                                  suppressed=suppressed, seed=seed)
+    interrupt.check()
+    warnings = warnings + flat_numeric_warnings(table, spec) + dropped_warnings(release)
+    measures = measured_summary(measured, models, search_metric, verification,
+                                score=release.search.score if release.search is not None else None)
+    summary = {
+        "algorithm": release.algorithm,
+        "satisfied": True,
+        "verified": verification.ok,
+        "message": release.message,
+        "records": table.n_records,
+        "released": release.n_released,
+        "suppressed": release.n_suppressed,
+        "classes": release.n_classes,
+        "min_class_size": int(release.class_people().min()) if release.n_classes else 0,
+        "transformation": release.transformation,
+        **{k: v for k, v in measures.items() if k != "verification"},
+        "models": [m.describe() for m in models],
+        "verification": measures["verification"],
+        "warnings": warnings,
+        "seed": seed,
+        "seconds": round(seconds, 6),
+        "notes": plain_notes(release.notes),
+    }
+    _add_facts(summary, table, release, spec, bk, priors, seed, seconds)
+    return Result(release, published, verification, summary, models, table.schema)
+
+
+def _check_persons(table: Table, spec: Algorithm, schema: Schema) -> None:
+    """An algorithm that publishes one row per person needs a person column; one that counts records
+    must not get one (several records of a person could be told apart)."""
+    if "person" in spec.needs and table.person is None:
+        raise InputError(
+            f"{spec.name} publishes one row per person and needs a person column: give the column that names "
+            "each record's person role: person", key="attributes",
+        )
+    if table.person is not None and not spec.persons:
+        takers = ", ".join(a.name for a in registry.algorithms().values() if a.persons) or "none yet"
+        raise InputError(
+            f"{spec.name} counts records, not persons, so several records of one person could be told apart; "
+            f"with a person column use an algorithm that counts persons ({takers})",
+            column=schema.person,
+        )
+
+
+def _runtime(table: Table, spec: Algorithm, search_metric: _m.SearchMetric, seed: int,
+             bk: list[BackgroundKnowledge], priors: PriorsInput | None) -> tuple[dict[str, object], Any]:
+    """What the pipeline hands the algorithm besides its options (:data:`RUNTIME`): the metric, the
+    seed, the adversary's priors; and the priors the verifier judges a background-knowledge model by."""
+    runtime: dict[str, object] = {}
+    if "metric" in spec.runtime:
+        runtime["metric"] = search_metric
+    if spec.randomized:
+        runtime["seed"] = seed
+    bk_priors = None
+    if bk:
+        bk_priors = priors_for(table, bk[0], priors)
+        runtime["priors"] = bk_priors
+    elif priors is not None:
+        if "priors" not in spec.runtime:
+            takers = ", ".join(a.name for a in registry.algorithms().values() if "priors" in a.runtime)
+            raise InputError(f"priors= applies to the algorithms that use background knowledge ({takers}) only, "
+                             f"not {spec.name}", key="priors")
+        runtime["priors"] = priors(table) if is_factory(priors) else priors  # type: ignore[operator]
+    return runtime, bk_priors
+
+
+def _refuse_unmet(table: Table, release: Release, spec: Algorithm, models: list[Criterion],
+                  options: dict[str, Any], warnings: list[str], seconds: float) -> None:
+    """A release that does not meet its models (or releases nothing) is refused, saying why."""
+    why = explain(table, models, release, spec, options)
+    # a search cut short by its budget has not shown the models cannot be met: say it stopped
+    cut_short = (release.notes or {}).get("stopped") in ("time", "steps")
+    head = "no release found" if cut_short else "the models cannot be met"
+    summary = failure_summary(table, release, spec.name, models, warnings, f"{head}: {why}")
+    summary["seconds"] = round(seconds, 6)
+    raise UnsatisfiableError(summary["message"], summary=summary, release=release)
+
+
+def _publish_and_verify(runner: Engine, table: Table, release: Release, spec: Algorithm, models: list[Criterion],
+                        bk: list[BackgroundKnowledge], bk_priors: Any, *, suppressed: str, seed: int
+                        ) -> tuple[Any, Verification]:
+    """The published frame and its independent verification (an ``AssertionError`` when it fails: a
+    bug, never a user error)."""
+    if spec.verifier is not None:  # per-person tables (1:M data): verified as published
+        published = release.tables[spec.tables[0]]
+        verification = spec.verifier(table, release, models)
+    else:
+        give_back(table.n_records)
+        published = runner.publish(release, suppressed=suppressed, seed=seed)
+        give_back(table.n_records)
+        reference = {s: table.frame[s] for s in table.sensitive}
+        link: dict[str, object] = {}
+        if bk:
+            link = {
+                "source": table.frame,  # row i = record i of the table (identifiers dropped, index reset)
+                "rows": release.published_rows(suppressed=suppressed, seed=seed),  # type: ignore[arg-type]
+                "priors": bk_priors,
+            }
+        # the verifier reads suppression as it was published: dropped (every row a class, an all-* one too)
+        # or marked (the publisher's own mask; on Spark, ARX's reading of all-* rows)
+        if suppressed == "drop":
+            link["suppressed"] = "drop"
+        elif isinstance(published, pd.DataFrame):
+            link["suppressed"] = release.record_class[release.published_rows(suppressed="mark", seed=seed)] < 0
+        verification = runner.verify(published, table.schema, models, reference=reference,
+                                     reference_weights=table.weights, **link)
+    if not verification.ok:
+        raise AssertionError("the release failed independent verification:\n" + verification.summary())
+    return published, verification
+
+
+def _add_facts(summary: dict[str, Any], table: Table, release: Release, spec: Algorithm,
+               bk: list[BackgroundKnowledge], priors: PriorsInput | None, seed: int, seconds: float) -> None:
+    """The summary's facts of some runs: persons (1:M data), a reconstructed baseline, the lattice
+    search's counts, the background-knowledge model."""
+    if table.person is not None:
+        summary.update(persons_summary(table, release, seed, seconds))
+    if spec.reconstructed:
+        summary["reconstructed"] = True  # a baseline rebuilt from a paper's outline, for comparison
+    if release.search is not None:
+        summary["lattice"] = release.search.counts
+        if release.search.fallback is not None:
+            summary["fallback"] = release.search.fallback
+    if bk:
+        m = bk[0]
+        summary["background_knowledge"] = {
+            "attribute": m.attribute,
+            "J": m.J,
+            "test": m.test,
+            "prior": m.prior if priors is None else "given",
+            "clusters": release.bk.clusters,  # an int (clustering algorithms) or None
+        }
+
+
+def _own_result(got: Any, spec: Algorithm, engine: str, models: list[Criterion], *, seed: int, start: float,
+                metric: MetricConfig | _m.SearchMetric | None) -> Result:
+    """The result of an algorithm's own path on an engine (an ``OwnRelease``: its counts, and when
+    the models hold the published rows, verification and release to measure), summarized by the one
+    summary builder; refused when the models do not hold."""
+    base = {"algorithm": spec.name, "records": got.records, "released": got.released,
+            "suppressed": got.suppressed, "classes": got.classes, "engine": engine,
+            "models": [m.describe() for m in models], "seed": seed}
+    if not got.satisfied:
+        summary = {**base, "satisfied": False, "verified": False, "message": got.message,
+                   "seconds": round(time.perf_counter() - start, 6)}
+        raise UnsatisfiableError(got.message, summary=summary)
+    measures = measured_summary(got.measured, models, search_metric_of(metric), got.verification)
+    summary = {
+        **base,
+        "satisfied": True,
+        "verified": True,
+        "message": got.message,
+        "min_class_size": int(got.measured.class_people().min()),
+        "transformation": None,
+        **measures,
+        "warnings": [],  # the input's value warnings would count distinct values here, not records
+        "seconds": round(time.perf_counter() - start, 6),
+        "notes": got.notes,
+    }
+    return Result(None, got.published, got.verification, summary, models, got.schema)  # type: ignore[arg-type]

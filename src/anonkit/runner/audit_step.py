@@ -1,0 +1,108 @@
+"""The audit of a run's release in memory, and the run's one verdict (``summary["audit"]``,
+``summary["verdict"]``): the plan's ``audit:`` settings (the quick checks without one), the
+adversary's priors and the private link for a background-knowledge model, and, when a check fails,
+the advice computed by rerunning the changed config (:mod:`anonkit.audit.advice`, fed
+:func:`rerun_for`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from anonkit.analytics.published import private_rows
+from anonkit.audit.advice import Rerun, advise
+from anonkit.audit.inputs import AuditInputs, read_extra
+from anonkit.audit.run import audit
+from anonkit.audit.verdicts import run_verdict
+from anonkit.config import AuditConfig, Config
+from anonkit.errors import InputError, UnsatisfiableError
+from anonkit.models import BackgroundKnowledge
+from anonkit.plan import Plan
+from anonkit.plan.load import config_priors
+from anonkit.runner.anonymize import anonymize_checked
+from anonkit.runner.knowledge import priors_for
+from anonkit.runner.result import Result
+from anonkit.schema import Schema
+
+__all__ = ["audit_report", "audit_result", "rerun_for"]
+
+
+def audit_report(plan: Plan, result: Result, config: Config | None = None) -> dict:
+    """The config's ``audit:`` (default settings without one) of the release in memory, with the
+    adversary's priors and the private link when a background-knowledge model asks for them.
+    ``config``: a changed config of the plan's (the advice's reruns), else the plan's own."""
+    config = plan.config if config is None else config
+    base = plan.base
+    spec = config.audit or AuditConfig()
+    release = result.release
+    table = release.table
+    published = result.frame if not release.tables else dict(release.tables)
+    inputs = AuditInputs(schema=table.schema, original=table.frame, release=published,
+                         population_table=read_extra(spec.population_table, config, base, "audit.population_table"),
+                         control=read_extra(spec.control, config, base, "audit.control"))
+    priors = rows = None
+    bk = [m for m in result.models if isinstance(m, BackgroundKnowledge)]
+    if bk:
+        factory, _ = config_priors(config, base)
+        priors = priors_for(table, bk[0], factory)
+        rows = private_rows(release, suppressed=config.output.suppressed, seed=result.summary.get("seed", 0))
+    report = audit(inputs, models=result.models, thresholds=spec.thresholds, population=spec.population,
+                   attacks=spec.attacks, seed=spec.seed, targets=spec.targets, priors=priors, rows=rows)
+    return report
+
+
+def audit_result(plan: Plan, result: Result, *, frame: pd.DataFrame | None = None,
+                 schema: Schema | None = None) -> None:
+    """The config's ``audit:`` (default settings without one: the quick checks — the models, the risk
+    models and every attack that needs no extra input) on the release in memory, into
+    ``summary["audit"]``, and the run's one verdict into ``summary["verdict"]``: ``ok``, the failing
+    checks, the thresholds, and when a check fails the advice (:func:`anonkit.audit.advice.advise`:
+    the parameter to change and what it gives, computed by rerunning ``frame`` under ``schema``).
+    With ``audit.required`` a failing verdict refuses the release before anything is written."""
+    spec = plan.audit
+    release = result.release
+    report = audit_report(plan, result)
+    result.summary["audit"] = report
+    # the summary counts the records at risk against the audit's threshold: one figure, one threshold
+    result.summary["risk_threshold"] = report["thresholds"]["highest_risk"]
+    if isinstance(result.summary.get("metrics"), dict):
+        result.summary["metrics"]["records_at_risk"] = report["risk"]["prosecutor"]["records_at_risk"]
+    failed = [v for v in report["verdicts"] if not v["holds"]]
+    advice = None
+    if failed and frame is not None and schema is not None:
+        rerun = rerun_for(plan, frame, schema, result.summary.get("seed", 0))
+        advice = advise(plan.config, report, schema, frame, rerun)
+    result.summary["verdict"] = run_verdict(report, advice)
+    if spec.required and not report["ok"]:
+        names = [v["check"] for v in failed]
+        result.summary["satisfied"] = False
+        hint = (f"set {advice['key']}: {advice['value']} ({advice['gives']})" if advice and advice["holds"]
+                else "relax audit.thresholds or strengthen the models")
+        raise UnsatisfiableError(f"the audit fails {len(names)} check(s): {', '.join(names)}; {hint}",
+                                 summary=result.summary, release=release)
+
+
+def rerun_for(plan: Plan, frame: pd.DataFrame, schema: Schema, seed: int) -> Rerun:
+    """The advice's rerun (:data:`anonkit.audit.advice.Rerun`) over the run's input ``frame`` (as
+    read) and its ``schema`` (a change of the models leaves it as it is): the changed config's
+    anonymization and the audit ``anonkit anonymize`` runs (:func:`audit_report`, priors included),
+    nothing written."""
+
+    def run(config: Config) -> dict[str, Any] | str:
+        models = config.models()
+        priors = None
+        if any(m.spec.record_level for m in models):
+            priors, _ = config_priors(config, plan.base)
+        try:  # the same algorithm and options (the advice changes models only)
+            result = anonymize_checked(frame, schema, models, plan.algorithm, plan.options, seed=seed,
+                                       suppressed=config.output.suppressed, missing=config.input.missing,
+                                       strip=config.input.strip, person_qi=config.input.person_qi,
+                                       metric=plan.metric, priors=priors)
+        except UnsatisfiableError as exc:
+            return str(exc)
+        except InputError as exc:
+            return f"refused: {exc}"
+        return audit_report(plan, result, config)
+
+    return run
