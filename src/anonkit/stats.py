@@ -4,10 +4,19 @@ A :class:`ClassStats` holds, for ``C`` equivalence classes, their sizes and, for
 attribute, a ``C × S`` histogram over the attribute's domain. A :class:`SensitiveDomain` describes
 that domain once: its values in order, the reference distribution (the whole input table's, spec
 §1.3) and, when the attribute has a hierarchy, the ancestors of every value for hierarchical EMD.
+
+Class statistics are built in one place, :func:`class_stats_for`, from the class of every row and
+what the privacy models declare they need (``needs`` on their ``@privacy_model``): the sizes always,
+a sensitive attribute's histogram only when a model about it needs one, and any further per-class
+statistic registered with :func:`register_class_need` (so a model judging, say, a population count
+per class is its model file, its declaration and one registration here). Statistics derived from
+existing ones (a subset of the classes, merged classes) come from :meth:`ClassStats.subset` and
+:meth:`ClassStats.with_counts`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,6 +64,8 @@ class ClassStats:
     hist: dict[str, np.ndarray] = field(default_factory=dict)
     domains: dict[str, SensitiveDomain] = field(default_factory=dict)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    #: further per-class statistics a model declared it needs (:func:`register_class_need`), by need
+    extra: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def n_classes(self) -> int:
@@ -76,11 +87,22 @@ class ClassStats:
             self._cache[key] = np.count_nonzero(self.hist[attr], axis=1)
         return self._cache[key]
 
+    def need(self, name: str) -> np.ndarray:
+        """The per-class statistic ``name`` a model declared it needs (refused when it was not built)."""
+        if name not in self.extra:
+            raise InputError(f"the class statistics lack {name!r}: build them with class_stats_for from models "
+                             f"that declare it", key=name)
+        return self.extra[name]
+
     def subset(self, mask: np.ndarray) -> ClassStats:
         """The statistics of the classes selected by ``mask`` (boolean or index array)."""
-        return ClassStats(
-            self.sizes[mask], {a: h[mask] for a, h in self.hist.items()}, self.domains
-        )
+        return ClassStats(self.sizes[mask], {a: h[mask] for a, h in self.hist.items()}, self.domains,
+                          extra={n: v[mask] for n, v in self.extra.items()})
+
+    def with_counts(self, sizes: np.ndarray, hist: dict[str, np.ndarray]) -> ClassStats:
+        """Statistics of other classes over the same domains (merged or rolled-up classes whose sizes
+        and histograms the caller summed): further needs are not carried, as they belong to the old classes."""
+        return ClassStats(sizes, hist, self.domains)
 
 
 def class_stats(
@@ -90,19 +112,122 @@ def class_stats(
     sensitive: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None]],
     domains: dict[str, SensitiveDomain],
 ) -> ClassStats:
-    """Build :class:`ClassStats` with ``np.bincount``.
+    """Build :class:`ClassStats` with ``np.bincount``, a histogram for every attribute of ``sensitive``
+    whatever the models need (the statistics of a table or a release, judged later by any model;
+    :func:`class_stats_for` builds what given models need).
 
     ``class_of[i]`` is the class of item ``i`` (a record, or a distinct tuple with count
     ``weights[i]``). ``sensitive[a] = (item, code, count)`` lists (item, sensitive code) pairs
     with their counts (``count=None`` means 1 each).
     """
     sizes = np.bincount(class_of, weights=weights, minlength=n_classes)
-    hist = {}
-    for attr, (item, code, count) in sensitive.items():
-        s = domains[attr].size
-        flat = class_of[item].astype(np.int64) * s + code
-        hist[attr] = np.bincount(flat, weights=count, minlength=n_classes * s).reshape(n_classes, s)
+    hist = {attr: _histogram(class_of, n_classes, domains[attr].size, item, code, count)
+            for attr, (item, code, count) in sensitive.items()}
     return ClassStats(sizes.astype(np.float64), hist, domains)
+
+
+#: the statistics a model may declare it needs (``@privacy_model(needs=…)``), and what each is; written
+#: once here, below the models, which read it. A model needing something else registers its builder
+#: (:func:`register_class_need`).
+NEEDS: dict[str, str] = {
+    "sizes": "the size of every class (records, or persons with a person column)",
+    "histogram": "the histogram of a sensitive attribute in every class",
+    "reference": "the sensitive attribute's distribution over the whole input (the reference)",
+    "categories": "the ordinal category of every sensitive value (categories on the attribute)",
+    "records": "the records of every class (record level: each record's prior), not class statistics",
+}
+#: the needs class statistics answer without a builder of their own: sizes (always built), a sensitive
+#: histogram (built for the attribute of every model that needs it), and what the domain holds or
+#: record-level models read elsewhere
+BUILT_IN_NEEDS: frozenset[str] = frozenset(NEEDS)
+
+
+@dataclass(frozen=True)
+class ClassInputs:
+    """What a registered need's builder reads: the class of every row (``class_of``), the number of
+    classes, the rows' weights (``None``: 1 each) and the named ``sources`` the caller gave."""
+
+    class_of: np.ndarray
+    n_classes: int
+    weights: np.ndarray | None
+    sources: Mapping[str, object]
+
+
+#: need → its builder (one value per class), for needs beyond :data:`BUILT_IN_NEEDS`
+CLASS_NEED_BUILDERS: dict[str, Callable[[ClassInputs], np.ndarray]] = {}
+
+
+def register_class_need(name: str, build: Callable[[ClassInputs], np.ndarray]) -> None:
+    """Declare how the per-class statistic ``name`` is built, so a model declaring ``needs=(name, …)``
+    finds it in ``stats.need(name)``. A name is registered once (a second builder would silently
+    change what an existing model judges)."""
+    if name in BUILT_IN_NEEDS or name in CLASS_NEED_BUILDERS:
+        raise TypeError(f"the class statistic {name!r} is already declared")
+    CLASS_NEED_BUILDERS[name] = build
+
+
+def model_needs(models: Iterable[object]) -> frozenset[str]:
+    """The union of the models' declared ``needs`` (``sizes`` always)."""
+    out = {"sizes"}
+    for m in models:
+        out |= type(m).spec.needs  # type: ignore[attr-defined]
+    return frozenset(out)
+
+
+def histogram_attributes(models: Iterable[object]) -> set[str]:
+    """The sensitive attributes whose histograms the models need: the attribute of every model that
+    declares ``histogram``."""
+    return {m.attribute for m in models  # type: ignore[attr-defined]
+            if m.attribute is not None and "histogram" in type(m).spec.needs}  # type: ignore[attr-defined]
+
+
+def class_stats_for(
+    models: Iterable[object],
+    class_of: np.ndarray,
+    n_classes: int,
+    *,
+    weights: np.ndarray | None = None,
+    sensitive: Mapping[str, tuple[np.ndarray | None, np.ndarray, np.ndarray | None]] | None = None,
+    domains: dict[str, SensitiveDomain] | None = None,
+    sources: Mapping[str, object] | None = None,
+) -> ClassStats:
+    """The class statistics ``models`` need, and nothing more.
+
+    ``class_of[i]`` is the class of row ``i`` (a record, or a distinct tuple with weight
+    ``weights[i]``); the sizes are always built. ``sensitive[a] = (item, code, count)`` gives the
+    (row, sensitive code) pairs of attribute ``a`` with their counts (``item=None``: row ``i`` has
+    ``code[i]``; ``count=None``: 1 each); its histogram is built only when a model about ``a``
+    declares ``histogram``, in the order of ``sensitive``. A model that needs a histogram ``sensitive``
+    lacks is refused, as its own check would. Any other need is built by its registered builder from
+    ``sources``; a need nobody registered is a programming error. Sizes and histograms are always
+    ``float64`` (``np.bincount`` of no rows gives integers even with weights). ``models`` are read through their
+    declarations (``type(m).spec.needs``, ``m.attribute``).
+    """
+    models = list(models)
+    needs = model_needs(models)
+    sizes = np.bincount(class_of, weights=weights, minlength=n_classes).astype(np.float64, copy=False)
+    wanted = histogram_attributes(models)
+    given = sensitive or {}
+    for m in models:
+        if m.attribute in wanted and m.attribute not in given:  # type: ignore[attr-defined]
+            raise InputError(f"{m.name} needs a sensitive attribute", column=m.attribute)  # type: ignore[attr-defined]
+    doms = domains if domains is not None else {}
+    hist = {a: _histogram(class_of, n_classes, doms[a].size, *pairs).astype(np.float64, copy=False)
+            for a, pairs in given.items() if a in wanted}
+    extra = {}
+    for need in sorted(needs - BUILT_IN_NEEDS):
+        if need not in CLASS_NEED_BUILDERS:
+            raise TypeError(f"no builder for the class statistic {need!r} (register_class_need)")
+        extra[need] = CLASS_NEED_BUILDERS[need](ClassInputs(class_of, n_classes, weights, sources or {}))
+    return ClassStats(sizes, hist, doms, extra=extra)
+
+
+def _histogram(class_of: np.ndarray, n_classes: int, s: int, item: np.ndarray | None, code: np.ndarray,
+               count: np.ndarray | None) -> np.ndarray:
+    """The ``n_classes × s`` histogram of the codes of the rows ``item`` (all rows: None)."""
+    cls = class_of if item is None else class_of[item]
+    flat = cls.astype(np.int64) * s + code
+    return np.bincount(flat, weights=count, minlength=n_classes * s).reshape(n_classes, s)
 
 
 def build_domain(

@@ -48,7 +48,7 @@ from anonkit.models import (
 )
 from anonkit.models.theta import full_variance
 from anonkit.schema import Schema
-from anonkit.stats import ClassStats, build_domain, class_stats
+from anonkit.stats import ClassStats, build_domain, class_stats, class_stats_for
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -294,8 +294,8 @@ def _model_result(m: Criterion, frame: pd.DataFrame, stats: ClassStats, supp: np
     if m.qis is not None:
         sub = frame.reset_index(drop=True).loc[~supp].reset_index(drop=True)
         record_class, n_sub = group_rows(sub, qi_columns(sub, m.qis))
-        sizes = np.bincount(record_class, weights=None if w is None else w[~supp], minlength=n_sub).astype(float)
-        st = ClassStats(sizes, {}, stats.domains)
+        st = class_stats_for((m,), record_class, n_sub, weights=None if w is None else w[~supp],
+                             domains=stats.domains)
     ok = m.passes(st)
     failing = np.flatnonzero(~ok)
     return ModelResult(

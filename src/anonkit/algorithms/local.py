@@ -28,7 +28,7 @@ from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, suppression_limit
 from anonkit.hierarchy import Hierarchy, class_lca
 from anonkit.models import Criterion
 from anonkit.release import CUSTOM, Release
-from anonkit.stats import ClassStats, class_stats
+from anonkit.stats import ClassStats, class_stats, class_stats_for
 from anonkit.table import Table
 
 
@@ -69,8 +69,7 @@ def _subset_fixpoint(
             if not alive.size:
                 break
             group, n_groups = pd.factorize(pd.MultiIndex.from_arrays([keys[j][alive] for j in idx]))
-            gsizes = np.bincount(group, weights=sizes[alive], minlength=len(n_groups))
-            bad = ~m.passes(ClassStats(gsizes.astype(float), {}, {}))
+            bad = ~m.passes(class_stats_for((m,), group, len(n_groups), weights=sizes[alive]))
             if bad.any():
                 ok[alive[bad[group]]] = False
                 changed = True

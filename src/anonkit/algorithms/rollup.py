@@ -180,7 +180,7 @@ class RollupCache:
         for a, w in zip(attrs, widths, strict=True):
             out_hist[a] = new_hist[:, at : at + w]
             at += w
-        stats = ClassStats(new_sizes, out_hist, st.domains)
+        stats = st.with_counts(new_sizes, out_hist)
         return self._node(base, levels, ids, n_classes, codes, stats)
 
     def _node(
@@ -210,4 +210,4 @@ class RollupCache:
         rev = np.arange(len(ids) - 1, -1, -1)
         first[ids[rev]] = rev
         codes = np.stack([c[first] for c in cols], axis=1) if cols else np.zeros((n_classes, 0), dtype=np.int64)
-        return self._node(base, levels, ids, n_classes, codes, ClassStats(new_sizes, hist, st.domains))
+        return self._node(base, levels, ids, n_classes, codes, st.with_counts(new_sizes, hist))

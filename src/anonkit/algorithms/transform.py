@@ -22,7 +22,7 @@ from anonkit.algorithms.common import suppression_limit, suppression_verdict
 from anonkit.algorithms.rollup import RollupCache
 from anonkit.models import Criterion
 from anonkit.release import Release, full_domain_release
-from anonkit.stats import ClassStats
+from anonkit.stats import class_stats_for
 from anonkit.table import Table
 
 
@@ -124,8 +124,8 @@ def evaluate_node(
             changed = False
             kept_weight = weight * ok[tc]
             for m, sub, n_sub in groupings:
-                sizes = np.bincount(sub, weights=kept_weight, minlength=n_sub)
-                sub_ok = m.passes(ClassStats(sizes, {}, {})) | (sizes == 0)
+                sub_stats = class_stats_for((m,), sub, n_sub, weights=kept_weight)
+                sub_ok = m.passes(sub_stats) | (sub_stats.sizes == 0)
                 bad_tuples = ~sub_ok[sub] & (kept_weight > 0)
                 if bad_tuples.any():
                     ok[tc[bad_tuples]] = False

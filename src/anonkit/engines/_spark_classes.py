@@ -32,7 +32,7 @@ from anonkit.engines._spark_compact import (
 )
 from anonkit.hierarchy import class_lca
 from anonkit.release import bounds_label
-from anonkit.stats import ClassStats
+from anonkit.stats import class_stats_for
 
 
 def local_classes(pdf: pd.DataFrame, ctx: SimpleNamespace) -> pd.DataFrame:
@@ -80,14 +80,10 @@ def _loop(codes: np.ndarray, weight: np.ndarray, ctx: SimpleNamespace) -> tuple[
 def _verdicts(codes: np.ndarray, weight: np.ndarray, row_class: np.ndarray, n_final: int,
               ctx: SimpleNamespace) -> tuple[np.ndarray, np.ndarray]:
     """Every class's records and whether it satisfies every model (as ``partition_release`` judges)."""
-    sizes = np.bincount(row_class, weights=weight, minlength=n_final)
-    hist = {}
-    for a, name in enumerate(ctx.hist_attrs):
-        S = ctx.domains[name].size
-        hist[name] = np.bincount(row_class * S + codes[ctx.d + a], weights=weight, minlength=n_final * S)
-        hist[name] = hist[name].reshape(n_final, S).astype(np.float64)
-    ok = (sizes > 0) & classes_pass(ClassStats(sizes.astype(np.float64), hist, ctx.domains), ctx.models)
-    return sizes, ok
+    stats = class_stats_for(ctx.models, row_class, n_final, weights=weight, domains=ctx.domains,
+                            sensitive={name: (None, codes[ctx.d + a], weight) for a, name in enumerate(ctx.hist_attrs)})
+    ok = (stats.sizes > 0) & classes_pass(stats, ctx.models)
+    return stats.sizes, ok
 
 
 def _labels(pdf: pd.DataFrame, codes: np.ndarray, row_class: np.ndarray, n_final: int,

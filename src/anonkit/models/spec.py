@@ -38,21 +38,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from anonkit import stats as _stats
 from anonkit.errors import InputError
+from anonkit.stats import NEEDS
 
 if TYPE_CHECKING:
     from anonkit.models.base import Criterion
 
 Kind = Literal["count", "number", "flag", "choice", "column", "columns"]
 
-#: the statistics a model may judge, and what each is
-NEEDS: dict[str, str] = {
-    "sizes": "the size of every class (records, or persons with a person column)",
-    "histogram": "the histogram of a sensitive attribute in every class",
-    "reference": "the sensitive attribute's distribution over the whole input (the reference)",
-    "categories": "the ordinal category of every sensitive value (categories on the attribute)",
-    "records": "the records of every class (record level: each record's prior), not class statistics",
-}
 
 
 class _Required:
@@ -268,9 +262,10 @@ class ModelSpec:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_name", {p.name: p for p in self.params})
-        unknown = sorted(set(self.needs) - set(NEEDS))
+        known = [*NEEDS, *_stats.CLASS_NEED_BUILDERS]  # the built-in statistics and those registered
+        unknown = sorted(set(self.needs) - set(known))
         if unknown:
-            raise TypeError(f"{self.name}: unknown needs {unknown}; known: {', '.join(NEEDS)}")
+            raise TypeError(f"{self.name}: unknown needs {unknown}; known: {', '.join(known)}")
         if self.record_level != ("records" in self.needs):
             raise TypeError(f"{self.name}: record_level is declared by needs=('records', …)")
 

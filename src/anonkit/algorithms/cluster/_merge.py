@@ -38,7 +38,6 @@ import numpy as np
 from anonkit.algorithms.local import judge, record_stats
 from anonkit.models import Criterion, KAnonymity
 from anonkit.release import Release
-from anonkit.stats import ClassStats
 from anonkit.table import Table
 
 #: builds the release of a record partition judged by the given models
@@ -88,6 +87,7 @@ class _Merger:
         self.domains = stats.domains
         self.sizes = stats.sizes.copy()
         self.hist = {a: h.astype(np.float64) for a, h in stats.hist.items()}
+        self.stats = stats.with_counts(self.sizes, self.hist)  # shares the arrays merges update in place
         self.first = np.full(capacity, table.n, dtype=np.int64)
         keep = np.flatnonzero(rc >= 0)
         np.minimum.at(self.first, rc[keep], keep)
@@ -97,7 +97,7 @@ class _Merger:
 
     def passes(self, ids: np.ndarray) -> np.ndarray:
         """Whether classes ``ids`` satisfy every model, judged on their statistics."""
-        stats = ClassStats(self.sizes[ids], {a: h[ids] for a, h in self.hist.items()}, self.domains)
+        stats = self.stats.subset(ids)
         ok = np.ones(len(ids), dtype=bool)
         for m in self.models:
             ok &= m.passes(stats)

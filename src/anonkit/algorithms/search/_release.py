@@ -22,7 +22,7 @@ from anonkit.algorithms.local import judge
 from anonkit.algorithms.search._states import Space
 from anonkit.models import Criterion
 from anonkit.release import Release
-from anonkit.stats import ClassStats
+from anonkit.stats import class_stats_for
 from anonkit.table import Table
 
 
@@ -47,8 +47,7 @@ def _shield_fixpoint(
                 group, n_groups = group_columns([keys[alive, j] for j in idx], [radix[j] for j in idx])
             else:
                 group, n_groups = np.zeros(alive.size, dtype=np.int64), 1
-            totals = np.bincount(group, weights=sizes[alive], minlength=n_groups)
-            bad = ~m.passes(ClassStats(totals.astype(float), {}, {}))
+            bad = ~m.passes(class_stats_for((m,), group, n_groups, weights=sizes[alive]))
             if bad.any():
                 ok[alive[bad[group]]] = False
                 changed = True
