@@ -3,14 +3,18 @@ cannot fail a test.
 
 Run: python benchmarks/bench_speed_claims.py [--only NAME ...]
 
-Each claim runs once after a warm-up (imports, numba kernels compiled or loaded from their cache) and
-prints its wall time beside the budget the old test asserted; a line ends ``OVER`` when the time
-exceeds it. Nothing here fails: the figures are for a person to read (and for the README/docs).
+Each claim runs ``--runs`` times (default 3) after a warm-up (imports, numba kernels compiled or
+loaded from their cache) and prints the median wall time and the median CPU time of this process
+(all its threads), beside the budget the old test asserted, and the load average before and after
+(the machines are shared); a line ends ``OVER`` when the wall median exceeds the budget. Nothing here
+fails: the figures are for a person to read (and for the README/docs).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import statistics
 import time
 from collections.abc import Callable
 
@@ -92,15 +96,24 @@ CLAIMS: dict[str, tuple[Callable[[], Callable[[], object]], float]] = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", choices=sorted(CLAIMS), help="run only these claims")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs per claim (medians are printed)")
     args = parser.parse_args()
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"{'claim':34s} {'wall':>8s}   {'cpu':>8s}")
     for name in args.only or list(CLAIMS):
         setup, budget = CLAIMS[name]
         call = setup()
         call()  # warm-up
-        start = time.perf_counter()
-        call()
-        seconds = time.perf_counter() - start
-        print(f"{name:34s} {seconds:8.2f} s   (budget {budget:g} s){'   OVER' if seconds > budget else ''}")
+        walls, cpus = [], []
+        for _ in range(max(args.runs, 1)):
+            wall, cpu = time.perf_counter(), time.process_time()
+            call()
+            walls.append(time.perf_counter() - wall)
+            cpus.append(time.process_time() - cpu)
+        seconds = statistics.median(walls)
+        print(f"{name:34s} {seconds:8.2f} s {statistics.median(cpus):8.2f} s   (budget {budget:g} s)"
+              f"{'   OVER' if seconds > budget else ''}")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

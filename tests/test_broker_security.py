@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -41,6 +39,7 @@ from anonkit.location.broker import (  # noqa: E402
     create_app,
     running,
 )
+from broker_processes import broker_child  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 AREA = Area(0.0, 0.0, 100.0, 100.0)
@@ -370,29 +369,14 @@ def test_idle_and_trickling_connections_are_closed(tmp_path: Path) -> None:
 @contextlib.contextmanager
 def command_broker(tmp: Path, args: list[str], *, listen: bool = True) -> Iterator[tuple[str, str, subprocess.Popen]]:
     """``anonkit broker`` in a child process; yields its URL, the operator token and the process."""
-    argv = [sys.executable, "-m", "anonkit", "broker", *(["--listen", "127.0.0.1:0"] if listen else []), *args]
+    argv = [*(["--listen", "127.0.0.1:0"] if listen else []), *args]
     if "--forward" not in args:
         argv += ["--forward", str(tmp / "out.jsonl")]
     if "--area" not in args:
         argv += ["--area", "0,0,100,100"]
-    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=tmp,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        assert proc.stderr is not None
-        url = None
-        for line in proc.stderr:
-            match = re.search(r"listening on (http://\S+:\d+)", line)
-            if match:
-                url = match.group(1)
-                break
-        assert url, "the broker did not start"
+    with broker_child(argv, cwd=tmp, stdout=subprocess.PIPE) as (url, proc):
         folder = Path(args[args.index("--state") + 1]) if "--state" in args else tmp
         yield url, (folder / "anonkit-broker.token").read_text().strip(), proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(30)
 
 
 def subjects_of(operator: str) -> Callable[[str], dict[str, str]]:

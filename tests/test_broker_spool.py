@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -38,6 +36,7 @@ from anonkit.location import _broker_forward as forward_module  # noqa: E402
 from anonkit.location._broker_journal import JOURNAL_FILE, Journal  # noqa: E402
 from anonkit.location._broker_spool import SPOOL_FILE, Delivery  # noqa: E402
 from anonkit.location.broker import PUBLIC_FIELDS, Tokens, create_app, running  # noqa: E402
+from broker_processes import broker_child  # noqa: E402
 
 AREA = Area(0.0, 0.0, 100.0, 100.0)
 OPERATOR = "spool-test-operator-token-0123456789abc"
@@ -129,28 +128,14 @@ def service() -> Iterator[Service]:
 @contextlib.contextmanager
 def broker_process(state: Path, forward: str, *extra: str) -> Iterator[tuple[httpx.Client, subprocess.Popen]]:
     """``anonkit broker`` (k = 2, state ``state``) in a child process; yields an operator-less client."""
-    argv = [sys.executable, "-m", "anonkit", "broker", "--listen", "127.0.0.1:0", "--forward", forward,
-            "--state", str(state), "--area", "0,0,100,100", "--k", "2", *extra]
-    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
+    args = ["--listen", "127.0.0.1:0", "--forward", forward, "--state", str(state), "--area", "0,0,100,100",
+            "--k", "2", *extra]
+    with broker_child(args) as (url, proc):
         assert proc.stderr is not None
-        url = None
-        for line in proc.stderr:
-            match = re.search(r"listening on (http://\S+:\d+)", line)
-            if match:
-                url = match.group(1)
-                break
-        assert url, "the broker did not start"
         # keep reading its log, so that a full pipe never blocks it
         threading.Thread(target=proc.stderr.read, daemon=True).start()
         with httpx.Client(base_url=url, timeout=10.0) as client:
             yield client, proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(30)
 
 
 def operator_of(state: Path) -> dict[str, str]:
@@ -335,8 +320,8 @@ def test_a_stop_leaves_what_the_service_holds_queued_for_the_next_start(
             assert sorted(body["payload"] for _, body in lbs.accepted) == ["slow-0", "slow-1", "slow-2"]
 
 
-def test_without_a_state_folder_a_stop_marks_what_was_not_delivered_failed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(forward_module, "FLUSH_TIMEOUT", 0.2)
+def gated_sink() -> tuple[Callable, threading.Event, list[dict]]:
+    """A callable service that takes each record and then holds its delivery until ``gate`` is set."""
     gate = threading.Event()
     got: list[dict] = []
 
@@ -347,6 +332,12 @@ def test_without_a_state_folder_a_stop_marks_what_was_not_delivered_failed(monke
         while not gate.is_set():
             await asyncio.sleep(0.01)
 
+    return sink, gate, got
+
+
+def test_without_a_state_folder_a_stop_marks_what_was_not_delivered_failed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(forward_module, "FLUSH_TIMEOUT", 0.2)
+    sink, _gate, got = gated_sink()  # never opened: the stop cuts the delivery off
     with in_thread(None, sink) as client:
         ids = [request(client, f"p{i}")["id"] for i in range(2)]
         wait_for(lambda: len(got) == 1)
@@ -359,16 +350,7 @@ def test_without_a_state_folder_a_stop_marks_what_was_not_delivered_failed(monke
 def test_a_full_queue_fails_a_release_at_once_and_does_not_spool_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(forward_module, "QUEUE_LIMIT", 1)
-    gate = threading.Event()
-    got: list[dict] = []
-
-    async def sink(record: dict) -> None:
-        import asyncio
-
-        got.append(record)
-        while not gate.is_set():
-            await asyncio.sleep(0.01)
-
+    sink, gate, got = gated_sink()
     try:
         with in_thread(tmp_path, sink) as client:
             first = request(client, "in the worker")

@@ -30,10 +30,10 @@ import json
 import os
 from collections import OrderedDict
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from anonkit.errors import InputError
-from anonkit.location._broker_spool import Delivery, Spool, reconcile, rewrite_lines
+from anonkit.location._broker_spool import Delivery, Spool, json_object, reconcile, rewrite_lines
 
 __all__ = ["JOURNAL_FILE", "LOCK_FILE", "Journal"]
 
@@ -139,11 +139,8 @@ def _line(rid: str, owner: str, status: str, t: float | None) -> str:
 
 
 def _entry(line: str) -> tuple[str, str, str, float | None] | None:
-    try:
-        obj: Any = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(obj, dict):
+    obj = json_object(line)
+    if obj is None:
         return None
     rid, owner, status, t = obj.get("id"), obj.get("owner"), obj.get("status"), obj.get("t")
     if not (isinstance(rid, str) and isinstance(owner, str) and status in _STATUSES):

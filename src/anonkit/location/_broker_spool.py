@@ -223,14 +223,21 @@ def _queued_line(delivery: Delivery) -> str:
                       separators=(",", ":"), allow_nan=False) + "\n"
 
 
-def _event(line: str) -> Delivery | tuple[str, str] | None:
-    """A queued line's delivery, a done line's id and outcome, or ``None`` for a line that is not whole and sound
-    (a message with any field but the public ones, or a non-finite number, is never sent)."""
+def json_object(line: str) -> dict[str, Any] | None:
+    """A journal or spool line as the JSON object it holds, or ``None`` for a line that is not one (torn
+    by a crash, or not JSON)."""
     try:
         obj: Any = json.loads(line)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(obj, dict):
+    return obj if isinstance(obj, dict) else None
+
+
+def _event(line: str) -> Delivery | tuple[str, str] | None:
+    """A queued line's delivery, a done line's id and outcome, or ``None`` for a line that is not whole and sound
+    (a message with any field but the public ones, or a non-finite number, is never sent)."""
+    obj = json_object(line)
+    if obj is None:
         return None
     if set(obj) == {"done", "status"}:
         rid, status = obj["done"], obj["status"]

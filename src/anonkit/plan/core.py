@@ -30,7 +30,7 @@ from anonkit.algorithms.spec import Algorithm
 from anonkit.config import AuditConfig, Config, MetricConfig, parse_config, read_yaml
 from anonkit.io import Place
 from anonkit.models import Criterion
-from anonkit.plan.places import location, plan_run
+from anonkit.plan.places import location, plan_run, suffix_format
 from anonkit.release import check_seed
 
 __all__ = ["Plan", "plan_from_config", "plan_from_yaml"]
@@ -112,8 +112,6 @@ def _folded_input(given: Mapping[str, Any], path: str) -> dict[str, Any]:
     encoding, missing values, …) stay; the format follows the new path's suffix. An Excel input
     keeps its sheet and header row when ``--input`` is an Excel file too."""
     out = {k: v for k, v in given.items() if k not in _INPUT_KIND_KEYS}
-    from anonkit.plan.places import suffix_format
-
     if suffix_format(path) == "excel":
         out.update({k: given[k] for k in ("sheet", "header_row") if k in given})
     return {"path": path, **out}
