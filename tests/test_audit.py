@@ -23,8 +23,14 @@ from anonkit.config import AuditThresholds, load_config
 from anonkit.datasets import data_dir, load_adult
 from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.pipeline import run_config
+from anonkit.plan import Plan, plan_from_config
 
 QIS = ["sex", "age", "race", "marital-status", "education"]
+
+
+def _plan(config, base) -> Plan:  # type: ignore[no-untyped-def]
+    """The read-only plan an audit reads (``anonkit audit`` makes the same)."""
+    return plan_from_config(config, config_dir=base, writes=False)
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +86,7 @@ def flash_release(adult_dir: Path) -> tuple[Path, Path]:
 def test_the_audit_recomputes_risk_from_the_published_file(flash_release: tuple[Path, Path]) -> None:
     config, release = flash_release
     cfg = load_config(config)
-    inputs = load_audit_inputs(cfg, str(release), config_dir=config.parent)
+    inputs = load_audit_inputs(_plan(cfg, config.parent), str(release))
     result = audit(inputs, models=cfg.models(), population=30_162, seed=0)
     published = pd.read_csv(release, dtype=str, keep_default_na=False)
     sizes = published.groupby(QIS).size().to_numpy()
@@ -108,7 +114,7 @@ def test_the_audit_recomputes_risk_from_the_published_file(flash_release: tuple[
 def test_thresholds_decide_the_verdicts(flash_release: tuple[Path, Path]) -> None:
     config, release = flash_release
     cfg = load_config(config)
-    inputs = load_audit_inputs(cfg, str(release), config_dir=config.parent)
+    inputs = load_audit_inputs(_plan(cfg, config.parent), str(release))
     strict = audit(inputs, models=cfg.models(), thresholds=AuditThresholds(highest_risk=0.01, attack_risk=0.0),
                    attacks=["homogeneity"])
     lax = audit(inputs, models=cfg.models(), thresholds=AuditThresholds(highest_risk=1.0, average_risk=1.0,
@@ -121,7 +127,7 @@ def test_thresholds_decide_the_verdicts(flash_release: tuple[Path, Path]) -> Non
 def test_a_population_table_lowers_journalist_risk(flash_release: tuple[Path, Path], adult_dir: Path) -> None:
     config, release = flash_release
     cfg = load_config(config)
-    inputs = load_audit_inputs(cfg, str(release), config_dir=config.parent,
+    inputs = load_audit_inputs(_plan(cfg, config.parent), str(release),
                                population_table=str(adult_dir / "population.csv"))
     result = audit(inputs, models=cfg.models(), attacks=[])
     risk = result["risk"]
@@ -134,7 +140,7 @@ def test_a_population_table_lowers_journalist_risk(flash_release: tuple[Path, Pa
 def test_a_control_set_turns_success_into_excess_risk(flash_release: tuple[Path, Path], adult_dir: Path) -> None:
     config, release = flash_release
     cfg = load_config(config)
-    inputs = load_audit_inputs(cfg, str(release), config_dir=config.parent, control=str(adult_dir / "control.csv"))
+    inputs = load_audit_inputs(_plan(cfg, config.parent), str(release), control=str(adult_dir / "control.csv"))
     result = audit(inputs, models=cfg.models(), attacks=["inference"], targets=500)
     (inference,) = result["attacks"]
     assert inference["control"] is not None and inference["risk_against"] == "control"
@@ -148,7 +154,7 @@ def test_unsorted_matching_needs_a_second_release_and_finds_little_in_shuffled_o
     # the same release published again with another seed: the same records in another order
     cfg = load_config(config)
     run_config(cfg, config_dir=adult_dir, config_file=config, output_path=str(adult_dir / "other.csv"), seed=5)
-    inputs = load_audit_inputs(cfg, str(release), config_dir=config.parent, other=str(adult_dir / "other.csv"))
+    inputs = load_audit_inputs(_plan(cfg, config.parent), str(release), other=str(adult_dir / "other.csv"))
     result = audit(inputs, attacks=["unsorted-matching"])
     (matching,) = result["attacks"]
     assert matching["name"] == "unsorted-matching"
@@ -162,7 +168,7 @@ def test_linked_tables_are_audited_by_group(adult_dir: Path) -> None:
                      models=[{"model": "l-diversity", "attribute": "occupation", "l": 3}])
     run_config(load_config(config), config_dir=adult_dir, config_file=config)
     cfg = load_config(config)
-    inputs = load_audit_inputs(cfg, str(adult_dir / "anatomy.csv"), config_dir=adult_dir)
+    inputs = load_audit_inputs(_plan(cfg, adult_dir), str(adult_dir / "anatomy.csv"))
     assert isinstance(inputs.release, dict) and len(inputs.release) == 2
     result = audit(inputs, models=cfg.models())
     assert result["models"][0]["holds"]
@@ -177,11 +183,11 @@ def test_linked_tables_are_audited_by_group(adult_dir: Path) -> None:
 def test_bad_audit_requests_are_refused(flash_release: tuple[Path, Path], adult_dir: Path) -> None:
     config, release = flash_release
     cfg = load_config(config)
-    inputs = load_audit_inputs(cfg, str(release), config_dir=config.parent)
+    inputs = load_audit_inputs(_plan(cfg, config.parent), str(release))
     with pytest.raises(InputError, match="unknown attack 'guessing'"):
         audit(inputs, attacks=["guessing"])
     with pytest.raises(InputError, match="not found"):
-        load_audit_inputs(cfg, str(adult_dir / "missing.csv"), config_dir=config.parent)
+        load_audit_inputs(_plan(cfg, config.parent), str(adult_dir / "missing.csv"))
     assert set(ATTACKS) >= {"singling-out", "linkability", "inference"}
 
 
@@ -274,7 +280,7 @@ def test_anonymize_runs_the_background_knowledge_attack_with_its_private_link(ad
     bk = next(a for a in result.summary["audit"]["attacks"] if a["name"] == "background-knowledge")
     assert bk["targets"] == result.summary["released"] and bk["baseline"] is not None
     assert 0 <= bk["ci"][0] <= bk["success"] <= bk["ci"][1] <= 1
-    inputs = load_audit_inputs(load_config(config), str(adult_dir / "bk-out.csv"), config_dir=adult_dir)
+    inputs = load_audit_inputs(_plan(load_config(config), adult_dir), str(adult_dir / "bk-out.csv"))
     alone = audit(inputs, attacks=["background-knowledge"])
     assert alone["attacks"] == [] and "private link" in alone["notes"][-1]
 
@@ -287,7 +293,7 @@ def test_a_one_to_many_release_is_audited_per_person(tmp_path: Path) -> None:
     config = tmp_path / "ex" / "one-to-many.yaml"
     run_config(load_config(config), config_dir=config.parent, config_file=config)
     cfg = load_config(config)
-    inputs = load_audit_inputs(cfg, str(config.parent / "one-to-many-anonymized.csv"), config_dir=config.parent)
+    inputs = load_audit_inputs(_plan(cfg, config.parent), str(config.parent / "one-to-many-anonymized.csv"))
     assert sorted(inputs.release) == ["qt", "st"]
     result = audit(inputs, models=cfg.models(), attacks=["homogeneity", "singling-out"])
     assert [m["model"] for m in result["models"]] == ["4-anonymity"] and result["models"][0]["holds"]

@@ -228,8 +228,8 @@ CASES: list[Case] = [
     C("hierarchy-not-functional", 2, ("Age",),
       files=(lambda tmp: (tmp / "test2_hierarchy_Age.csv").write_text(
           (tmp / "test2_hierarchy_Age.csv").read_text().replace("43;>=40;*", "43;>=40;any")),)),
-    C("unknown-builder", 2, ("attributes.Age.hierarchy", "bins"),
-      cfg=(put("attributes.Age.hierarchy", {"builder": "bins"}),)),
+    C("unknown-builder", 2, ("attributes.Age.hierarchy", "buckets"),
+      cfg=(put("attributes.Age.hierarchy", {"builder": "buckets"}),)),
     C("builder-bad-parameter", 2, ("attributes.Age.hierarchy",),
       cfg=(put("attributes.Age.hierarchy", {"builder": "intervals", "widht": 10}),)),
     # ---------------------------------------------------------------- the seed

@@ -113,13 +113,14 @@ def test_every_builder_is_declared_from_its_signature(name: str) -> None:
         assert field.is_required() == (default is inspect.Parameter.empty)
         if default is not inspect.Parameter.empty:
             assert field.default is default
-    assert set(BUILDER_NAMES) == {"intervals", "masking", "dates", "order", "nested", "flat"}
+    assert set(BUILDER_NAMES) == {"intervals", "masking", "dates", "order", "nested", "flat", "ranges", "periods",
+                                  "frequency", "bins"}
 
 
 def test_the_config_knows_every_builder_and_no_other() -> None:
     cfg = base_config()
-    cfg["attributes"]["Age"]["hierarchy"] = {"builder": "bins"}
-    with pytest.raises(InputError, match="allowed: intervals, masking, dates, order, nested, flat"):
+    cfg["attributes"]["Age"]["hierarchy"] = {"builder": "buckets"}
+    with pytest.raises(InputError, match="allowed: " + ", ".join(BUILDER_NAMES)):
         parse_config(cfg)
 
 
@@ -191,7 +192,7 @@ GOOD: dict[str, list[Any]] = {
 GOOD["top"] += ["any", "*"]
 GOOD["label"] += ["set", "range"]
 COLUMN_OF = {"intervals": "Age", "masking": "ZIPCode", "dates": "Visit", "order": "Age", "nested": "Disease",
-             "flat": "Disease"}
+             "flat": "Disease", "ranges": "Age", "bins": "Age", "frequency": "Disease", "periods": "Visit"}
 
 
 @st.composite

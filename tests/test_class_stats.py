@@ -284,3 +284,110 @@ def test_the_built_in_needs_are_the_declared_vocabulary() -> None:
 
     for spec in registry.models().values():
         assert spec.needs <= BUILT_IN_NEEDS | set(CLASS_NEED_BUILDERS), spec.name
+
+
+# ------------------------------------------------------------------ algorithms build what models need
+def _adult_small(n: int = 600):  # type: ignore[no-untyped-def]
+    import pandas as pd
+
+    from anonkit import Schema
+    from anonkit.hierarchy.builders import intervals
+
+    frame = pd.read_csv(anonkit.stats.__file__.replace("stats.py", "datasets/data/adult.csv"), sep=";", dtype=str)
+    frame = frame.head(n)[["age", "sex", "race", "occupation", "education"]]
+    schema = Schema.of(quasi=["age", "sex", "race"], sensitive=["occupation", "education"],
+                       hierarchies={"age": intervals(frame["age"], width=5, levels=4, name="age")})
+    return frame, schema
+
+
+@pytest.mark.parametrize("algorithm", ["flash", "ola", "incognito", "datafly", "lightning", "mondrian", "kaca"])
+def test_an_algorithm_builds_only_the_histograms_its_models_need(algorithm: str, monkeypatch) -> None:
+    """k-anonymity alone over a table with two sensitive attributes: the search and its roll-ups build
+    no histogram; with l-diversity of one attribute, only that one's (the verifier, which judges the
+    release independently, is not counted)."""
+    import anonkit.verifier
+    from anonkit import anonymize
+
+    seen: list[set[str]] = []
+    original = anonkit.stats.ClassStats.__init__
+
+    def spy(self, *a, **k):  # type: ignore[no-untyped-def]
+        original(self, *a, **k)
+        seen.append(set(self.hist))
+
+    frame, schema = _adult_small()
+    monkeypatch.setattr(anonkit.stats.ClassStats, "__init__", spy)
+    real_verify = anonkit.verifier.verify
+
+    def quiet_verify(*a, **k):  # type: ignore[no-untyped-def]
+        monkeypatch.setattr(anonkit.stats.ClassStats, "__init__", original)
+        try:
+            return real_verify(*a, **k)
+        finally:
+            monkeypatch.setattr(anonkit.stats.ClassStats, "__init__", spy)
+
+    import anonkit.runner.anonymize as api
+    monkeypatch.setattr(api, "verify", quiet_verify, raising=False)
+    for models, allowed in (([KAnonymity(3)], set()),
+                            ([KAnonymity(3), DistinctLDiversity("occupation", 2)], {"occupation"})):
+        seen.clear()
+        result = anonymize(frame, schema, models, algorithm=algorithm, seed=1)
+        assert result.summary["satisfied"] and seen, algorithm
+        assert set().union(*seen) <= allowed, (algorithm, models, seen)
+
+
+@pytest.fixture
+def counted_population(monkeypatch):
+    """A δ-presence-like toy whose need is a count that adds up over merged classes (``additive``):
+    the population records of each class, from a count per distinct tuple."""
+    monkeypatch.setattr(model_spec, "DECLARED", [])
+    monkeypatch.setattr("anonkit.stats.CLASS_NEED_BUILDERS", dict(CLASS_NEED_BUILDERS))
+    monkeypatch.setattr("anonkit.stats.ADDITIVE_NEEDS", set(anonkit.stats.ADDITIVE_NEEDS))
+
+    def population(inputs: ClassInputs) -> np.ndarray:
+        return np.bincount(inputs.class_of, weights=inputs.sources["population-count"], minlength=inputs.n_classes)
+
+    register_class_need("population-count", population, additive=True)
+
+    @privacy_model("toy-presence-count", label="toy δ-presence (counts)", summary="at most delta of the population",
+                   params=(Param("delta", "number", gt=0, le=1, doc="the largest share"),),
+                   needs=("sizes", "population-count"))
+    @dataclass(frozen=True)
+    class CountedPresence(Criterion):
+        delta: float
+
+        def passes(self, stats: ClassStats) -> np.ndarray:
+            return stats.sizes <= self.delta * stats.need("population-count")
+
+        def achieved(self, stats: ClassStats) -> float:
+            return float((stats.sizes / stats.need("population-count")).max())
+
+    return CountedPresence
+
+
+def test_an_additive_need_rolls_up_like_the_histograms(counted_population) -> None:
+    """The lattice's roll-up carries an additive need: every node rolled up from another has the
+    population count it would have built from scratch (a need that does not add up is rebuilt)."""
+    from anonkit import Table
+    from anonkit.algorithms.rollup import RollupCache
+
+    frame, schema = _adult_small(400)
+    table = Table(frame, schema)
+    rng = np.random.default_rng(0)
+    table.sources["population-count"] = rng.integers(1, 9, len(table.distinct.counts)).astype(np.float64)
+    models = [KAnonymity(2), counted_population(0.9)]
+    cache = RollupCache(table, models=models)
+    heights = [h.height for h in table.hierarchies]
+    nodes = [(0, 0, 0), (1, 0, 0), (2, 1, 0), (3, 1, 1), tuple(heights)]
+    for levels in nodes:
+        node = cache.classes(levels)
+        tc, n_classes = table.tuple_classes(list(levels))
+        fresh = table.stats(tc, n_classes, models=models)
+        assert np.array_equal(node.stats.need("population-count"), fresh.need("population-count")), levels
+        assert node.stats.hist == {} and np.array_equal(node.stats.sizes, fresh.sizes)
+    assert cache.rolled == len(nodes) - 1
+    anonkit.stats.ADDITIVE_NEEDS.discard("population-count")  # now it does not add up: rebuilt, not rolled
+    rebuilt = RollupCache(table, models=models)
+    for levels in nodes:
+        rebuilt.classes(levels)
+    assert rebuilt.rolled == 0 and rebuilt.computed == len(nodes)

@@ -209,3 +209,18 @@ def test_the_verdict_line_says_what_was_judged(capsys: pytest.CaptureFixture[str
     print_verdict({"verdict": {**base, "kinds": ["model", "risk", "attack"]}})
     out = capsys.readouterr().out
     assert "the models, risk and attacks" in out and "no attack run" not in out
+
+
+@pytest.mark.parametrize("role", ["insensitive", "identifier"])
+def test_a_release_without_a_sensitive_attribute_gets_its_verdict(tmp_path: Path, role: str) -> None:
+    """k-anonymity alone over a table with no sensitive attribute: the run and the audit judge the
+    release (classes, risk, attacks on what is published) instead of refusing it for a sensitive
+    attribute it never needed (it did, from the always-on audit, until this test)."""
+    _table(tmp_path)
+    cfg = yaml.safe_load(_config(tmp_path, 4).read_text())
+    cfg["attributes"]["disease"] = {"role": role}
+    path = tmp_path / "nosens.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    summary, audit, _code = _anonymize_and_audit(path)
+    assert summary["satisfied"] and "verdict" in summary and audit["verdicts"], (summary, audit)
+    assert summary["verdict"]["thresholds"] == audit["thresholds"]

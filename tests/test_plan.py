@@ -133,15 +133,109 @@ def test_the_python_api_and_the_config_give_the_same_plan_settings(examples: Pat
 
 
 def test_the_readme_plan_snippet_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's plan example, run from a copy of the repository's examples: the plan writes back to
-    YAML as the same plan, and its run holds its models."""
+    """The plan example of the Python API page (the README's until issue 26), run from a copy of the
+    repository's examples: the plan writes back to YAML as the same plan, and its run holds its models."""
     import re
 
-    snippets = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    page = ROOT / "docs" / "how-to" / "python-api.md"
+    snippets = re.findall(r"```python\n(.*?)```", page.read_text(), re.S)
     snippet = next(s for s in snippets if "plan_from_config" in s)
     shutil.copytree(EXAMPLES, tmp_path / "examples")
     monkeypatch.chdir(tmp_path)
     scope: dict = {}
-    exec(compile(snippet, "README.md", "exec"), scope)
+    exec(compile(snippet, str(page), "exec"), scope)
     assert scope["result"].summary["satisfied"] and scope["plan"].seed == 3
     assert yaml.safe_load(scope["text"])["seed"] == 3
+
+
+def test_the_python_api_makes_a_plan_validated_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``anonymize(frame, …)`` makes the same kind of :class:`Plan` a config makes: its options are
+    validated once, its models checked once; the plan has no YAML (it holds Python objects) and says so."""
+    import pandas as pd
+
+    import anonkit.runner.anonymize as api
+    from anonkit import Schema, anonymize
+    from anonkit.models import KAnonymity
+    from anonkit.plan.arguments import plan_from_arguments
+
+    frame = pd.DataFrame({"age": [30, 31, 32, 33] * 3, "zip": ["1", "2"] * 6, "d": list("abcdefabcdef")})
+    schema = Schema.of(quasi=["age", "zip"], insensitive=["d"])
+    seen: list[Plan] = []
+    validated = {"n": 0}
+    original_checked, original_validate = api.anonymize_checked, Algorithm.validate
+
+    def validate(self, given):  # type: ignore[no-untyped-def]
+        validated["n"] += 1
+        return original_validate(self, given)
+
+    monkeypatch.setattr(Algorithm, "validate", validate)
+    def checked(frame, schema, plan, **k):  # type: ignore[no-untyped-def]
+        seen.append(plan)
+        return original_checked(frame, schema, plan, **k)
+
+    monkeypatch.setattr(api, "anonymize_checked", checked)
+    result = anonymize(frame, schema, [KAnonymity(2)], algorithm="flash", seed=4, max_suppression=0.0)
+    assert result.summary["satisfied"] and validated["n"] == 1
+    (plan,) = seen
+    assert isinstance(plan, Plan) and plan.config is None and plan.schema is schema and plan.seed == 4
+    assert plan.algorithm.name == "flash" and plan.options["max_suppression"] == 0.0
+    assert dataclasses.is_dataclass(plan) and plan.outputs == () and plan.writes == ()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.seed = 5  # type: ignore[misc]
+    with pytest.raises(InputError, match="no YAML config"):
+        plan.to_yaml()
+    with pytest.raises(InputError, match="max_suppression"):
+        plan_from_arguments(schema, [KAnonymity(2)], algorithm="flash", options={"max_suppression": 2})
+    with pytest.raises(InputError, match="models"):
+        plan_from_arguments(schema, KAnonymity(2))
+
+
+def test_a_read_only_plan_plans_no_output(examples: Path) -> None:
+    """``writes=False`` (audit, explore): the reads are listed, no output is planned or checked; an
+    output that a run would refuse (the input itself) does not stop such a plan."""
+    config = parse_config({**yaml.safe_load((examples / "adult-fixed.yaml").read_text()),
+                           "output": {"path": str(examples / "adult-fixed.yaml")}})
+    with pytest.raises(InputError):
+        plan_from_config(config, config_dir=examples, config_file=examples / "adult-fixed.yaml")
+    plan = plan_from_config(config, config_dir=examples, config_file=examples / "adult-fixed.yaml", writes=False)
+    assert plan.outputs == () and plan.writes == () and plan.reads and plan.manifest is None
+
+
+def _inputs(tmp: Path) -> dict[str, tuple[str, dict]]:
+    """The input formats read from a file, each path with the input keys that read it (the compact
+    batch readers too)."""
+    import pandas as pd
+
+    frame = pd.read_csv(ROOT / "src/anonkit/datasets/data/adult.csv", sep=";", dtype=str)
+    frame.to_csv(tmp / "small.csv", index=False, sep=";", lineterminator="\n")
+    frame.head(400).to_csv(tmp / "tiny.csv", index=False, sep=";", lineterminator="\n")
+    frame.to_parquet(tmp / "adult.parquet", index=False)
+    frame.head(300).to_excel(tmp / "adult.xlsx", index=False)
+    return {"strict csv": ("tiny.csv", {"separator": ";"}), "arrow csv": ("small.csv", {"separator": ";"}),
+            "batched csv": ("small.csv", {"separator": ";", "batch_rows": 5000}),
+            "parquet": ("adult.parquet", {}), "batched parquet": ("adult.parquet", {"batch_rows": 5000}),
+            "excel": ("adult.xlsx", {})}
+
+
+def test_the_input_is_read_once_and_hashed_as_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's record of its input's SHA-256 comes from the bytes the reader parsed: no second pass
+    over the input (``sha256_of`` is never called on it), and the digest is the file's."""
+    import hashlib
+
+    import anonkit.runner.local as local_runner
+
+    hashed: list[str] = []
+    original = local_runner.sha256_of
+    monkeypatch.setattr(local_runner, "sha256_of", lambda loc: hashed.append(loc) or original(loc))
+    base = {"attributes": {"sex": {"role": "quasi"}, "race": {"role": "quasi"},
+                           "age": {"role": "quasi", "hierarchy": {"builder": "intervals", "width": 10, "levels": 3}},
+                           **{c: {"role": "insensitive"} for c in ("marital-status", "education", "native-country",
+                                                                    "workclass", "salary-class", "occupation")}},
+            "privacy": [{"model": "k-anonymity", "k": 5}], "algorithm": {"name": "flash"}}
+    for what, (name, keys) in _inputs(tmp_path).items():
+        config = {**base, "input": {"path": name, **keys}, "output": {"path": f"out-{what.replace(' ', '-')}.csv"}}
+        result = run(plan_from_config(parse_config(config), config_dir=tmp_path))
+        facts = result.summary["run"]
+        assert facts["input_sha256"] == hashlib.sha256((tmp_path / name).read_bytes()).hexdigest(), what
+        assert str(tmp_path / name) not in hashed and facts["input"] == str(tmp_path / name), (what, hashed)
+        hashed.clear()

@@ -41,17 +41,20 @@ def check_models(models: object) -> list[Criterion]:
     return out
 
 
-def check_arguments(frame: object, schema: object, models: object, *, local: bool) -> list[Criterion]:
+def check_frame(frame: object, *, local: bool) -> None:
     """Refuse a frame that is not a pandas DataFrame (on the local engine; another engine takes its own
-    frames), a schema that is not a :class:`~anonkit.schema.Schema`, and models that are not a list of
-    at least one privacy model; return the models as a list."""
+    frames)."""
     if local and not isinstance(frame, pd.DataFrame):
         hint = " (build one with pandas.DataFrame(rows))" if isinstance(frame, list | tuple | dict) else ""
         raise InputError(f"frame must be a pandas DataFrame, got {_what(frame)}{hint}", key="frame")
+
+
+def check_schema(schema: object) -> Schema:
+    """Refuse a schema that is not a :class:`~anonkit.schema.Schema`."""
     if not isinstance(schema, Schema):
         raise InputError(f"schema must be an anonkit Schema (Schema.of(quasi=[…], sensitive=[…])), got "
                          f"{_what(schema)}", key="schema")
-    return check_models(models)
+    return schema
 
 
 def check_metric(metric: Any) -> Any:

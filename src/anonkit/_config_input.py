@@ -262,13 +262,19 @@ class SensitiveAttribute(_Typed):
     label: ClassVar[str] = "a sensitive attribute"
     role: Literal["sensitive"]
     #: sensitive value → category (a mapping, or a CSV file of two columns, value and category, with
-    #: a header row), and the categories from lowest to highest (default: paper D's five)
-    categories: dict[str, str] | str | None = None
+    #: a header row, or ``{builder: bins, …}``: a numeric attribute cut into ordered bins from the data),
+    #: and the categories from lowest to highest (default: paper D's five; the bins' own order)
+    categories: dict[str, str] | str | SerializeAsAny[BuilderConfig] | None = None
     category_order: list[str] | None = Field(None, min_length=1)
 
     @field_validator("categories", mode="before")
     @classmethod
     def _category_text(cls, v: Any) -> Any:
+        if isinstance(v, dict) and "builder" in v:
+            if v["builder"] != "bins":
+                raise ValueError(f"categories are built by the bins builder only (got {v['builder']!r}); write "
+                                 "{builder: bins, count: 5} or a mapping of values to categories")
+            return BUILDER_SPECS["bins"].model_validate(v)  # its errors name the key under categories
         if isinstance(v, dict):
             bad = [k for k, c in v.items() if not isinstance(c, str | int | float) or isinstance(c, bool)]
             if bad:
@@ -282,6 +288,9 @@ class SensitiveAttribute(_Typed):
     def _category_order(self) -> SensitiveAttribute:
         if self.category_order is not None and self.categories is None:
             raise ValueError("'category_order' needs 'categories'")
+        if self.category_order is not None and isinstance(self.categories, BuilderSpec):
+            raise ValueError("'category_order' does not go with categories built by bins: the bins are ordered "
+                             "by their values; drop 'category_order'")
         if self.category_order is not None and len(set(self.category_order)) < len(self.category_order):
             raise ValueError("'category_order' lists a category twice")
         return self

@@ -56,7 +56,7 @@ def run_config(
     """
     plan = plan_from_config(config, config_dir=config_dir, input_path=input_path, output_path=output_path,
                             seed=seed, config_file=config_file)
-    if audit and plan.engine == "spark":
+    if audit and plan.engine_name == "spark":
         from anonkit.runner.spark import refuse_report
 
         refuse_report()

@@ -99,10 +99,17 @@ class ClassStats:
         return ClassStats(self.sizes[mask], {a: h[mask] for a, h in self.hist.items()}, self.domains,
                           extra={n: v[mask] for n, v in self.extra.items()})
 
-    def with_counts(self, sizes: np.ndarray, hist: dict[str, np.ndarray]) -> ClassStats:
-        """Statistics of other classes over the same domains (merged or rolled-up classes whose sizes
-        and histograms the caller summed): further needs are not carried, as they belong to the old classes."""
-        return ClassStats(sizes, hist, self.domains)
+    def with_counts(self, sizes: np.ndarray, hist: dict[str, np.ndarray],
+                    extra: dict[str, np.ndarray] | None = None) -> ClassStats:
+        """Statistics of other classes over the same domains (merged or rolled-up classes whose sizes,
+        histograms and additive needs the caller summed, :func:`additive_needs`); a need not given
+        is not carried, as it belongs to the old classes."""
+        return ClassStats(sizes, hist, self.domains, extra=dict(extra or {}))
+
+    def rollable(self) -> bool:
+        """Whether every need these statistics hold sums over merged classes (then a roll-up or a
+        merge may add them up, as it adds sizes and histograms; else it rebuilds them)."""
+        return all(name in ADDITIVE_NEEDS for name in self.extra)
 
 
 def class_stats(
@@ -155,15 +162,21 @@ class ClassInputs:
 
 #: need → its builder (one value per class), for needs beyond :data:`BUILT_IN_NEEDS`
 CLASS_NEED_BUILDERS: dict[str, Callable[[ClassInputs], np.ndarray]] = {}
+#: the registered needs whose value for a union of classes is the sum of theirs (counts: a
+#: population count, a number of persons); a lattice roll-up and a cluster merge add them up
+ADDITIVE_NEEDS: set[str] = set()
 
 
-def register_class_need(name: str, build: Callable[[ClassInputs], np.ndarray]) -> None:
+def register_class_need(name: str, build: Callable[[ClassInputs], np.ndarray], *, additive: bool = False) -> None:
     """Declare how the per-class statistic ``name`` is built, so a model declaring ``needs=(name, …)``
-    finds it in ``stats.need(name)``. A name is registered once (a second builder would silently
-    change what an existing model judges)."""
+    finds it in ``stats.need(name)``; ``additive``: its value for merged classes is the sum of theirs
+    (a count), so roll-ups and merges carry it instead of rebuilding. A name is registered once (a
+    second builder would silently change what an existing model judges)."""
     if name in BUILT_IN_NEEDS or name in CLASS_NEED_BUILDERS:
         raise TypeError(f"the class statistic {name!r} is already declared")
     CLASS_NEED_BUILDERS[name] = build
+    if additive:
+        ADDITIVE_NEEDS.add(name)
 
 
 def model_needs(models: Iterable[object]) -> frozenset[str]:

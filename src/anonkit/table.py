@@ -12,6 +12,7 @@ distinct tuples, not on the records.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from functools import cached_property
@@ -33,7 +34,7 @@ from anonkit._values import (
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.schema import AttrType, Schema
-from anonkit.stats import ClassStats, SensitiveDomain, build_domain, class_stats
+from anonkit.stats import ClassStats, SensitiveDomain, build_domain, class_stats, class_stats_for
 
 MissingPolicy = Literal["value", "suppress", "error"]
 #: what a person whose quasi-identifiers differ between rows is: an error, or their first row's values
@@ -171,6 +172,9 @@ class Table:
         self.sensitive_codes: dict[str, np.ndarray] = {}
         for name in self.sensitive:
             self._encode_sensitive(name, coded[name])
+        #: what the builders of registered class needs read (:func:`anonkit.stats.register_class_need`),
+        #: one value per distinct tuple (a population count per tuple, for δ-presence-like models)
+        self.sources: dict[str, object] = {}
 
     def _set_persons(self, frame: pd.DataFrame, person: str | None) -> np.ndarray | None:
         """Set :attr:`person` and :attr:`n_persons` from the person column (its labels returned), or
@@ -420,16 +424,25 @@ class Table:
         flat = np.concatenate(blocks).astype(np.int64) if blocks else np.zeros(0, dtype=np.int64)
         return flat, base
 
-    def stats(self, tuple_class: np.ndarray, n_classes: int, tuple_weight: np.ndarray | None = None) -> ClassStats:
-        """Class statistics from tuple classes; ``tuple_weight`` (default: counts) can zero out tuples."""
+    def stats(self, tuple_class: np.ndarray, n_classes: int, tuple_weight: np.ndarray | None = None, *,
+              models: Sequence[object] | None = None) -> ClassStats:
+        """Class statistics from tuple classes; ``tuple_weight`` (default: counts) can zero out tuples.
+
+        With ``models``, only what they declare they need (:func:`anonkit.stats.class_stats_for`:
+        a histogram for the attribute of each model that needs one, registered needs from
+        :attr:`sources`); without, the sizes and every sensitive attribute's histogram."""
         d = self.distinct
-        if tuple_weight is None:
-            return class_stats(tuple_class, n_classes, d.counts, d.pairs, self.domains)
-        pairs = {}
-        for name, (item, code, count) in d.pairs.items():
-            keep = tuple_weight[item] > 0
-            pairs[name] = (item[keep], code[keep], count[keep])
-        return class_stats(tuple_class, n_classes, tuple_weight, pairs, self.domains)
+        pairs = d.pairs
+        if tuple_weight is not None:
+            pairs = {}
+            for name, (item, code, count) in d.pairs.items():
+                keep = tuple_weight[item] > 0
+                pairs[name] = (item[keep], code[keep], count[keep])
+        weight = d.counts if tuple_weight is None else tuple_weight
+        if models is not None:
+            return class_stats_for(models, tuple_class, n_classes, weights=weight, sensitive=pairs,
+                                   domains=self.domains, sources=self.sources)
+        return class_stats(tuple_class, n_classes, weight, pairs, self.domains)
 
 
 def _check_frame(frame: pd.DataFrame) -> list[str]:

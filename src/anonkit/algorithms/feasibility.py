@@ -103,9 +103,9 @@ def _failing_whole(table: Table, models: list[Criterion]) -> list[Criterion]:
     Record-level models (background knowledge, spec §1.7) are judged from each record's prior, not
     from class statistics: they are left out here (their own explanation names them)."""
     one = np.where(table.presuppressed, -1, 0).astype(np.int64)
-    stats = record_stats(table, one, 1)
-    return [m for m in models if m.qis is None and not m.spec.record_level
-            and not bool(m.passes(stats)[0])]
+    judged = [m for m in models if m.qis is None and not m.spec.record_level]
+    stats = record_stats(table, one, 1, judged)
+    return [m for m in judged if not bool(m.passes(stats)[0])]
 
 
 def _names(models: list[Criterion]) -> str:

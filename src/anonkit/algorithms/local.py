@@ -18,6 +18,7 @@ Then every class is judged by the models on its statistics; classes that fail ar
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -32,18 +33,22 @@ from anonkit.stats import ClassStats, class_stats, class_stats_for
 from anonkit.table import Table
 
 
-def record_stats(table: Table, record_class: np.ndarray, n_classes: int) -> ClassStats:
-    """Sizes and sensitive histograms of the classes of a record partition (``-1`` = none)."""
+def record_stats(table: Table, record_class: np.ndarray, n_classes: int,
+                 models: Sequence[Criterion] | None = None) -> ClassStats:
+    """Sizes and sensitive histograms of the classes of a record partition (``-1`` = none); with
+    ``models``, only what they declare they need (:func:`anonkit.stats.class_stats_for`)."""
     keep = record_class >= 0
     idx = np.flatnonzero(keep)
     cls = record_class[keep]
     pairs = {a: (np.arange(len(idx)), table.sensitive_codes[a][idx], None) for a in table.sensitive}
+    if models is not None:
+        return class_stats_for(models, cls, n_classes, sensitive=pairs, domains=table.domains)
     return class_stats(cls, n_classes, None, pairs, table.domains)
 
 
 def judge(table: Table, record_class: np.ndarray, n_classes: int, models: list[Criterion]) -> np.ndarray:
     """Which classes satisfy every model that groups by all quasi-identifiers."""
-    stats = record_stats(table, record_class, n_classes)
+    stats = record_stats(table, record_class, n_classes, [m for m in models if m.qis is None])
     ok = stats.sizes > 0
     for m in models:
         if m.qis is None:

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import functools
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from anonkit._kernels import group_columns, roll_classes
+from anonkit.models import Criterion
 from anonkit.stats import ClassStats
 from anonkit.table import Table
 
@@ -49,9 +51,13 @@ class NodeClasses:
 class RollupCache:
     """Class data of recently computed nodes, to roll coarser nodes up from (LRU, ``capacity``)."""
 
-    def __init__(self, table: Table, weight: np.ndarray | None = None, budget_bytes: int = 256 << 20) -> None:
+    def __init__(self, table: Table, weight: np.ndarray | None = None, budget_bytes: int = 256 << 20,
+                 models: Sequence[Criterion] | None = None) -> None:
         self.table = table
         self.weight = weight
+        #: the models judged on the classes: only what they need is built and rolled up (all
+        #: histograms without them)
+        self.models = None if models is None else [m for m in models if m.qis is None]
         self.budget = budget_bytes
         self.used = 0
         self.entries: OrderedDict[tuple[int, ...], NodeClasses] = OrderedDict()
@@ -149,7 +155,7 @@ class RollupCache:
         self.computed += 1
         t = self.table
         tc, n_classes = t.tuple_classes(levels)
-        stats = t.stats(tc, n_classes, self.weight)
+        stats = t.stats(tc, n_classes, self.weight, models=self.models)
         first = np.full(n_classes, -1, dtype=np.int64)
         rev = np.arange(len(tc) - 1, -1, -1)
         first[tc[rev]] = rev
@@ -160,27 +166,34 @@ class RollupCache:
         return NodeClasses(levels, n_classes, codes.astype(np.int64), stats, _tuple_class=tc)
 
     def _roll(self, base: NodeClasses, levels: tuple[int, ...]) -> NodeClasses:
+        st = base.stats
+        if not st.rollable():  # a need that does not add up over merged classes: built again
+            return self._compute(levels)
         self.rolled += 1
         d = len(levels)
-        st = base.stats
         flat, at, size = self._maps_up
         offsets = np.array([at[j][base.levels[j]][levels[j]] for j in range(d)], dtype=np.int64)
         sizes = np.array([size[j][levels[j]] for j in range(d)], dtype=np.int64)
-        attrs = list(st.hist)
-        widths = [st.hist[a].shape[1] for a in attrs]
+        # the histograms and the additive needs, side by side: one roll-up adds them all
+        columns = {**st.hist, **{f"need:{n}": v.reshape(-1, 1) for n, v in st.extra.items()}}
+        attrs = list(columns)
+        widths = [columns[a].shape[1] for a in attrs]
         if len(attrs) == 1:
-            hist = st.hist[attrs[0]]
+            hist = columns[attrs[0]]
         else:
-            hist = np.concatenate([st.hist[a] for a in attrs], axis=1) if attrs else np.zeros((base.n_classes, 0))
+            hist = np.concatenate([columns[a] for a in attrs], axis=1) if attrs else np.zeros((base.n_classes, 0))
         rolled = roll_classes(base.codes, flat, offsets, sizes, st.sizes, hist) if d else None
         if rolled is None:
             return self._roll_numpy(base, levels)
         ids, n_classes, codes, new_sizes, new_hist = rolled
-        out_hist, at = {}, 0
+        out_hist, out_extra, at = {}, {}, 0
         for a, w in zip(attrs, widths, strict=True):
-            out_hist[a] = new_hist[:, at : at + w]
+            if a.startswith("need:"):
+                out_extra[a[5:]] = new_hist[:, at]
+            else:
+                out_hist[a] = new_hist[:, at : at + w]
             at += w
-        stats = st.with_counts(new_sizes, out_hist)
+        stats = st.with_counts(new_sizes, out_hist, out_extra)
         return self._node(base, levels, ids, n_classes, codes, stats)
 
     def _node(
@@ -206,8 +219,9 @@ class RollupCache:
             s = h.shape[1]
             flat = (ids[:, None] * s + np.arange(s)).ravel()
             hist[attr] = np.bincount(flat, weights=h.ravel(), minlength=n_classes * s).reshape(n_classes, s)
+        extra = {n: np.bincount(ids, weights=v, minlength=n_classes) for n, v in st.extra.items()}
         first = np.full(n_classes, -1, dtype=np.int64)
         rev = np.arange(len(ids) - 1, -1, -1)
         first[ids[rev]] = rev
         codes = np.stack([c[first] for c in cols], axis=1) if cols else np.zeros((n_classes, 0), dtype=np.int64)
-        return self._node(base, levels, ids, n_classes, codes, st.with_counts(new_sizes, hist))
+        return self._node(base, levels, ids, n_classes, codes, st.with_counts(new_sizes, hist, extra))

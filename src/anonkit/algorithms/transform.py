@@ -93,7 +93,8 @@ def evaluate_node(
         tc, n_classes = table.tuple_classes(levels)
         codes = None
         weight = presuppressed_weight(table)
-        stats = table.stats(tc, n_classes, weight if table.presuppressed.any() else None)
+        stats = table.stats(tc, n_classes, weight if table.presuppressed.any() else None,
+                            models=[m for m in models if m.qis is None])
     ok = stats.sizes > 0
     alive = np.flatnonzero(ok)
     current = stats if alive.size == ok.size else stats.subset(alive)

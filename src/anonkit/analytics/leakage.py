@@ -13,7 +13,9 @@ integer codes (each column factorized once; combinations counted with ``np.binco
 mixed-radix key where it fits, else by hashing the key), ranks them, flags those at or above
 ``tau`` (default 0.5) as vulnerable and suggests quasi-identifiers: the vulnerable attributes that
 are not near-unique (a near-unique attribute, unique for at least ``identifier_share`` of the
-records, is a likely *identifier*: drop it rather than generalize it).
+records, is a likely *identifier*: drop it rather than generalize it), and the attributes of the
+smallest vulnerable *combinations* of attributes none of which is vulnerable alone (an attacker
+links on age and occupation together though neither singles anyone out).
 """
 
 from __future__ import annotations
@@ -163,7 +165,10 @@ def leakage(
         ``records``; ``attributes`` (name → leakage, distinct, unique_share, min_group), in
         decreasing leakage; ``combinations`` (a list of the same facts with their ``attributes``),
         in decreasing leakage; ``vulnerable`` (attribute names, decreasing leakage);
-        ``vulnerable_combinations``; ``likely_identifiers``; ``suggested_quasi_identifiers``; ``tau``.
+        ``vulnerable_combinations``; ``likely_identifiers``; ``suggested_combinations``
+        (:func:`suggested_combinations`: the smallest vulnerable combinations of attributes that are not
+        vulnerable alone); ``suggested_quasi_identifiers`` (the vulnerable attributes that are not
+        likely identifiers, then the attributes of the suggested combinations); ``tau``.
     """
     names = _attributes(frame, attributes)
     top = _largest_combination(names, max_size, tau, sets)
@@ -179,6 +184,9 @@ def leakage(
     combos.sort(key=lambda c: (-c["leakage"], len(c["attributes"])))
     vulnerable = [a for a, f in ranked.items() if f["leakage"] >= tau]
     identifiers = [a for a in vulnerable if ranked[a]["unique_share"] >= identifier_share]
+    combinations = suggested_combinations(combos, vulnerable, identifiers, tau)
+    singles_qi = [a for a in vulnerable if a not in identifiers]
+    from_combinations = [a for c in combinations for a in c if a not in singles_qi]
     return {
         "records": n,
         "tau": float(tau),
@@ -187,5 +195,24 @@ def leakage(
         "vulnerable": vulnerable,
         "vulnerable_combinations": [c["attributes"] for c in combos if c["leakage"] >= tau],
         "likely_identifiers": identifiers,
-        "suggested_quasi_identifiers": [a for a in vulnerable if a not in identifiers],
+        "suggested_quasi_identifiers": list(dict.fromkeys(singles_qi + from_combinations)),
+        "suggested_combinations": combinations,
     }
+
+
+def suggested_combinations(combos: list[dict], vulnerable: list[str], identifiers: list[str],
+                           tau: float) -> list[list[str]]:
+    """The combinations an attacker could link on: vulnerable (leakage ≥ ``tau``) while none of their
+    attributes is vulnerable alone and none is a likely identifier, and no smaller suggested
+    combination lies inside them — the smallest sets of harmless-looking attributes that together
+    single people out (on Adult no attribute reaches τ alone; age with occupation, age with education do).
+    ``combos`` is ranked by decreasing leakage, and so is the result."""
+    alone = set(vulnerable) | set(identifiers)
+    found: list[list[str]] = []
+    for c in sorted(combos, key=lambda c: (len(c["attributes"]), -c["leakage"])):
+        attrs = c["attributes"]
+        if c["leakage"] < tau or alone & set(attrs) or any(set(f) <= set(attrs) for f in found):
+            continue
+        found.append(attrs)
+    rank = {tuple(c["attributes"]): i for i, c in enumerate(combos)}
+    return sorted(found, key=lambda a: rank[tuple(a)])

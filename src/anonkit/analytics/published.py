@@ -159,12 +159,13 @@ def _spec(name: str, schema: Schema | None, values: pd.Series | np.ndarray,
     return DomainSpec(bool(numeric), order, hierarchy, categories, category_order)
 
 
-def _sensitive_names(schema: Schema | None, sensitive: str | Iterable[str] | None) -> list[str]:
+def _sensitive_names(schema: Schema | None, sensitive: str | Iterable[str] | None, required: bool = True
+                     ) -> list[str]:
     if sensitive is not None:
         names = [sensitive] if isinstance(sensitive, str) else [str(s) for s in sensitive]
     else:
         names = schema.sensitive if schema is not None else []
-    if not names:
+    if not names and required:
         raise InputError("no sensitive attribute: give a schema with a sensitive attribute or name it", key="sensitive")
     return names
 
@@ -178,8 +179,10 @@ def published_table(
     sensitive: str | Iterable[str] | None = None,
     hierarchies: Mapping[str, Hierarchy] | None = None,
     reference: Reference = None,
+    needs_sensitive: bool = True,
 ) -> PublishedRelease:
-    """The classes of one published table.
+    """The classes of one published table (``needs_sensitive=False``: a release of quasi-identifiers
+    only, as a k-anonymity release without a sensitive attribute is, has classes and sizes too).
 
     Parameters
     ----------
@@ -208,7 +211,7 @@ def published_table(
             raise InputError("which columns are quasi-identifiers? give a schema or quasi=", key="quasi")
         quasi = schema.quasi
     qis = [str(q) for q in quasi]
-    names = _sensitive_names(schema, sensitive)
+    names = _sensitive_names(schema, sensitive, required=needs_sensitive)
     frame = frame.reset_index(drop=True)
     for name in [*qis, *names]:
         if name not in frame.columns:

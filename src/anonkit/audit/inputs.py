@@ -19,6 +19,7 @@ from anonkit.config import Config
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.io import check_format, read_table
+from anonkit.plan import Plan
 from anonkit.plan.load import config_schema, load_input
 from anonkit.plan.places import location, output_targets
 from anonkit.schema import Schema
@@ -97,15 +98,16 @@ def read_extra(path: str | None, config: Config, base: Path, key: str) -> pd.Dat
     return read_table(where, separator=inp.separator, encoding=inp.encoding, na_values=inp.na_values)
 
 
-def load_audit_inputs(config: Config, release: str, *, config_dir: str | Path = ".", original: str | None = None,
-                      population_table: str | None = None, control: str | None = None,
-                      other: str | None = None) -> AuditInputs:
-    """Read what ``anonkit audit`` audits. ``original`` overrides the config's input; the population
-    table and control set default to the config's ``audit`` section (paths relative to the config);
-    ``other`` is a second release of the same input (the unsorted matching attack)."""
-    base = Path(config_dir)
-    frame, defaults = load_input(config, base, original)
-    if config.input.strip:
+def load_audit_inputs(plan: Plan, release: str, *, population_table: str | None = None,
+                      control: str | None = None, other: str | None = None) -> AuditInputs:
+    """Read what ``anonkit audit`` audits, by a read-only plan (``plan_from_config(…, writes=False)``):
+    its input (``--original`` is the plan's ``input_path``) and schema; the population table and
+    control set default to the config's ``audit`` section (paths relative to the config); ``other``
+    is a second release of the same input (the unsorted matching attack)."""
+    config, base = plan.config, plan.base
+    assert config is not None, "an audit reads a config's plan"
+    frame, defaults = load_input(config, base, plan.input_path)
+    if plan.strip:
         frame = frame.apply(strip_cells) if len(frame.columns) else frame
     schema = config_schema(config, base, defaults, frame)
     released, shown = read_release(config, release)

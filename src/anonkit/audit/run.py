@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -42,9 +41,10 @@ from anonkit.analytics.outcome import AttackOutcome
 from anonkit.analytics.published import PublishedRelease, published_buckets, published_table
 from anonkit.audit.inputs import AuditInputs
 from anonkit.audit.verdicts import effective_thresholds, threshold_basis, verdicts
-from anonkit.config import AuditThresholds, Config
+from anonkit.config import AuditThresholds
 from anonkit.errors import InputError
 from anonkit.models import Criterion
+from anonkit.plan import Plan
 from anonkit.risk import (
     class_size_histogram,
     population_uniqueness,
@@ -83,7 +83,7 @@ def _published(inputs: AuditInputs) -> PublishedRelease:
         if len(frames) != 2:
             raise InputError(f"a bucketized release has two tables, this one {len(frames)}", key="RELEASE")
         return published_buckets(frames[0], frames[1], schema, reference=reference)
-    return published_table(inputs.release, schema, reference=reference)
+    return published_table(inputs.release, schema, reference=reference, needs_sensitive=False)
 
 
 def _models(inputs: AuditInputs, published: PublishedRelease, models: list[Criterion]) -> tuple[
@@ -345,25 +345,24 @@ def _renamed(outcome: AttackOutcome, name: str) -> AttackOutcome:
     return dataclasses.replace(outcome, name=name)
 
 
-def audit_frames(config: Config, base: str | Path, release: pd.DataFrame | dict[str, pd.DataFrame], *,
-                 original: str | None = None, step: Step | None = None) -> dict[str, Any]:
-    """The config's audit (default settings without an ``audit:`` section) of a release already read
-    (the report of a past run): the input as the config reads it (or ``original``), its schema, the
-    population table and control set the config names."""
+def audit_frames(plan: Plan, release: pd.DataFrame | dict[str, pd.DataFrame], *,
+                 step: Step | None = None) -> dict[str, Any]:
+    """The plan's audit (default settings without an ``audit:`` section) of a release already read
+    (the report of a past run): the input as the plan reads it (its ``--input`` included), its schema,
+    the population table and control set its config names, its models as built."""
     from anonkit._values import strip_cells
     from anonkit.audit.inputs import read_extra
-    from anonkit.config import AuditConfig
     from anonkit.plan.load import config_schema, load_input
 
-    base = Path(base)
-    spec = config.audit or AuditConfig()
-    frame, defaults = load_input(config, base, original)
-    if config.input.strip:
+    config, base, spec = plan.config, plan.base, plan.audit
+    assert config is not None, "an audit reads a config's plan"
+    frame, defaults = load_input(config, base, plan.input_path)
+    if plan.strip:
         frame = frame.apply(strip_cells) if len(frame.columns) else frame
     inputs = AuditInputs(schema=config_schema(config, base, defaults, frame), original=frame, release=release,
                          population_table=read_extra(spec.population_table, config, base, "audit.population_table"),
                          control=read_extra(spec.control, config, base, "audit.control"))
-    return audit(inputs, models=config.models(), thresholds=spec.thresholds, population=spec.population,
+    return audit(inputs, models=list(plan.models), thresholds=spec.thresholds, population=spec.population,
                  attacks=spec.attacks, seed=spec.seed, targets=spec.targets, step=step)
 
 

@@ -7,26 +7,50 @@ A thin layer: each command (one module per group: ``anonymize``, ``check`` with 
 ``location`` with ``cloak`` and ``broker``, ``algorithms``, ``models``, ``audit``, ``report``, ``explore``,
 ``experiments``) parses its flags, calls the job and prints; ``printers/`` holds what is printed for
 people, ``console`` where it goes (and the one-line error), ``running`` the interruptible job and its
-progress display. Importing this package loads no pandas, numpy or numba: every command imports its
+progress display, ``helptext`` how ``--help`` reads (wrapped between words at 80 columns, every command
+that is registered here included). Importing this package loads no pandas, numpy or numba: every command imports its
 job when it runs.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 
-from anonkit.cli import algorithms, anonymize, audit, check, experiments, explore, location, models, report
+from anonkit.cli import algorithms, anonymize, audit, check, experiments, explore, init, location, models, report, ui
+from anonkit.cli.helptext import MARKUP_MODE, HelpGroup
 
 app = typer.Typer(
+    cls=HelpGroup,  # --help wrapped between words at 80 columns, flags without <bool> (cli/helptext.py)
+    rich_markup_mode=MARKUP_MODE,
     add_completion=False,
     no_args_is_help=True,
     help="anonkit: privacy-preserving publishing of microdata.",
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(asked: bool) -> None:
+    """``--version``: print ``anonkit VERSION`` and exit 0 before any command runs."""
+    if asked:
+        from anonkit._version import __version__
+
+        print(f"anonkit {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version,
+                                          help="Print anonkit's version and exit.")] = False,
+) -> None:
+    """The options of ``anonkit`` itself (before any command)."""
+
+
 # the commands, in the order ``anonkit --help`` lists them
+app.command("init")(init.init)
 app.command()(anonymize.anonymize)
 app.command()(check.check)
 app.command()(check.analyze)
@@ -37,6 +61,7 @@ app.command("models")(models.list_models)
 app.command("audit")(audit.audit_command)
 app.command("report")(report.report_command)
 app.command("explore")(explore.explore_command)
+app.command("ui")(ui.ui_command)
 app.add_typer(experiments.experiment_app, name="experiment")
 
 

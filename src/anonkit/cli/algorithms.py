@@ -14,8 +14,10 @@ def list_algorithms(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per algorithm, in a list.")] = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the README's algorithm table.")] = False,
 ) -> None:
-    """List the algorithms: family, what they do, their options with types and defaults, the models
-    they enforce, what they need and what they publish."""
+    """List the algorithms a config may name.
+
+    For each: its family, what it does, its options with types and defaults, the models it enforces,
+    what it needs and what it publishes. At 80 columns it is shown one block per algorithm."""
     from anonkit.algorithms.describe import describe_all, markdown_table
 
     if as_json:

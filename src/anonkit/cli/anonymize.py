@@ -12,6 +12,7 @@ from anonkit._secrets import mask_secrets
 from anonkit.cli import console
 from anonkit.cli.options import check_report, whole_number
 from anonkit.cli.printers.audit import print_audit
+from anonkit.cli.printers.fixes import NoFixes, print_fixes
 from anonkit.cli.printers.summary import print_summary, print_warnings
 from anonkit.cli.printers.verdict import print_verdict
 from anonkit.cli.running import interruptible, run_with_progress
@@ -29,6 +30,7 @@ def anonymize(
                                                "config's or default settings included) here.")] = None,
     show_values: Annotated[bool, typer.Option("--show-values", help="Let the report show the input's raw "
                                               "values.")] = False,
+    no_fixes: NoFixes = False,
 ) -> None:
     """Anonymize a table as the CONFIG says, verify the release and report its privacy and utility."""
     from anonkit.config import load_config
@@ -59,6 +61,7 @@ def anonymize(
             print_warnings(exc.summary.get("warnings", []))
             console.err.print(f"[bold red]not anonymous:[/] {escape(str(exc))}; nothing was written", highlight=False,
                               soft_wrap=True)
+            print_fixes(plan, exc.summary, skip=no_fixes)  # the audit's refusal (audit.required): what passes
         raise typer.Exit(1) from None
     if as_json:
         console.print_json(result.summary)
@@ -66,7 +69,8 @@ def anonymize(
         print_summary(result.summary)
         if "audit" in result.summary and (cfg.audit is not None or report is not None):
             print_audit(result.summary["audit"], verdict=False)
-        print_verdict(result.summary)
+        print_verdict(result.summary, advice=no_fixes)  # the fixes found by trying replace the verdict's advice
+        print_fixes(plan, result, skip=no_fixes)
 
 
 def write_run_report(result, cfg, config: Path, report: str, show_values: bool) -> None:  # type: ignore[no-untyped-def]

@@ -16,8 +16,8 @@ from anonkit.errors import InputError
 
 
 def audit_command(
-    release: Annotated[str, typer.Argument(help="The release to audit, as the config's output names it (linked "
-                                           "tables are read beside it: NAME-qit.csv, …), whoever made it.")],
+    release: Annotated[str, typer.Argument(help="The release to audit, as the config's output names it (its linked "
+                                           "tables are read beside it, e.g. NAME-qit.csv), whoever made it.")],
     config: Annotated[Path, typer.Option("--config", help="The YAML config: roles, hierarchies, models, audit "
                                          "thresholds.")],
     original: Annotated[str | None, typer.Option("--original", help="The original table (default: the config's "
@@ -41,12 +41,14 @@ def audit_command(
     show_values: Annotated[bool, typer.Option("--show-values", help="Let the report show the input's raw "
                                               "values.")] = False,
 ) -> None:
-    """Audit a release, whoever made it: the models recomputed from it, prosecutor/journalist/marketer
-    risk, population uniqueness, and attack simulations with 95 % intervals, each against its
-    threshold. Exits 1 when a verdict fails."""
+    """Audit a release, whoever made it, against the config's thresholds.
+
+    The models recomputed from it, prosecutor/journalist/marketer risk, population uniqueness, and
+    attack simulations with 95 % intervals, each against its threshold. Exits 1 when a verdict fails."""
     from anonkit.audit.inputs import load_audit_inputs
     from anonkit.audit.run import audit
     from anonkit.config import AuditConfig, load_config
+    from anonkit.plan import plan_from_config
     from anonkit.release import check_seed
 
     try:
@@ -60,9 +62,9 @@ def audit_command(
         if report is not None:
             check_report(report, [release, str(config), *(p for p in (original, other, population_table, control)
                                                           if p)])
-        inputs = load_audit_inputs(cfg, release, config_dir=config.parent, original=original,
-                                   population_table=population_table, control=control, other=other)
-        result = with_steps(lambda step: audit(inputs, models=cfg.models(), thresholds=spec.thresholds,
+        plan = plan_from_config(cfg, config_dir=config.parent, config_file=config, input_path=original, writes=False)
+        inputs = load_audit_inputs(plan, release, population_table=population_table, control=control, other=other)
+        result = with_steps(lambda step: audit(inputs, models=list(plan.models), thresholds=spec.thresholds,
                                                population=size, attacks=names, seed=run_seed,
                                                targets=spec.targets, step=step))
         if report is not None:

@@ -121,23 +121,30 @@ def analyze(
                                                  "from (leakage before).")] = None,
     rho: Annotated[float, typer.Option("--rho", help="Post-analytics: a class whose most frequent critical value "
                                        "reaches this share is vulnerable.")] = 0.8,
-    separator: Annotated[str, typer.Option("--separator", help="CSV field separator.")] = ",",
+    separator: Annotated[str | None, typer.Option("--separator", "--sep", help="DATA's CSV field separator "
+                                                  "(default: sniffed from the file).")] = None,
+    original_separator: Annotated[str | None, typer.Option("--original-separator", "--original-sep",
+                                                           help="--original's CSV field separator (default: "
+                                                           "sniffed from that file).")] = None,
     table: Annotated[str | None, typer.Option("--table", help="SQL table name.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """How much each attribute and combination leaks (Longpre's normalized leakage, paper C), ranked,
-    with the vulnerable ones and suggested quasi-identifiers; with --critical, what a release still
-    lets an attacker infer, class by class."""
+    with the vulnerable ones and suggested quasi-identifiers.
+
+    With --critical, what a release still lets an attacker infer, class by class."""
     from anonkit.analytics import leakage, post_analytics
-    from anonkit.io import read_table
+    from anonkit.start import read_input
 
     def job() -> dict:
-        frame = read_table(data, separator=separator, table=table)
-        if critical:
-            before = read_table(original, separator=separator) if original is not None else None
-            return {"post_analytics": post_analytics(frame, names(critical), original=before, rho=rho).summary}
-        if original is not None:
+        if original is None and original_separator is not None:
+            raise InputError("--original-separator goes with --original", key="original-separator")
+        if original is not None and not critical:
             raise InputError("--original goes with --critical (post-analytics of a release)", key="original")
+        frame = read_input(data, separator=separator, table=table)[0]
+        if critical:  # each file read with its own separator: a release is often written with another
+            before = read_input(original, separator=original_separator)[0] if original is not None else None
+            return {"post_analytics": post_analytics(frame, names(critical), original=before, rho=rho).summary}
         return leakage(frame, names(attributes) or None, max_size=max_size, sets=sets, tau=tau)
 
     try:

@@ -7,11 +7,13 @@ from typing import Annotated
 import typer
 
 from anonkit.cli import console
+from anonkit.cli.helptext import MARKUP_MODE, HelpGroup
 from anonkit.cli.options import whole_number
 from anonkit.cli.running import interruptible, with_steps
 from anonkit.errors import InputError
 
-experiment_app = typer.Typer(help="Reproduce the experiments of the source papers.", no_args_is_help=True)
+experiment_app = typer.Typer(cls=HelpGroup, rich_markup_mode=MARKUP_MODE, no_args_is_help=True,
+                             help="Reproduce the experiments of the source papers.")
 
 
 @experiment_app.command("stack-and-deal")
@@ -29,7 +31,7 @@ def experiment_stack_and_deal(
         report = interruptible(lambda: cli_run(data, sensitive, out, separator))
     except InputError as exc:
         console.fail(exc, 2)
-    console.out.print(report, highlight=False)
+    console.out.print(report, highlight=False, markup=False, soft_wrap=True)
 
 
 @experiment_app.command("iab")
@@ -39,8 +41,10 @@ def experiment_iab(
                                         "(tests, CI).")] = False,
     seed: Annotated[str, typer.Option("--seed", help="Seed of the random smart-health table.")] = "0",
 ) -> None:
-    """Paper C's workflow: leakage ranking, IAB against Flash (smart-health data, Adult), post-analytics
-    with and without fake records, the paper's figures beside ours."""
+    """Paper C's workflow: leakage ranking, IAB against Flash, post-analytics.
+
+    On smart-health data and Adult; post-analytics with and without fake records; the paper's
+    figures beside ours."""
     from anonkit.experiments.iab import cli_run
     from anonkit.release import check_seed
 
@@ -49,7 +53,7 @@ def experiment_iab(
         report = with_steps(lambda step: cli_run(out, quick=quick, seed=seed_value, progress=step))
     except InputError as exc:
         console.fail(exc, 2)
-    console.out.print(report, highlight=False, markup=False)
+    console.out.print(report, highlight=False, markup=False, soft_wrap=True)
 
 
 @experiment_app.command("angelization")
@@ -62,9 +66,10 @@ def experiment_angelization(
                                                 "of Adult's).")] = None,
     seed: Annotated[str, typer.Option("--seed", help="Seed of the 1:M table and of the queries.")] = "0",
 ) -> None:
-    """Paper D: (θ*,k)-utility angelization against θ-sensitive k-anonymity (record level) and
-    (k,l)-diversity for 1:M data over k and λ — NCP, query accuracy, record intersection,
-    linkability, time — and the paper's claims beside ours."""
+    """Paper D: (θ*,k)-utility angelization of 1:M data against its baselines.
+
+    Against θ-sensitive k-anonymity (record level) and (k,l)-diversity for 1:M data over k and λ —
+    NCP, query accuracy, record intersection, linkability, time — and the paper's claims beside ours."""
     from anonkit.experiments.angelization import cli_run
     from anonkit.release import check_seed
 
@@ -85,9 +90,10 @@ def experiment_cloaking(
     quick: Annotated[bool, typer.Option("--quick", help="A small city (tests, CI).")] = False,
     seed: Annotated[str, typer.Option("--seed", help="Seed of the simulated city and the attacks.")] = "0",
 ) -> None:
-    """Paper B §4.3: spatial and temporal cloaking on a simulated city for k_min ∈ {2, 5, 10, 20} —
-    cloaked area, delay, served share, and the restricted-space and observation identification
-    attacks with and without cloaking."""
+    """Paper B §4.3: spatial and temporal cloaking on a simulated city.
+
+    For k_min ∈ {2, 5, 10, 20}: cloaked area, delay, served share, and the restricted-space and
+    observation identification attacks with and without cloaking."""
     from anonkit.experiments.cloaking import cli_run
     from anonkit.release import check_seed
 
@@ -121,4 +127,4 @@ def experiment_uhra(
                                                  bkseq_priors=bkseq_priors, progress=step))
     except InputError as exc:
         console.fail(exc, 2)
-    console.out.print(report, highlight=False, markup=False)
+    console.out.print(report, highlight=False, markup=False, soft_wrap=True)

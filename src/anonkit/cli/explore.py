@@ -16,16 +16,17 @@ from anonkit.errors import InputError
 
 def explore_command(
     config: Annotated[Path, typer.Argument(help="YAML config file (its models, algorithm and audit thresholds).")],
-    vary: Annotated[list[str], typer.Option("--vary", help="KEY=V1,V2,… a model parameter (k, l, c, t, beta, delta, "
-                                            "J, lambda) or algorithm option to vary; repeat for a grid.")],
+    vary: Annotated[list[str], typer.Option("--vary", help="KEY=V1,V2 (any number of values): a model parameter (k, l, "
+                                            "c, t, beta, delta, J, lambda) or algorithm option to vary; repeat for "
+                                            "a grid.")],
     algorithms: Annotated[str | None, typer.Option("--algorithms", help="Algorithms to run, e.g. flash,mondrian "
                                                    "(default: the config's).")] = None,
-    risk: Annotated[str, typer.Option("--risk", help="The risk on the map's x axis (see --help of anonkit.explore."
-                                      "RISKS): prosecutor_highest, prosecutor_average, records_at_risk, "
-                                      "sample_uniqueness, record_linkage, journalist_*, marketer_average, "
-                                      "population_uniqueness.")] = "prosecutor_highest",
-    loss: Annotated[str, typer.Option("--loss", help="The information loss on the y axis (loss, gcp, dm, entropy, "
-                                      "precision, …).")] = "loss",
+    risk: Annotated[str, typer.Option("--risk", help="The risk on the map's x axis: prosecutor_highest, "
+                                      "prosecutor_average, records_at_risk, sample_uniqueness, record_linkage, "
+                                      "journalist_*, marketer_average, population_uniqueness.")]
+    = "prosecutor_highest",
+    loss: Annotated[str, typer.Option("--loss", help="The information loss on the y axis, e.g. loss, gcp, dm, "
+                                      "entropy, precision.")] = "loss",
     out: Annotated[str, typer.Option("--out", help="Folder for explore.csv, ru-map.png/.svg and explore.json.")]
     = "explore",
     input: Annotated[str | None, typer.Option("--input", help="Read this table instead of the config's input.")]
@@ -33,10 +34,12 @@ def explore_command(
     seed: Annotated[str | None, typer.Option("--seed", help="Seed of every run (default: the config's).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print explore.json's content.")] = False,
 ) -> None:
-    """Run the config over a grid of parameters and algorithms (encoding the input once) and map
-    information loss against risk: the runs that meet the audit thresholds and the Pareto front."""
+    """Run the config over a grid of parameters and algorithms and map information loss against risk.
+
+    The input is encoded once; the map shows the runs that meet the audit thresholds and the Pareto front."""
     from anonkit.config import load_config
     from anonkit.explore import explore, explore_outputs, parse_algorithms, parse_vary, write_explore
+    from anonkit.plan import plan_from_config
     from anonkit.release import check_seed
 
     try:
@@ -45,9 +48,10 @@ def explore_command(
         names = parse_algorithms(algorithms)
         grid = parse_vary(vary, cfg, names)
         explore_outputs(out, cfg, config_dir=config.parent, config_file=config, input_path=input)
-        result = with_steps(lambda step: explore(cfg, vary=grid, algorithms=names, config_dir=config.parent,
-                                                 risk=risk, loss=loss, seed=run_seed, progress=step,
-                                                 config_file=config, input_path=input))
+        plan = plan_from_config(cfg, config_dir=config.parent, config_file=config, input_path=input, seed=run_seed,
+                                writes=False)
+        result = with_steps(lambda step: explore(plan, vary=grid, algorithms=names, risk=risk, loss=loss,
+                                                 progress=step))
         written = write_explore(result, out)
     except InputError as exc:
         console.fail(exc, 2)

@@ -76,8 +76,9 @@ def cloak(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object (on stderr when the "
                                           "requests go to stdout).")] = False,
 ) -> None:
-    """Cloak a stream of location requests as a trusted broker would (paper B §4.3; spec §4.11):
-    each request's position becomes a quadtree cell holding at least k subjects (spatial cloaking)
+    """Cloak a stream of location requests as a trusted broker would (paper B §4.3; spec §4.11).
+
+    Each request's position becomes a quadtree cell holding at least k subjects (spatial cloaking)
     or, failing that within --max-area, the request waits until k subjects visited its cell
     (temporal cloaking, up to --max-delay); otherwise it is held or dropped, never forwarded
     uncloaked. Writes one row per forwarded request: t, x0, y0, x1, y1, t0, t1, payload."""
@@ -124,10 +125,12 @@ def broker(
     idle_timeout: Annotated[str | None, typer.Option("--idle-timeout", help="Seconds a connection may stay without "
                                                      "sending a whole request (default 5).")] = None,
 ) -> None:
-    """Run the trusted location broker over HTTP (JSON): subjects post position updates and requests with
-    their bearer token, cloaked requests go to the service (never a subject or an exact position); the
-    operator registers subjects and reads /health and /metrics with the operator token. Ctrl-C exits 130,
-    SIGTERM 0, both after a graceful stop. Needs the broker extra (pip install "anonkit\\[broker]")."""
+    """Run the trusted location broker over HTTP (JSON).
+
+    Subjects post position updates and requests with their bearer token, cloaked requests go to the
+    service (never a subject or an exact position); the operator registers subjects and reads /health
+    and /metrics with the operator token. Ctrl-C exits 130, SIGTERM 0, both after a graceful stop.
+    Needs the broker extra (pip install "anonkit[broker]")."""
     from anonkit.location import Area
 
     try:

@@ -15,8 +15,10 @@ from anonkit.cli.printers.listings import print_models
 def list_models(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per model, in a list.")] = False,
 ) -> None:
-    """List the privacy models: the config entry, what each guarantees, its parameters with types and
-    defaults, the statistics it needs and whether it is monotonic (lattice searches may prune)."""
+    """List the privacy models a config may name.
+
+    For each: the config entry, what it guarantees, its parameters with types and defaults, the
+    statistics it needs and whether it is monotonic (lattice searches may prune)."""
     from anonkit.models.registry import describe_all
 
     if as_json:

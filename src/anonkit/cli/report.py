@@ -20,8 +20,9 @@ def report_command(
     show_values: Annotated[bool, typer.Option("--show-values", help="Show the input's raw values (hidden by "
                                               "default).")] = False,
 ) -> None:
-    """Write one self-contained HTML report of a run or an exploration: what was done, whether each
-    model and audit check holds, privacy (risk, attacks) and utility (loss, generalization,
+    """Write one self-contained HTML report of a run or an exploration.
+
+    What was done, whether each model and audit check holds, privacy (risk, attacks) and utility (loss, generalization,
     distributions before and after). The files the run named are re-read and must be unchanged."""
     from anonkit.report import report_from_run
 

@@ -54,7 +54,7 @@ def interruptible(job: Callable[[], T]) -> T:
 def stop_interrupted(written: list[str]) -> NoReturn:
     """Say in one line what an interrupted job had written, and end the process with 130."""
     what = "nothing was written" if not written else "already written: " + ", ".join(written)
-    console.err.print(f"interrupted: {what}", highlight=False, markup=False)
+    console.err.print(f"interrupted: {what}", highlight=False, markup=False, soft_wrap=True)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(130)

@@ -39,6 +39,7 @@ from anonkit.explore.measures import (
 )
 from anonkit.io import Place
 from anonkit.models import BackgroundKnowledge
+from anonkit.plan import Plan
 from anonkit.plan.load import config_priors, config_schema, load_input
 from anonkit.plan.places import read_places
 from anonkit.release import check_seed
@@ -183,7 +184,7 @@ def _ticker(progress: Progress | None, total: int) -> Callable[[int, str], None]
 
 
 def explore(
-    config: Config | str | Path,
+    config: Plan | Config | str | Path,
     *,
     vary: Mapping[str, Sequence[Number]],
     algorithms: Sequence[str] | None = None,
@@ -199,8 +200,10 @@ def explore(
 ) -> ExploreResult:
     """Run the config once per combination of the ``vary`` values and ``algorithms`` and judge each run.
 
-    ``config`` is a :class:`~anonkit.config.Config` (paths relative to ``config_dir``, default the
-    working directory) or a config file (then ``config_dir`` defaults to its folder). ``vary`` maps
+    ``config`` is a read-only :class:`~anonkit.plan.Plan` (``plan_from_config(…, writes=False)``: its
+    folder, config file, ``--input`` and seed are the runs'), a :class:`~anonkit.config.Config` (paths
+    relative to ``config_dir``, default the working directory) or a config file (then ``config_dir``
+    defaults to its folder). ``vary`` maps
     keys to values (:func:`~anonkit.explore.grid.parse_vary` reads ``--vary``); ``algorithms``
     default to the config's. ``risk`` and ``loss`` are the measures judged
     (:mod:`anonkit.explore.measures` lists them); ``thresholds`` override the config's
@@ -214,11 +217,7 @@ def explore(
     models cannot be met is a row with ``satisfied`` false.
     """
     t0 = time.perf_counter()
-    if not isinstance(config, Config):
-        config_file = config if config_file is None else config_file
-        config_dir = Path(config).parent if config_dir is None else config_dir
-        config = load_config(config)
-    base = Path("." if config_dir is None else config_dir)
+    config, base, config_file, input_path, seed = _source(config, config_dir, config_file, input_path, seed)
     risk_measure = check_risk(risk)
     check_loss(loss)
     metric = config.algorithm.metric
@@ -278,6 +277,21 @@ def explore(
                  "total": round(total, 6), "reuse": reuse},
         notes=notes,
     )
+
+
+def _source(config: Plan | Config | str | Path, config_dir: str | Path | None, config_file: str | Path | None,
+            input_path: str | None, seed: int | None) -> tuple[Config, Path, str | Path | None, str | None, int | None]:
+    """The config explore runs, its folder, config file, input and seed: a read-only plan's own, or
+    those given beside a config (a config file's folder by default)."""
+    if isinstance(config, Plan):
+        assert config.config is not None, "explore reads a config's plan"
+        return (config.config, config.base, config.config_file, config.input_path,
+                config.seed if seed is None else seed)
+    if not isinstance(config, Config):
+        config_file = config if config_file is None else config_file
+        config_dir = Path(config).parent if config_dir is None else config_dir
+        config = load_config(config)
+    return config, Path("." if config_dir is None else config_dir), config_file, input_path, seed
 
 
 def _run(r: Planned, frame: pd.DataFrame, schema: Schema, config: Config, engine: Any, priors: Any, seed: int,

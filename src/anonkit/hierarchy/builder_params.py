@@ -30,7 +30,8 @@ from pydantic_core import PydanticCustomError
 from anonkit._values import cell_text, plain_scalars
 from anonkit.errors import InputError
 from anonkit.hierarchy._core import Hierarchy
-from anonkit.hierarchy.builders import dates, intervals, masking, nested, order
+from anonkit.hierarchy.builders import bins, dates, frequency, intervals, masking, nested, order, periods, ranges
+from anonkit.hierarchy.builders.bins import check_edges
 from anonkit.hierarchy.builders.dates import DATE_GRANULARITIES, check_granularities
 from anonkit.hierarchy.builders.intervals import check_parameters
 
@@ -112,6 +113,24 @@ _TYPES: dict[str, dict[str, Any]] = {
     "flat": {
         "top": Annotated[str, Field(min_length=1), AfterValidator(_not_blank)],
     },
+    "ranges": {
+        "method": Literal["width", "frequency"],
+        "groups": Annotated[int, Field(ge=2)],
+        "fanout": Annotated[int, Field(ge=2)],
+        "levels": Annotated[int, Field(ge=2)] | None,
+    },
+    "periods": {
+        "format": Annotated[str, Field(min_length=1)] | None,
+    },
+    "frequency": {
+        "fanout": Annotated[int, Field(ge=2)],
+        "levels": Annotated[int, Field(ge=1)] | None,
+    },
+    "bins": {
+        "count": Annotated[int, Field(ge=2)],
+        "method": Literal["frequency", "width"],
+        "edges": Annotated[list[float], Field(min_length=2)] | None,
+    },
 }
 
 
@@ -141,10 +160,16 @@ def _check_nested(p: dict[str, Any]) -> None:
         raise InputError(exc.message, key="tree", value=exc.value) from None
 
 
+def _check_bins(p: dict[str, Any]) -> None:
+    if p["edges"] is not None:
+        check_edges(p["edges"], None)
+
+
 #: the checks a builder makes of its parameters without the data, run on every parameter's value
 #: (the given one, else the signature's default); an ``InputError`` names the key
 _CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
     "intervals": _check_intervals, "dates": _check_dates, "order": _check_order, "nested": _check_nested,
+    "bins": _check_bins,
 }
 
 
@@ -160,6 +185,9 @@ class _Function:
 BUILDER_FUNCTIONS: dict[str, _Function] = {
     "intervals": _Function(intervals), "masking": _Function(masking), "dates": _Function(dates),
     "order": _Function(order), "nested": _Function(nested, data_key="tree"), "flat": _Function(Hierarchy.flat),
+    # built from the data with nothing to choose (anonkit.start writes them for a new table)
+    "ranges": _Function(ranges), "periods": _Function(periods), "frequency": _Function(frequency),
+    "bins": _Function(bins),
 }
 
 

@@ -29,7 +29,7 @@ Helpers the rest of anonkit uses for its own files are public here: :func:`atomi
 
 from __future__ import annotations
 
-from anonkit.io._files import atomic_write, check_file, terminating, write_target
+from anonkit.io._files import atomic_write, check_file, recording_digests, terminating, write_target
 from anonkit.io._messages import shown
 from anonkit.io._places import INPUT_KEYS, Place, check_places, same_file
 from anonkit.io.csv import FORMULA_START, NUMBER
@@ -58,6 +58,7 @@ __all__ = [
     "format_named",
     "formats",
     "read_table",
+    "recording_digests",
     "same_file",
     "same_table",
     "shown",

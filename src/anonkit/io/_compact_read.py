@@ -5,6 +5,7 @@ streaming reader cannot)."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import functools
 import os
@@ -17,6 +18,7 @@ import pyarrow as pa
 from anonkit import interrupt
 from anonkit.io import csv as csv_io
 from anonkit.io._compact import _code_type, _placeholder
+from anonkit.io._files import HashingReader, mapped_file
 
 _CSV_SAMPLE_BYTES = 1 << 16
 
@@ -154,9 +156,10 @@ def _parquet_compact(loc: str, na: frozenset[str], strip: bool, batch_rows: int,
     import pyarrow.parquet as pq
 
     try:
-        if os.path.getsize(loc) == 0:
+        mapped = mapped_file(loc)  # hashed as mapped: the run's digest of its input needs no second pass
+        if len(mapped) == 0:
             return None
-        parquet = pq.ParquetFile(loc)
+        parquet = pq.ParquetFile(pa.py_buffer(mapped))
         schema = parquet.schema_arrow
         n = parquet.metadata.num_rows
     except (OSError, pa.ArrowException, ValueError, TypeError):
@@ -203,6 +206,12 @@ def _csv_compact(loc: str, sep: str, encoding: str, quote: str | None, na: froze
                  batch_rows: int, skip: frozenset[str]) -> pd.DataFrame | None:
     """The streaming twin of ``anonkit.io.csv._read_csv_arrow``: the same checks and options, so the
     same cells; ``None`` wherever that reader would hand the file to the strict reader."""
+    with contextlib.ExitStack() as stack:
+        return _csv_batches(stack, loc, sep, encoding, quote, na, strip, batch_rows, skip)
+
+
+def _csv_batches(stack: contextlib.ExitStack, loc: str, sep: str, encoding: str, quote: str | None,
+                 na: frozenset[str], strip: bool, batch_rows: int, skip: frozenset[str]) -> pd.DataFrame | None:
     try:
         if os.path.getsize(loc) <= csv_io.ARROW_ABOVE_BYTES:
             return None
@@ -218,8 +227,9 @@ def _csv_compact(loc: str, sep: str, encoding: str, quote: str | None, na: froze
             return None
         per_row = max(len(sample) / max(sample.count(b"\n"), 1), 1.0)
         block = int(min(max(batch_rows * per_row * 1.25, 1 << 20), 1 << 28))
+        stream = stack.enter_context(HashingReader(loc))  # hashed as streamed: no second pass for the digest
         reader = pacsv.open_csv(
-            loc,
+            pa.PythonFile(stream, mode="r"),
             read_options=pacsv.ReadOptions(encoding=encoding, use_threads=True, block_size=block),
             parse_options=pacsv.ParseOptions(delimiter=sep, quote_char=quote if quote else False,
                                              newlines_in_values=True),
@@ -234,6 +244,7 @@ def _csv_compact(loc: str, sep: str, encoding: str, quote: str | None, na: froze
             interrupt.check()  # KeyboardInterrupt is no Exception: it is not taken for pyarrow declining
             for i in read:
                 columns[names[i]].add(batch.column(i))
+        stream.finish()
     except Exception:  # pyarrow declines; the strict reader decides (as read_table does)
         return None
     n = columns[names[read[0]]].n if read else None

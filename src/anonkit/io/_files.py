@@ -1,9 +1,14 @@
 """Files on disk: checking an input file, the target of a write, and writing atomically through a
 temporary file in the target's directory (flushed, given the old file's mode, moved into place).
 
-The public names (:func:`check_file`, :func:`write_target`, :func:`atomic_write`, :func:`terminating`)
-are re-exported by :mod:`anonkit.io`: every file anonkit writes — tables, hierarchies, reports,
-manifests, cloaked messages — goes through them."""
+The public names (:func:`check_file`, :func:`write_target`, :func:`atomic_write`, :func:`terminating`,
+:func:`recording_digests`) are re-exported by :mod:`anonkit.io`: every file anonkit writes — tables,
+hierarchies, reports, manifests, cloaked messages — goes through them.
+
+A run records the SHA-256 of its input for the audit trail. So that the input is read once, the
+readers hash the bytes they read (:func:`read_bytes`, :class:`HashingReader` for a stream) into
+the digests of the :func:`recording_digests` context they run in, instead of a second pass over the
+file. A database file (SQLite, DuckDB) is queried, not read through: it is not recorded."""
 
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 from anonkit import interrupt
@@ -40,12 +46,96 @@ def check_file(loc: str) -> int:
     return st.st_size
 
 
-def _read_bytes(loc: str) -> bytes:
+#: the digests being recorded (file → SHA-256 hex), ``None`` outside :func:`recording_digests`
+_DIGESTS: ContextVar[dict[str, str] | None] = ContextVar("anonkit_read_digests", default=None)
+
+
+@contextlib.contextmanager
+def recording_digests() -> Iterator[dict[str, str]]:
+    """Within this context, every file read whole by anonkit's readers has its SHA-256 (hex) put in
+    the yielded mapping, keyed by the location as given to the reader."""
+    seen: dict[str, str] = {}
+    token = _DIGESTS.set(seen)
+    try:
+        yield seen
+    finally:
+        _DIGESTS.reset(token)
+
+
+def _record(loc: str, digest: str) -> None:
+    seen = _DIGESTS.get()
+    if seen is not None:
+        seen[loc] = digest
+
+
+def read_bytes(loc: str) -> bytes:
+    """The bytes of the input file ``loc`` (checked first: the error names the file); their SHA-256 is
+    recorded in the current :func:`recording_digests`."""
     check_file(loc)
     try:
-        return Path(loc).read_bytes()
+        data = Path(loc).read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read the file: {exc.strerror or exc}", file=loc) from exc
+    _record(loc, hashlib.sha256(data).hexdigest())
+    return data
+
+
+
+def mapped_file(loc: str) -> memoryview:
+    """The input file ``loc`` mapped into memory, read-only (a large file is then read from disk once,
+    by the hashing and the parsing together); its SHA-256 is recorded (:func:`recording_digests`)."""
+    import mmap
+
+    size = check_file(loc)
+    if size == 0:
+        return memoryview(b"")
+    with open(loc, "rb") as fh:
+        mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    view = memoryview(mapped)
+    _record(loc, hashlib.sha256(view).hexdigest())
+    return view
+
+
+class HashingReader:
+    """A binary stream over the file ``loc`` that hashes what is read from it, front to back; when the
+    reader is done, :meth:`finish` hashes whatever it left (nothing, for a reader that read to the end)
+    and records the file's SHA-256 (:func:`recording_digests`)."""
+
+    def __init__(self, loc: str) -> None:
+        self._loc = loc
+        self._fh = open(loc, "rb")  # noqa: SIM115 - closed by close() / the context manager
+        self._digest = hashlib.sha256()
+        self.closed = False
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._fh.read(size)
+        self._digest.update(data)
+        return data
+
+    def finish(self) -> None:
+        """Hash the rest of the file (the reader's consumer is done) and record the digest."""
+        for block in iter(lambda: self._fh.read(1 << 20), b""):
+            self._digest.update(block)
+        _record(self._loc, self._digest.hexdigest())
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        self._fh.close()
+        self.closed = True
+
+    def __enter__(self) -> HashingReader:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
 
 
 def write_target(loc: str) -> Path:

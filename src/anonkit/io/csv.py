@@ -14,7 +14,6 @@ import csv
 import gc
 import io
 import itertools
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from anonkit.errors import InputError
-from anonkit.io._files import _read_bytes, atomic_write
+from anonkit.io._files import atomic_write, read_bytes
 from anonkit.io._frames import _apply_na, _check_header
 from anonkit.io._messages import _one_line
 
@@ -164,21 +163,21 @@ def _csv_syntax_error(exc: csv.Error, row: int | None, line: int, loc: str) -> I
 ARROW_ABOVE_BYTES = 1 << 20
 
 
-def _read_csv_arrow(loc: str, sep: str, encoding: str, quote: str | None) -> pd.DataFrame | None:
-    """Fast path: every column as text with pyarrow; None when the strict reader must decide."""
+def _read_csv_arrow(raw: bytes, sep: str, encoding: str, quote: str | None) -> pd.DataFrame | None:
+    """Fast path: every column as text with pyarrow, over the file's bytes (read once); None when the
+    strict reader must decide."""
     try:
-        if os.path.getsize(loc) <= ARROW_ABOVE_BYTES:
+        if len(raw) <= ARROW_ABOVE_BYTES:
             return None
         import pyarrow as pa
         import pyarrow.csv as pacsv
 
-        with open(loc, "rb") as fh:
-            head = fh.readline().decode(encoding, errors="replace").lstrip("\ufeff")
+        head = raw[: raw.find(b"\n") + 1 or len(raw)].decode(encoding, errors="replace").lstrip("\ufeff")
         names = next(csv.reader([head.rstrip("\r\n")], delimiter=sep, quotechar=quote or '"'))
         if len(names) <= 1 or len(set(names)) != len(names) or any(n == "" for n in names):
             return None
         table = pacsv.read_csv(
-            loc,
+            pa.BufferReader(raw),
             read_options=pacsv.ReadOptions(encoding=encoding, use_threads=True),
             parse_options=pacsv.ParseOptions(
                 delimiter=sep, quote_char=quote if quote else False, newlines_in_values=True
@@ -198,10 +197,12 @@ def _read_csv_arrow(loc: str, sep: str, encoding: str, quote: str | None) -> pd.
 
 
 def _read_csv(loc: str, sep: str, encoding: str, quote: str | None, na: frozenset[str]) -> pd.DataFrame:
-    fast = _read_csv_arrow(loc, sep, encoding, quote)
+    raw = read_bytes(loc)  # once: the fast path and the strict reader parse these bytes, and they are hashed
+    fast = _read_csv_arrow(raw, sep, encoding, quote)
     if fast is not None:
         return _apply_na(fast, na)
-    text = _decode(_read_bytes(loc), encoding, loc, sep, quote)
+    text = _decode(raw, encoding, loc, sep, quote)
+    del raw
     if not text.strip():
         raise InputError("input is empty", file=loc)
     text, sep = _separator_line(text, sep, loc)

@@ -50,7 +50,7 @@ import pandas as pd
 from anonkit.errors import InputError
 from anonkit.io._excel_read import _cells, _open_workbook, _table, _worksheet
 from anonkit.io._excel_write import _FIXED_TIME, MAX_CELL_CHARS, _Cells, _column_cells, _package, _Refused
-from anonkit.io._files import atomic_write, check_file
+from anonkit.io._files import atomic_write, read_bytes
 from anonkit.io._frames import _apply_na
 from anonkit.io._messages import _one_line, _optional
 from anonkit.io.csv import _neutralise
@@ -116,9 +116,10 @@ def _read_excel(loc: str, sheet: str | None, header_row: int | None, na: frozens
     first = _header_row(header_row)
     if sheet is not None and (not isinstance(sheet, str) or not sheet):
         raise InputError("a sheet name must be non-empty text", file=loc, key="sheet", value=sheet)
-    if check_file(loc) == 0:
+    raw = read_bytes(loc)  # read once, hashed as read (the run's audit trail records the digest)
+    if not raw:
         raise InputError("input is empty", file=loc)
-    with open(loc, "rb") as fh:  # a file object: openpyxl then does not insist on the file name's suffix
+    with io.BytesIO(raw) as fh:  # a file object: openpyxl then does not insist on the file name's suffix
         reader = _open_workbook(fh, loc)
         try:
             title, path = _worksheet(reader, sheet, loc)

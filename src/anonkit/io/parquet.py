@@ -10,16 +10,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from anonkit.errors import InputError
-from anonkit.io._files import atomic_write, check_file
+from anonkit.io._files import atomic_write, read_bytes
 from anonkit.io._frames import _apply_na, _check_header, _from_arrow, _to_arrow
 from anonkit.io._messages import _one_line
 
 
 def _read_parquet(loc: str, na: frozenset[str]) -> pd.DataFrame:
-    if check_file(loc) == 0:
+    raw = read_bytes(loc)  # read once, hashed as read (the run's audit trail records the digest)
+    if not raw:
         raise InputError("input is empty", file=loc)
     try:
-        parquet = pq.ParquetFile(loc)
+        parquet = pq.ParquetFile(pa.BufferReader(raw))
         names = parquet.schema_arrow.names
         _check_header([str(n) for n in names], loc)
         data = parquet.read()

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from anonkit.config import BackgroundKnowledgeConfig, BuilderConfig, Config, InputConfig, PriorConfig
+from anonkit.config import AttributeConfig, BackgroundKnowledgeConfig, BuilderConfig, Config, InputConfig, PriorConfig
 from anonkit.datasets import DATASETS
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy, read_hierarchy
 from anonkit.hierarchy.builder_params import build as build_hierarchy
+from anonkit.hierarchy.builders import bin_categories
 from anonkit.io import read_table
 from anonkit.io.batches import batch_rows_for, read_compact
 from anonkit.io.categories import read_categories
@@ -91,11 +92,11 @@ def config_schema(config: Config, base: Path, default_hierarchies: dict[str, Hie
             h = read_hierarchy(_resolve(base, a.hierarchy), name=name)
         elif name in default_hierarchies and a.role not in ("identifier", "id", "insensitive", "other"):
             h = default_hierarchies[name]
-        categories = a.categories if not isinstance(a.categories, str) else _read_categories(base, name, a.categories)
+        categories, category_order = _read_categories(base, name, a, frame)
         schema.add(
             Attribute(
                 name, a.role, a.type, h, order=a.order, min_level=a.min_level, max_level=a.max_level, weight=a.weight,
-                categories=categories, category_order=None if a.category_order is None else tuple(a.category_order),
+                categories=categories, category_order=category_order,
                 format=a.format,
             )
         )
@@ -114,9 +115,20 @@ def _build_hierarchy(name: str, spec: BuilderConfig, values: pd.Series, date_for
     return build_hierarchy(spec, values, name=name, fallback=fallback)
 
 
-def _read_categories(base: Path, name: str, path: str) -> dict[str, str]:
-    """A sensitive attribute's categories from its file (:func:`anonkit.io.categories.read_categories`)."""
-    return read_categories(_location(base, path), key=f"attributes.{name}.categories")
+def _read_categories(base: Path, name: str, a: AttributeConfig,
+                     frame: pd.DataFrame) -> tuple[dict[str, str] | None, tuple[str, ...] | None]:
+    """A sensitive attribute's categories and their order, as its config gives them: a mapping, a file
+    (:func:`anonkit.io.categories.read_categories`), or ``{builder: bins, …}`` over the column's values
+    (:func:`anonkit.hierarchy.builders.bin_categories`: the bins, ordered by their values)."""
+    order = None if a.category_order is None else tuple(a.category_order)
+    if isinstance(a.categories, BuilderConfig):
+        if name not in frame.columns:
+            raise InputError(f"unknown column; the input has: {', '.join(map(str, frame.columns))}", column=name)
+        mapping, bins = bin_categories(_build_hierarchy(name, a.categories, frame[name]))
+        return mapping, tuple(bins)
+    if isinstance(a.categories, str):
+        return read_categories(_location(base, a.categories), key=f"attributes.{name}.categories"), order
+    return a.categories, order
 
 
 def config_priors(config: Config, base: Path) -> tuple[Callable[[Table], Priors] | None, str | None]:

@@ -164,9 +164,11 @@ def _run_report(summary: dict[str, Any], json_path: Path, show_values: bool) -> 
     if audit is None and config is not None and release is not None:
         # a run without an audit: the report's privacy section needs one (default settings)
         from anonkit.audit.run import audit_frames
+        from anonkit.plan import plan_from_config
 
         base = Path(run.get("base") or config_dir or ".")
-        audit = audit_frames(config, base, _as_text(release), original=_override(config, base, location))
+        plan = plan_from_config(config, config_dir=base, input_path=_override(config, base, location), writes=False)
+        audit = audit_frames(plan, _as_text(release))
     html = build_report(summary, original=original, release=release, config_text=config_text,
                         audit=audit, show_values=show_values)
     refuse = [str(p) for p in (run.get("config"), location) if p] + [str(o["path"]) for o in outputs]

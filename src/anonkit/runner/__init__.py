@@ -25,6 +25,6 @@ ENGINE_RUNNERS = {"local": "anonkit.runner.local:run_local", "spark": "anonkit.r
 
 def run(plan: Plan, progress: Callable[[str], None] | None = None) -> Result:
     """Run ``plan`` on its engine; ``progress`` is told each phase ("reading input", …)."""
-    module, function = ENGINE_RUNNERS[plan.engine].split(":")
+    module, function = ENGINE_RUNNERS[plan.engine_name].split(":")
     runner = getattr(importlib.import_module(module), function)
     return runner(plan, progress)

@@ -17,24 +17,26 @@ from __future__ import annotations
 
 import importlib
 import time
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, cast
 
 import pandas as pd
 
 from anonkit import interrupt
 from anonkit import metrics as _m
-from anonkit._api_checks import check_arguments, check_metric
+from anonkit._api_checks import check_frame
 from anonkit._memory import give_back
 from anonkit.algorithms import registry
 from anonkit.algorithms.common import check_models
 from anonkit.algorithms.feasibility import explain, impossible
-from anonkit.algorithms.spec import RUNTIME, Algorithm
+from anonkit.algorithms.spec import Algorithm
 from anonkit.config import MetricConfig
 from anonkit.engines import Engine, get_engine
 from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.models import BackgroundKnowledge, Criterion
-from anonkit.release import Release, check_seed
+from anonkit.plan import Plan
+from anonkit.plan.arguments import plan_from_arguments
+from anonkit.release import Release
 from anonkit.runner.knowledge import is_factory, priors_for, resolve_background_knowledge
 from anonkit.runner.result import PriorsInput, Result
 from anonkit.runner.summary import (
@@ -109,15 +111,10 @@ def anonymize(
         when the models were proven impossible before any work).
     """
     start = time.perf_counter()
-    local = engine in (None, "local") or getattr(engine, "name", None) == "local"
-    checked = check_arguments(frame, schema, models, local=local)
-    metric = check_metric(metric)
-    seed = check_seed(seed)
-    spec = registry.get(algorithm)
-    options = spec.validate({k: v for k, v in params.items() if k not in RUNTIME})
-    return anonymize_checked(frame, schema, checked, spec, options, seed=seed, suppressed=suppressed,
-                             missing=missing, strip=strip, person_qi=person_qi, metric=metric, priors=priors,
-                             engine=engine, start=start)
+    check_frame(frame, local=engine in (None, "local") or getattr(engine, "name", None) == "local")
+    plan = plan_from_arguments(schema, models, algorithm=algorithm, seed=seed, suppressed=suppressed, missing=missing,
+                               strip=strip, person_qi=person_qi, metric=metric, engine=engine, options=params)
+    return anonymize_checked(frame, plan.schema, plan, priors=priors, start=start)
 
 
 def search_metric_of(metric: MetricConfig | _m.SearchMetric | None) -> _m.SearchMetric:
@@ -127,16 +124,16 @@ def search_metric_of(metric: MetricConfig | _m.SearchMetric | None) -> _m.Search
     return metric if metric is not None else _m.SearchMetric()
 
 
-def anonymize_checked(frame: Any, schema: Schema, models: list[Criterion], spec: Algorithm,
-                      options: Mapping[str, Any], *, seed: int, suppressed: str = "drop",
-                      missing: MissingPolicy = "value", strip: bool = True, person_qi: PersonQIPolicy = "error",
-                      metric: MetricConfig | _m.SearchMetric | None = None, priors: PriorsInput | None = None,
-                      engine: str | Engine | None = None, start: float | None = None) -> Result:
-    """:func:`anonymize` with every argument already validated (the plan's, or :func:`anonymize`'s
-    own checks): nothing here validates a setting again; the data are checked as they are encoded."""
+def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsInput | None = None,
+                      start: float | None = None) -> Result:
+    """Anonymize ``frame`` by ``plan`` (validated at its boundary: a config's or :func:`anonymize`'s
+    arguments): nothing here validates a setting again; the data are checked as they are encoded.
+    ``schema`` is the plan's own (Python) or the one its config built from the data."""
     start = time.perf_counter() if start is None else start
-    options = dict(options)
-    runner = get_engine(engine)
+    spec, options, seed, metric = plan.algorithm, dict(plan.options), plan.seed, plan.metric
+    models: list[Criterion] = list(plan.models)
+    missing, strip = cast(MissingPolicy, plan.missing), plan.strip
+    runner = get_engine(plan.engine)
     refuse = getattr(runner, "refuse", None)  # an engine of one's own may run everything
     if refuse is not None:
         refuse(spec, options)
@@ -147,7 +144,7 @@ def anonymize_checked(frame: Any, schema: Schema, models: list[Criterion], spec:
         got = own_run(runner, frame, schema, models, options, algorithm=spec.name, seed=seed, missing=missing,
                       strip=strip)
         return _own_result(got, spec, runner.name, models, seed=seed, start=start, metric=metric)
-    table = runner.encode(frame, schema, missing=missing, strip=strip, person_qi=person_qi)
+    table = runner.encode(frame, schema, missing=missing, strip=strip, person_qi=cast(PersonQIPolicy, plan.person_qi))
     _check_persons(table, spec, schema)
     models, bk = resolve_background_knowledge(models, spec)
     check_models(table, models)
@@ -173,7 +170,7 @@ def anonymize_checked(frame: Any, schema: Schema, models: list[Criterion], spec:
     give_back(table.n_records)  # what the search freed, before the publishing and verifying peaks
     measured = release.counted()
     published, verification = _publish_and_verify(runner, table, release, spec, models, bk, bk_priors,
-                                                  suppressed=suppressed, seed=seed)
+                                                  suppressed=plan.suppressed, seed=seed)
     interrupt.check()
     warnings = warnings + flat_numeric_warnings(table, spec) + dropped_warnings(release)
     measures = measured_summary(measured, models, search_metric, verification,

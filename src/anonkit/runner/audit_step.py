@@ -6,6 +6,7 @@ the advice computed by rerunning the changed config (:mod:`anonkit.audit.advice`
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -94,11 +95,10 @@ def rerun_for(plan: Plan, frame: pd.DataFrame, schema: Schema, seed: int) -> Rer
         priors = None
         if any(m.spec.record_level for m in models):
             priors, _ = config_priors(config, plan.base)
+        changed = replace(plan, config=config, models=tuple(models), seed=seed, suppressed=config.output.suppressed,
+                          missing=config.input.missing, strip=config.input.strip, person_qi=config.input.person_qi)
         try:  # the same algorithm and options (the advice changes models only)
-            result = anonymize_checked(frame, schema, models, plan.algorithm, plan.options, seed=seed,
-                                       suppressed=config.output.suppressed, missing=config.input.missing,
-                                       strip=config.input.strip, person_qi=config.input.person_qi,
-                                       metric=plan.metric, priors=priors)
+            result = anonymize_checked(frame, schema, changed, priors=priors)
         except UnsatisfiableError as exc:
             return str(exc)
         except InputError as exc:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime
 import platform
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +20,7 @@ from anonkit import interrupt
 from anonkit._secrets import mask_tree
 from anonkit._values import strip_cells
 from anonkit.errors import InputError, UnsatisfiableError
-from anonkit.io import without_password, write_table
+from anonkit.io import recording_digests, without_password, write_table
 from anonkit.io.batches import is_compact
 from anonkit.plan import Plan
 from anonkit.plan.load import config_priors, config_schema, load_input, sha256_of
@@ -49,7 +49,8 @@ def run_local(plan: Plan, progress: Callable[[str], None] | None = None) -> Resu
     t0 = time.perf_counter()
     started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     say("reading input")
-    frame, defaults = load_input(config, base, plan.input_path)
+    with recording_digests() as digests:  # the input's SHA-256, taken as it is read (read once)
+        frame, defaults = load_input(config, base, plan.input_path)
     if config.input.strip and not is_compact(frame):  # a compact frame was stripped as it was read
         frame = frame.apply(strip_cells) if len(frame.columns) else frame
     interrupt.check()
@@ -57,11 +58,7 @@ def run_local(plan: Plan, progress: Callable[[str], None] | None = None) -> Resu
     say("anonymizing")
     priors, prior_note = config_priors(config, base)
     try:
-        result = anonymize_checked(
-            frame, schema, list(plan.models), plan.algorithm, plan.options, seed=plan.seed,
-            suppressed=config.output.suppressed, missing=config.input.missing, strip=config.input.strip,
-            person_qi=config.input.person_qi, metric=plan.metric, priors=priors,
-        )
+        result = anonymize_checked(frame, schema, plan, priors=priors)
     except UnsatisfiableError as exc:
         exc.summary["total_seconds"] = round(time.perf_counter() - t0, 6)
         exc.summary = mask_tree(exc.summary)  # type: ignore[assignment]
@@ -78,7 +75,7 @@ def run_local(plan: Plan, progress: Callable[[str], None] | None = None) -> Resu
     if plan.outputs:
         say("writing output")
         _write(plan, result, manifest)
-    result.summary["run"] = run_facts(plan, result, started)
+    result.summary["run"] = run_facts(plan, result, started, digests)
     result.summary["total_seconds"] = round(time.perf_counter() - t0, 6)
     result.summary = mask_tree(result.summary)  # type: ignore[assignment]  # no password or token leaves
     return result
@@ -156,9 +153,12 @@ def _post_analytics(plan: Plan, result: Result, original: pd.DataFrame) -> pd.Da
     return injected.manifest if manifest_target is not None else None
 
 
-def run_facts(plan: Plan, result: Result, started: str) -> dict[str, object]:
+def run_facts(plan: Plan, result: Result, started: str, digests: Mapping[str, str] | None = None
+              ) -> dict[str, object]:
     """What was done, for the audit trail and the report: the config, the input and every output
-    with their SHA-256 (``None`` for SQL tables), row counts, versions and the start time (UTC)."""
+    with their SHA-256 (``None`` for SQL tables), row counts, versions and the start time (UTC).
+    ``digests`` are the SHA-256 taken as the input was read (:func:`anonkit.io.recording_digests`);
+    an input read another way (a database file, queried) is hashed here."""
 
     from anonkit._version import __version__
 
@@ -175,7 +175,7 @@ def run_facts(plan: Plan, result: Result, started: str) -> dict[str, object]:
         "config_sha256": None if config_file is None else sha256_of(str(config_file)),
         "base": str(base.resolve()),
         "input": without_password(location) if table is None else f"{without_password(location)}#{table}",
-        "input_sha256": None if table is not None else sha256_of(location),
+        "input_sha256": None if table is not None else (digests or {}).get(location) or sha256_of(location),
         "outputs": out,
         "versions": {"anonkit": __version__, "python": platform.python_version(), "numpy": np.__version__,
                      "pandas": pd.__version__},

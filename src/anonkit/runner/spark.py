@@ -29,6 +29,7 @@ import os
 import platform
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -248,11 +249,8 @@ def run_spark(plan: Plan, progress: Callable[[str], None] | None = None) -> Resu
     schema = config_schema(config, plan.base, defaults, _Values(df))  # type: ignore[arg-type]
     _check_partition_by(plan, schema)
     say("anonymizing")
-    inp = config.input
     try:
-        result = anonymize_checked(df, schema, list(plan.models), plan.algorithm, plan.options, seed=plan.seed,
-                                   suppressed=config.output.suppressed, missing=inp.missing, strip=inp.strip,
-                                   person_qi=inp.person_qi, metric=plan.metric, engine=engine)
+        result = anonymize_checked(df, schema, replace(plan, engine=engine))
     except UnsatisfiableError as exc:
         exc.summary["total_seconds"] = round(time.perf_counter() - t0, 6)
         raise

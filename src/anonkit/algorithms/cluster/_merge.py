@@ -83,11 +83,16 @@ class _Merger:
     def __init__(self, table: Table, models: list[Criterion], record_class: np.ndarray, capacity: int) -> None:
         self.models = models
         rc = np.asarray(record_class, dtype=np.int64)
-        stats = record_stats(table, rc, capacity)
+        stats = record_stats(table, rc, capacity, models)
+        if not stats.rollable():
+            raise TypeError("a cluster merge adds class statistics up; a model's need that does not sum over "
+                            f"merged classes ({', '.join(stats.extra)}) cannot be merged")
         self.domains = stats.domains
         self.sizes = stats.sizes.copy()
         self.hist = {a: h.astype(np.float64) for a, h in stats.hist.items()}
-        self.stats = stats.with_counts(self.sizes, self.hist)  # shares the arrays merges update in place
+        self.extra = {n: v.astype(np.float64) for n, v in stats.extra.items()}
+        # shares the arrays merges update in place
+        self.stats = stats.with_counts(self.sizes, self.hist, self.extra)
         self.first = np.full(capacity, table.n, dtype=np.int64)
         keep = np.flatnonzero(rc >= 0)
         np.minimum.at(self.first, rc[keep], keep)
@@ -124,6 +129,8 @@ class _Merger:
             self.sizes[t] = self.sizes[g] + self.sizes[h]
             for hist in self.hist.values():
                 hist[t] = hist[g] + hist[h]
+            for value in self.extra.values():
+                value[t] = value[g] + value[h]
             self.first[t] = min(self.first[g], self.first[h])
             self.merges += 1
             if not self.passes(np.array([t]))[0]:

@@ -117,7 +117,7 @@ class Search:
         #: score anonymous nodes as they are checked (cheap then: their classes are at hand)
         self.score_on_check = True
         weight = presuppressed_weight(table)
-        self.cache = RollupCache(table, weight if table.presuppressed.any() else None)
+        self.cache = RollupCache(table, weight if table.presuppressed.any() else None, models=self.models)
 
     def monotone(self, m: Criterion) -> bool:
         return m.monotonic_generalization and (m.monotonic_suppression or self.max_suppression == 0.0)

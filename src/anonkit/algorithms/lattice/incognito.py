@@ -109,7 +109,7 @@ class Projections:
         for j, level in zip(subset, node, strict=True):
             levels[j] = level
         tc, n_classes = table.tuple_classes(levels, list(subset))
-        stats = table.stats(tc, n_classes, self.weight)
+        stats = table.stats(tc, n_classes, self.weight, models=self.models)
         ok = stats.sizes > 0
         alive = np.flatnonzero(ok)
         current = stats.subset(alive)

@@ -7,7 +7,7 @@ from rich.table import Table as RichTable
 
 from anonkit.cli import console
 from anonkit.cli.printers.summary import print_alerts
-from anonkit.cli.printers.units import pct
+from anonkit.cli.printers.units import OVERFLOW, pct
 
 #: the table-wide figures ``anonkit check`` shows, in this order, when the report has them
 CHECK_FIGURES = ("records", "released", "suppressed", "classes", "k", "avg_class_size", "uniques",
@@ -19,8 +19,8 @@ LEAKAGE_ROWS = 30
 def print_check(data: str, report: dict) -> None:
     """The privacy parameters a table achieves, table-wide then per sensitive attribute, and the notes."""
     t = RichTable(title=escape(f"anonkit check — {data}"), show_header=False)
-    t.add_column("what", style="bold")
-    t.add_column("value")
+    t.add_column("what", style="bold", overflow=OVERFLOW)
+    t.add_column("value", overflow=OVERFLOW)
     for key in CHECK_FIGURES:
         if key not in report:
             continue
@@ -41,7 +41,7 @@ def print_leakage(data: str, report: dict, tau: float) -> None:
     t = RichTable(title=escape(f"anonkit analyze — {data}: {report['records']:,} records; leakage ≥ {tau:g} "
                                "is vulnerable (higher leaks more)"))
     for col in ("attribute(s)", "leakage", "distinct", "unique records", "smallest group", ""):
-        t.add_column(col)
+        t.add_column(col, overflow=OVERFLOW)
     rows = [([a], f) for a, f in report["attributes"].items()] + [(c["attributes"], c) for c in report["combinations"]]
     rows.sort(key=lambda r: -r[1]["leakage"])
     for attrs, f in rows[:LEAKAGE_ROWS]:
@@ -52,6 +52,10 @@ def print_leakage(data: str, report: dict, tau: float) -> None:
     if report["likely_identifiers"]:
         console.out.print(escape("likely identifiers (near-unique: drop them): "
                                  + ", ".join(report["likely_identifiers"])))
+    if report.get("suggested_combinations"):
+        console.out.print(escape("combinations that single people out though no attribute does alone: "
+                                 + "; ".join(" + ".join(c) for c in report["suggested_combinations"])),
+                          soft_wrap=True)
     if report["suggested_quasi_identifiers"]:
         console.out.print(escape("suggested quasi-identifiers: " + ", ".join(report["suggested_quasi_identifiers"])))
 
@@ -61,7 +65,7 @@ def print_post(p: dict) -> None:
     t = RichTable(title=f"post-analytics: {p['records']:,} records in {p['classes']:,} classes; a class is "
                         f"vulnerable when one critical value reaches {pct(p['rho'])}")
     for col in ("attribute", "leakage before", "leakage after"):
-        t.add_column(col)
+        t.add_column(col, overflow=OVERFLOW)
     for name, after in p["leakage_after"].items():
         before = p["leakage_before"].get(name)
         t.add_row(escape(name), "—" if before is None else f"{before:.3f}", f"{after:.3f}")
@@ -73,4 +77,5 @@ def print_post(p: dict) -> None:
     if fakes:
         before, after = fakes.get("vulnerable_classes_without", "—"), fakes.get("vulnerable_classes_with", "—")
         console.out.print(escape(f"fake records injected: {fakes['injected']:,}; vulnerable classes {before} → "
-                                 f"{after}; manifest (private, do not publish): {fakes.get('manifest')}"))
+                                 f"{after}; manifest (private, do not publish): {fakes.get('manifest')}"),
+                          highlight=False, soft_wrap=True)

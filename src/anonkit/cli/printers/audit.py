@@ -6,7 +6,7 @@ from rich.markup import escape
 from rich.table import Table as RichTable
 
 from anonkit.cli import console
-from anonkit.cli.printers.units import ci, num, pct
+from anonkit.cli.printers.units import OVERFLOW, ci, num, pct
 
 
 def print_audit(a: dict, verdict: bool = True) -> None:
@@ -20,13 +20,15 @@ def print_audit(a: dict, verdict: bool = True) -> None:
     if verdict:
         shown = "[green]every check holds[/]" if a["ok"] else "[bold red]some checks fail[/]"
         console.out.print(f"Audit: {shown} ({a['seconds']['total']:.2f} s)")
+    if a.get("report"):
+        console.out.print(f"written: {a['report']} (the HTML report)", highlight=False, markup=False, soft_wrap=True)
 
 
 def print_checks(verdicts: list[dict]) -> None:
     """Each check's value (with the upper end of an attack's interval), threshold and whether it holds."""
     t = RichTable(title="Audit: verdicts")
     for col in ("check", "value", "threshold", "holds"):
-        t.add_column(col)
+        t.add_column(col, overflow=OVERFLOW)
     for v in verdicts:
         value = v["value"]
         shown = "—" if value is None else (num(value) if v["kind"] == "model" else pct(value))
@@ -44,7 +46,7 @@ def print_risk(risk: dict) -> None:
     """Re-identification risk per attacker model, then sample and population uniqueness in one line."""
     r = RichTable(title="Re-identification risk (records)")
     for col in ("attacker", "highest", "average", "records at risk"):
-        r.add_column(col)
+        r.add_column(col, overflow=OVERFLOW)
     for who in ("prosecutor", "journalist"):
         p = risk[who]
         r.add_row(who, pct(p["highest"]), pct(p["average"]), pct(p["records_at_risk"]))
@@ -64,7 +66,7 @@ def print_attacks(attacks: list[dict]) -> None:
         return
     k = RichTable(title="Attacks (95 % intervals)")
     for col in ("attack", "success", "baseline", "control", "risk"):
-        k.add_column(col)
+        k.add_column(col, overflow=OVERFLOW)
     for x in attacks:
         k.add_row(escape(x["name"]), f"{pct(x['success'])} {ci(x['ci'])}",
                   "" if x["baseline"] is None else pct(x["baseline"]),

@@ -8,7 +8,7 @@ from rich.markup import escape
 from rich.table import Table as RichTable
 
 from anonkit.cli import console
-from anonkit.cli.printers.units import metric_name, num, one_in, pct
+from anonkit.cli.printers.units import OVERFLOW, metric_name, num, one_in, pct
 
 #: the verification rows of per-person tables (their shape and link to the input), shown as one line
 TABLE_CHECKS = ("structure:", "link:", "manifest:")
@@ -19,9 +19,9 @@ def print_summary(s: dict) -> None:
     direction is better, then the post-analytics alerts and the run's warnings on standard error."""
     t = RichTable(title=escape(f"anonkit — {s['algorithm']}: {s['message']}, verified independently"),
                   show_header=False, title_justify="left")
-    t.add_column("what", style="bold")
-    t.add_column("value")
-    t.add_column("better", style="dim")
+    t.add_column("what", style="bold", overflow=OVERFLOW)
+    t.add_column("value", overflow=OVERFLOW)
+    t.add_column("better", style="dim", overflow=OVERFLOW)
     t.add_row("[underline]Privacy", "", "")
     add_models(t, s)
     add_risk(t, s)
@@ -33,10 +33,35 @@ def print_summary(s: dict) -> None:
     add_search(t, s)
     add_analytics(t, s)
     t.add_row("  time", f"{s.get('total_seconds', s['seconds']):.2f} s", "")
-    t.add_row("  output", escape(str(s.get("output") or "(not written)")), "")
     console.out.print(t)
+    print_outputs(s)
     print_alerts((s.get("post_analytics") or {}).get("alerts", []))
     print_warnings(s.get("warnings", []))
+
+
+def written_files(s: dict) -> list[tuple[str, str]]:
+    """The files a run wrote, each ``(path, what it is)``: the release's tables in order (one, or one
+    per linked table), the private manifests of fake records, the HTML report."""
+    output = s.get("output")
+    files = [(path, "") for path in ([] if output is None else [output] if isinstance(output, str) else output)]
+    fakes = (s.get("post_analytics") or {}).get("fakes") or {}
+    for manifest in (fakes.get("manifest"), s.get("manifest")):
+        if manifest:
+            files.append((manifest, "the private manifest of fake records: never publish it"))
+    if s.get("report"):
+        files.append((s["report"], "the HTML report"))
+    return files
+
+
+def print_outputs(s: dict) -> None:
+    """Each file the run wrote on a line of its own, ``written: PATH``, never wrapped nor cut (soft
+    wrap: a terminal folds a long line, the path stays whole to copy); ``output: (not written)``
+    when the release was not written."""
+    if s.get("output") is None:
+        console.out.print("output: (not written)", highlight=False, markup=False)
+    for path, what in written_files(s):
+        console.out.print(f"written: {path}" + (f" ({what})" if what else ""), highlight=False, markup=False,
+                          soft_wrap=True)
 
 
 def print_warnings(warnings: list[str]) -> None:
@@ -166,9 +191,9 @@ def add_analytics(t: RichTable, s: dict) -> None:
             f"critical value ≥ {pct(post['rho'])}"), "lower")
         fakes = post.get("fakes")
         if fakes:
-            text = f"{fakes['injected']:,} injected; private manifest: {fakes['manifest']}"
-            t.add_row("  fake records", escape(text), "")
+            where = "private manifest listed below" if fakes.get("manifest") else "no manifest written"
+            t.add_row("  fake records", escape(f"{fakes['injected']:,} injected; {where}"), "")
     if s.get("manifest"):
         noise = (s.get("notes") or {}).get("noise_records")
         count = f"{noise:,} noise records; " if isinstance(noise, int) else ""
-        t.add_row("  fake records", escape(f"{count}private manifest (never publish it): {s['manifest']}"), "")
+        t.add_row("  fake records", escape(f"{count}private manifest (never publish it) listed below"), "")

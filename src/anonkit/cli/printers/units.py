@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+#: how a table shows a word too long for its column: folded onto the next line, never cut with "…"
+#: (an attribute name, a label or a path is read whole)
+OVERFLOW = "fold"
+
 
 def pct(x: float, digits: int = 3) -> str:
     """A share as a percentage rounded for people: 0.2469 → "24.7 %", 0 → "0 %"."""

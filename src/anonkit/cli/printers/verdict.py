@@ -11,9 +11,10 @@ from anonkit.cli.printers.units import pct
 KIND_WORDS = {"model": "the models", "risk": "risk", "attack": "attacks"}
 
 
-def print_verdict(s: dict) -> None:
+def print_verdict(s: dict, *, advice: bool = True) -> None:
     """The run's one verdict: the models and the audit's quick checks against the audit's thresholds
-    (what ``anonkit audit`` decides on the same release), and when a check fails the computed advice."""
+    (what ``anonkit audit`` decides on the same release), and when a check fails the computed advice
+    (``advice=False``: the caller prints the fixes it found by trying changes instead)."""
     v = s.get("verdict")
     if not v:
         return
@@ -28,7 +29,8 @@ def print_verdict(s: dict) -> None:
                         else f"{f['check']} fails" for f in v["failing"])
     console.out.print(f"[bold red]Verdict: do not publish as is[/] — {len(v['failing'])} of {v['checks']} checks "
                       f"fail: {escape(failing)} ({escape(basis)})", highlight=False, soft_wrap=True)
-    print_advice(v.get("advice"))
+    if advice:
+        print_advice(v.get("advice"))
 
 
 def judged(v: dict) -> str:

@@ -9,6 +9,14 @@ one module each:
 * :func:`order` — ``HierarchyBuilderOrderBased`` (groups of consecutive values in an order),
 * :func:`nested` / :func:`from_parent_map` — a taxonomy written by hand (ARX's ``DefaultHierarchy``).
 
+Builders that choose their parameters from the data (what ``anonkit init`` writes for a new table):
+
+* :func:`ranges` — numbers into nested intervals of a round width or of equal frequency,
+* :func:`periods` — dates along a ladder of granularities chosen from the values' span,
+* :func:`frequency` — categories grouped by frequency, the rare ones merged first,
+* :func:`bins` — a numeric sensitive attribute cut into ordered bins, its categories
+  (:func:`bin_categories`) for θ-sensitivity and angelization.
+
 The trivial ``{values} → *`` hierarchy is :meth:`Hierarchy.flat`.
 
 Conventions shared by the builders that take data values:
@@ -32,10 +40,15 @@ the private module ``_shared``.
 from __future__ import annotations
 
 from anonkit.hierarchy.builders._shared import TOP
+from anonkit.hierarchy.builders.bins import bin_categories, bins
 from anonkit.hierarchy.builders.dates import DATE_GRANULARITIES, dates
+from anonkit.hierarchy.builders.frequency import frequency
 from anonkit.hierarchy.builders.intervals import intervals
 from anonkit.hierarchy.builders.masking import masking
 from anonkit.hierarchy.builders.nested import from_parent_map, nested
 from anonkit.hierarchy.builders.order import order
+from anonkit.hierarchy.builders.periods import date_ladder, periods
+from anonkit.hierarchy.builders.ranges import ranges
 
-__all__ = ["DATE_GRANULARITIES", "TOP", "dates", "from_parent_map", "intervals", "masking", "nested", "order"]
+__all__ = ["DATE_GRANULARITIES", "TOP", "bin_categories", "bins", "date_ladder", "dates", "frequency",
+           "from_parent_map", "intervals", "masking", "nested", "order", "periods", "ranges"]

@@ -1,0 +1,110 @@
+"""A candidate change run for real, in memory: the changed config validated into a plan that writes
+nothing, anonymized and audited as ``anonkit anonymize`` would, with the input read once.
+
+:class:`Trials` reads the plan's input and builds its schema once (the levers change models and
+algorithm settings, never the attributes, so both stay valid), then for each changed config:
+:func:`anonkit.plan.plan_from_config` (``writes=False``: no output planned, none written) →
+:func:`anonkit.runner.anonymize.anonymize_checked` (encode, algorithm, the independent verifier,
+the measures) → :func:`anonkit.runner.audit_step.audit_result` (the audit and the one verdict; its
+thresholds follow the changed models, as they would in the changed config). ``audit.required`` is
+switched off in the trial so a failing verdict is measured rather than refused. A config with
+``post_analytics`` (which may add fake records before the audit) is run whole by
+:func:`anonkit.runner.run` instead, still writing nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from anonkit import interrupt
+from anonkit._values import strip_cells
+from anonkit.config import parse_config
+from anonkit.errors import InputError, UnsatisfiableError
+from anonkit.io.batches import is_compact
+from anonkit.plan import Plan, plan_from_config
+from anonkit.plan.load import config_priors, config_schema, load_input
+from anonkit.runner import run
+from anonkit.runner.anonymize import anonymize_checked
+from anonkit.runner.audit_step import audit_result
+from anonkit.schema import AttrType
+
+__all__ = ["Trial", "Trials"]
+
+
+@dataclass(frozen=True)
+class Trial:
+    """What a run of a changed config gave: its summary (the verdict and audit in it) or, when it gave
+    no release, why (``unmet``: the models cannot be met, or the changed config was refused)."""
+
+    summary: dict[str, Any] | None
+    unmet: str | None = None
+    verified: bool = False
+
+
+def _without_required(data: dict[str, Any]) -> dict[str, Any]:
+    audit = data.get("audit")
+    if isinstance(audit, dict) and audit.get("required"):
+        data = {**data, "audit": {**audit, "required": False}}
+    return data
+
+
+class Trials:
+    """The runs of one plan's changed configs (see the module docstring)."""
+
+    def __init__(self, plan: Plan) -> None:
+        config = plan.config
+        if config is None:
+            raise InputError("proposals are computed from a config: a plan made in Python has none", key="plan")
+        if config.engine != "local":
+            raise InputError("proposals are computed by rerunning the config on this machine; a Spark plan is not "
+                             "rerun (try the change on a sample with engine: local)", key="engine")
+        self.plan = plan
+        self.runs = 0
+        frame, defaults = load_input(config, plan.base, plan.input_path)
+        if config.input.strip and not is_compact(frame) and len(frame.columns):
+            frame = frame.apply(strip_cells)
+        self.frame = frame
+        self.schema = config_schema(config, plan.base, defaults, frame)
+
+    def facts(self) -> tuple[list[str], int, dict[str, int], dict[str, str]]:
+        """The sensitive attributes, the records, each sensitive attribute's distinct values and the
+        t-closeness distance its type calls for (ordered for numbers and dates, hierarchical with a
+        hierarchy, else equal)."""
+        sensitive = [s for s in self.schema.sensitive if s in self.frame.columns]
+        distinct = {s: int(self.frame[s].nunique(dropna=False)) for s in sensitive}
+        distance = {}
+        for s in sensitive:
+            attr = self.schema[s]
+            ordered = attr.type in (AttrType.NUMERIC, AttrType.DATE, AttrType.ORDINAL)
+            distance[s] = "ordered" if ordered else "hierarchical" if attr.hierarchy is not None else "equal"
+        return sensitive, len(self.frame), distinct, distance
+
+    def declaration(self) -> dict[str, Any]:
+        """The plan's config as a mapping (the keys a change names)."""
+        return self.plan.declaration()
+
+    def run(self, data: Mapping[str, Any]) -> Trial:
+        """Run the config ``data`` (a changed declaration) in memory; counts in :attr:`runs`."""
+        interrupt.check()
+        self.runs += 1
+        plan = self.plan
+        try:
+            config = parse_config(_without_required(dict(data)))
+            changed = plan_from_config(config, config_dir=plan.base, input_path=plan.input_path, seed=plan.seed,
+                                       writes=False)
+        except InputError as exc:
+            return Trial(None, f"refused: {exc}")
+        try:
+            if config.post_analytics is not None:  # fakes may join the release before the audit: the whole run
+                result = run(changed)
+            else:
+                priors, _note = config_priors(config, plan.base)
+                result = anonymize_checked(self.frame, self.schema, changed, priors=priors)
+                audit_result(changed, result)
+        except UnsatisfiableError as exc:
+            return Trial(dict(exc.summary or {}), str(exc))
+        except InputError as exc:
+            return Trial(None, f"refused: {exc}")
+        return Trial(result.summary, None, bool(result.verification.ok))
