@@ -175,7 +175,7 @@ class RollupCache:
         offsets = np.array([at[j][base.levels[j]][levels[j]] for j in range(d)], dtype=np.int64)
         sizes = np.array([size[j][levels[j]] for j in range(d)], dtype=np.int64)
         # the histograms and the additive needs, side by side: one roll-up adds them all
-        columns = {**st.hist, **{f"need:{n}": v.reshape(-1, 1) for n, v in st.extra.items()}}
+        columns = {**st.hist, **{f"need:{n}": v.reshape(-1, 1) for n, v in st.extra.items()}} if st.extra else st.hist
         attrs = list(columns)
         widths = [columns[a].shape[1] for a in attrs]
         if len(attrs) == 1:
