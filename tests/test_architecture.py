@@ -44,6 +44,8 @@ EXPERIMENT_NAMES = {
     ("anonkit/cli/experiments.py", "angelization"), ("anonkit/experiments/__init__.py", "angelization"),
     ("anonkit/experiments/angelization.py", "angelization"), ("anonkit/experiments/angelization.py", "theta-sensitive"),
     ("anonkit/experiments/angelization.py", "kl-diversity"),
+    # a word of column names that marks a sensitive attribute ("genetic test"), not the algorithm
+    ("anonkit/start/roles.py", "genetic"),
 }
 
 
@@ -306,7 +308,7 @@ LAYERS: list[tuple[str, str, frozenset[str]]] = [
     ("runner", "run(plan) on any engine, and the one summary",
      frozenset({"anonkit.runner"})),
     ("advice", "what a user is told to try: a starting config guessed from the data, the smallest change that passes",
-     frozenset({"anonkit.start", "anonkit.fixes"})),
+     frozenset({"anonkit.start", "anonkit.fixes", "anonkit.evaluate"})),
     ("faces", "what people call: the package's public names, the facade, CLI, report, explore, experiments, "
      "the location services",
      frozenset({"anonkit", "anonkit.__main__", "anonkit._entry", "anonkit.pipeline", "anonkit.cli",

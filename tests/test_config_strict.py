@@ -60,6 +60,12 @@ VALID_MODELS: dict[str, dict[str, Any]] = {
     "delta-disclosure": {"model": "delta-disclosure", "attribute": "Disease", "delta": 1.5},
     "background-knowledge": {"model": "background-knowledge", "attribute": "Disease", "J": 0.5},
     "theta-sensitivity": {"model": "theta-sensitivity", "attribute": "Disease", "k": 2, "lambda": 0.5},
+    "average-risk": {"model": "average-risk", "threshold": 0.05},
+    "sample-uniqueness": {"model": "sample-uniqueness", "threshold": 0.01},
+    "population-uniqueness": {"model": "population-uniqueness", "threshold": 0.01, "population": 1000},
+    "k-map": {"model": "k-map", "k": 2},
+    "estimated-k-map": {"model": "estimated-k-map", "k": 2, "population_size": 1000},
+    "delta-presence": {"model": "delta-presence", "dmax": 0.5},
 }
 VALID_ATTRIBUTES: dict[str, dict[str, Any]] = {
     "quasi": {"role": "quasi"}, "sensitive": {"role": "sensitive"}, "identifier": {"role": "identifier"},

@@ -54,7 +54,7 @@ def _cli_release(config: Path, table: Path, folder: Path) -> bytes:
     folder.mkdir()
     shutil.copyfile(config, folder / "config.yaml")
     shutil.copyfile(table, folder / table.name)
-    done = subprocess.run([sys.executable, "-m", "anonkit", "anonymize", "config.yaml"], cwd=folder,
+    done = subprocess.run([sys.executable, "-m", "anonkit", "anonymize", "config.yaml", "--no-fixes"], cwd=folder,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return (folder / "release.csv").read_bytes()

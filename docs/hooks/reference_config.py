@@ -168,7 +168,14 @@ def _input() -> list[str]:
     lines = ["## `input`", "", _doc(InputConfig), "",
              "The format comes from `input.format`, else from the path's suffix; a key another format takes "
              "is refused naming the key.", ""]
-    return lines + _table("input.", rows, extra)
+    from anonkit._config_input import SubsetConfig
+
+    return [*lines, *_table("input.", rows, extra), *_subset(SubsetConfig)]
+
+
+def _subset(cls: type[BaseModel]) -> list[str]:
+    """The keys of ``input.subset`` (the research records of a population: k-map, δ-presence)."""
+    return ["### `input.subset`", "", _doc(cls), "", *_table("input.subset.", fields(cls))]
 
 
 def _attributes() -> list[str]:

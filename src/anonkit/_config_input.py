@@ -35,6 +35,33 @@ FormatName = Literal[FORMAT_NAMES]  # type: ignore[valid-type]  # the io registr
 #: what a format-specific key of ``input`` reads as on a format that does not take it
 INPUT_ABSENT: dict[str, Any] = {"separator": ",", "encoding": "utf-8", "table": None, "query": None, "sheet": None,
                                 "header_row": None, "batch_rows": None}
+class SubsetConfig(Strict):
+    """``input.subset``: the research records, a subset of the input's rows (ARX's ``DataSubset``).
+
+    The input is then the population: classes and the population models (k-map, δ-presence) are
+    counted over every input row, while only the subset's records are anonymized and released.
+    Exactly one of: ``path`` (a file of the subset's rows, every column as in the input, each matched
+    to an input row of identical cells), ``rows`` (input row numbers, 1-based), ``where`` (column →
+    the values selected; several columns must all match)."""
+
+    path: str | None = None
+    #: the subset file's separator (CSV; default: the input's)
+    separator: str | None = None
+    rows: list[Annotated[int, Field(ge=1)]] | None = Field(None, min_length=1)
+    where: dict[str, list[str]] | None = Field(None, min_length=1)
+
+    @model_validator(mode="after")
+    def _one_way(self) -> SubsetConfig:
+        given = [k for k in ("path", "rows", "where") if getattr(self, k) is not None]
+        if len(given) != 1:
+            got = f"; got {', '.join(given)}" if given else ""
+            raise ValueError("input.subset takes exactly one of path (a file of the subset's rows), rows (input "
+                             f"row numbers) or where (column: [values]){got}")
+        if self.separator is not None and self.path is None:
+            raise ValueError("input.subset.separator applies to a subset file (path) only")
+        return self
+
+
 class InputConfig(Strict):
     """``input:``, the keys every format takes. The subclasses add their format's keys; a key a
     format does not take reads as the value that means "not given" (:data:`INPUT_ABSENT`)."""
@@ -49,6 +76,8 @@ class InputConfig(Strict):
     strip: bool = True
     #: a person whose quasi-identifiers differ between rows: an error, or their first row's values
     person_qi: Literal["error", "first"] = "error"
+    #: the research subset (see :class:`SubsetConfig`); the input is then the population
+    subset: SubsetConfig | None = None
 
     def __getattr__(self, name: str) -> Any:
         if name in INPUT_ABSENT:

@@ -195,11 +195,38 @@ ThetaSensitivityConfig = model_entry(
     ``θ = λ · V_full(k)``; ``distinct`` also asks for ``min(k, C)`` distinct categories. The
     attribute needs ``categories``.""")
 
+KMapConfig = model_entry(
+    "KMapConfig", _SPECS["k-map"],
+    doc="``{model: k-map, k: 5}``: every released class matches ≥ ``k`` population records (``input.subset``).")
+EstimatedKMapConfig = model_entry(
+    "EstimatedKMapConfig", _SPECS["estimated-k-map"],
+    doc="""``{model: estimated-k-map, k: 3, population_size: 317238626, estimator: zero-truncated-poisson,
+    significance: 0.01}``: k-map with the population estimated from its size (ARX's derived k').""")
+DeltaPresenceConfig = model_entry(
+    "DeltaPresenceConfig", _SPECS["delta-presence"],
+    doc="``{model: delta-presence, dmin: 0.05, dmax: 0.15}``: the research share of every class (``input.subset``).")
+#: the population models' entries (k-map, δ-presence; issue 27)
+POPULATION_ENTRIES: tuple[type[ModelEntry], ...] = (KMapConfig, EstimatedKMapConfig, DeltaPresenceConfig)
+AverageRiskConfig = model_entry(
+    "AverageRiskConfig", _SPECS["average-risk"],
+    doc="``{model: average-risk, threshold: 0.05}``: the release's average prosecutor risk (whole release).")
+SampleUniquenessConfig = model_entry(
+    "SampleUniquenessConfig", _SPECS["sample-uniqueness"],
+    doc="``{model: sample-uniqueness, threshold: 0.01}``: the share of released records alone in their class.")
+PopulationUniquenessConfig = model_entry(
+    "PopulationUniquenessConfig", _SPECS["population-uniqueness"],
+    doc="""``{model: population-uniqueness, threshold: 0.0001, estimator: dankar, region: usa}``: the estimated
+    share of population uniques (give ``population``, ``region`` or ``sampling_fraction``).""")
+#: the whole-release risk criteria's entries (issue 27)
+RISK_ENTRIES: tuple[type[ModelEntry], ...] = (AverageRiskConfig, SampleUniquenessConfig, PopulationUniquenessConfig)
+
 #: every ``privacy:`` entry class (the union's members, in the order the docs list them)
 MODEL_ENTRIES: tuple[type[ModelEntry], ...] = (
     KAnonymityConfig, DistinctLConfig, EntropyLConfig, RecursiveLConfig, FrequencyLConfig, TClosenessConfig,
     BetaLikenessConfig, DeltaDisclosureConfig, BackgroundKnowledgeConfig, ThetaSensitivityConfig,
 )
+MODEL_ENTRIES = tuple(sorted((*MODEL_ENTRIES, *POPULATION_ENTRIES, *RISK_ENTRIES),
+                             key=lambda e: list(_SPECS).index(e.spec.name)))
 assert [e.spec.name for e in MODEL_ENTRIES] == list(_SPECS), "an entry class per declared model, in order"
 
 #: ``variant:`` of ``model: l-diversity`` → the model it names
@@ -273,6 +300,20 @@ class PlainMetric(MetricConfig):
     name: Literal["dm", "dm*", "height"]
 
 
+class QualityMetric(MetricConfig):
+    """ARX's KL divergence, ambiguity and record-level squared error (``metrics/quality.py``) take no
+    parameter."""
+
+    name: Literal["kl-divergence", "ambiguity", "sse"]
+
+
+class EntropyLossMetric(MetricConfig):
+    """ARX's entropy-based information loss (``metrics/quality.py``) takes the gs-factor."""
+
+    name: Literal["entropy-loss"]
+    gs: float = Field(_METRIC.gs, ge=0, le=1)
+
+
 def _metric_shorthand(data: Any) -> Any:
     """``metric: dm`` is ``{name: dm}``; a mapping without ``name`` is the default metric's."""
     if isinstance(data, str):
@@ -282,10 +323,11 @@ def _metric_shorthand(data: Any) -> Any:
     return data
 
 
-METRIC_ENTRIES: tuple[type[MetricConfig], ...] = (LossMetric, EntropyMetric, AecsMetric, PrecisionMetric, PlainMetric)
+METRIC_ENTRIES: tuple[type[MetricConfig], ...] = (LossMetric, EntropyMetric, AecsMetric, PrecisionMetric, PlainMetric,
+                                                  QualityMetric, EntropyLossMetric)
 
 MetricSpec = Annotated[
-    LossMetric | EntropyMetric | AecsMetric | PrecisionMetric | PlainMetric,
+    LossMetric | EntropyMetric | AecsMetric | PrecisionMetric | PlainMetric | QualityMetric | EntropyLossMetric,
     Field(discriminator="name"),
     BeforeValidator(_metric_shorthand),
 ]

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from anonkit._values import as_text, factorize_text, looks_numeric
+from anonkit._verify_population import population_counts
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.models import (
@@ -46,7 +47,11 @@ from anonkit.models import (
     TCloseness,
     ThetaSensitivity,
 )
+from anonkit.models.population import POPULATION_NEED, needs_population
+from anonkit.models.risk_criteria import ESTIMATORS
 from anonkit.models.theta import full_variance
+from anonkit.risk import SolverConfig
+from anonkit.risk.population import DANKAR_PITMAN_FRACTION, population_uniqueness
 from anonkit.schema import Schema
 from anonkit.stats import ClassStats, build_domain, class_stats, class_stats_for
 
@@ -66,6 +71,15 @@ from anonkit._verify_rows import (
     split_suppressed,
     suppressed_rows,
 )
+
+
+def register_estimators() -> None:
+    """Hand the population-uniqueness estimator (:mod:`anonkit.risk.population`) down to the
+    whole-release models (:mod:`anonkit.models.risk_criteria`), which sit below the judges."""
+    ESTIMATORS.update(population=population_uniqueness, solver=SolverConfig, pitman_upto=DANKAR_PITMAN_FRACTION)
+
+
+register_estimators()
 
 
 @dataclass
@@ -174,6 +188,7 @@ def verify(
     weights: ArrayLike | None = None,
     reference_weights: ArrayLike | None = None,
     suppressed: str | ArrayLike = "mark",
+    population: pd.DataFrame | None = None,
 ) -> Verification:
     """Check that the released ``frame`` satisfies every model in ``models``.
 
@@ -208,6 +223,10 @@ def verify(
         whose every quasi-identifier is ``*`` is a suppressed record), ``"drop"`` (they were left
         out: every row is released, an all-``*`` row is a class like any other), or a boolean mask
         of the rows it suppressed (private to the publisher, like ``rows``; each must be all ``*``).
+    population:
+        The population (the whole input of a research subset): k-map and δ-presence are judged on
+        the population records of every released class, recounted from the hierarchies
+        (:func:`anonkit._verify_population.population_counts`).
 
     Returns
     -------
@@ -235,6 +254,7 @@ def verify(
         frame, w, reference, rw = _count_identical(frame, qis, sens, reference, rw)
     stats, cls, supp = released_stats(frame, qis, spec, reference=reference, weights=w, reference_weights=rw,
                                       marked=marked)
+    _add_population(stats, frame, cls, supp, schema, models, population)
     results = []
     linked: np.ndarray | None = None
     for m in models:
@@ -253,6 +273,20 @@ def verify(
         classes=int(stats.n_classes),
         results=results,
     )
+
+
+def _add_population(stats: ClassStats, frame: pd.DataFrame, cls: np.ndarray, supp: np.ndarray, schema: Schema,
+                    models: list[Criterion], population: pd.DataFrame | None) -> None:
+    """The population records of every released class, for the models that judge them (refused
+    without a population: such a model cannot be judged from the release alone)."""
+    if not needs_population(models):
+        return
+    if population is None:
+        raise InputError("k-map and δ-presence are judged against the population: give population= (the input "
+                         "of the research subset)", key="population")
+    released = frame.reset_index(drop=True).loc[~supp].reset_index(drop=True)
+    stats.extra[POPULATION_NEED] = population_counts(released, cls, stats.n_classes, qi_columns(released, schema.quasi),
+                                                     schema, population)
 
 
 def _release_weights(frame: pd.DataFrame, schema: Schema, weights: ArrayLike | None,

@@ -59,6 +59,10 @@ FAMILIES: tuple[str, ...] = ("lattice", "search", "partition", "cluster", "bucke
 RUNTIME = frozenset({"seed", "priors", "metric"})
 #: ``enforces`` value: every model judged on class statistics (all but record-level models)
 CLASS_MODELS = "class models"
+#: the families whose algorithms judge full-domain nodes through
+#: :func:`anonkit.algorithms.transform.evaluate_node`, which enforces whole-release models (a share of
+#: the release's records: average risk, sample and population uniqueness) after the class models
+WHOLE_RELEASE_FAMILIES = frozenset({"lattice"})
 #: what a family's progress bar counts, unless the declaration says otherwise
 FAMILY_PROGRESS = {"lattice": "searching the lattice (checked transformations)"}
 
@@ -130,7 +134,18 @@ class Algorithm:
         """Whether this algorithm enforces ``model`` (rather than only judging it afterwards)."""
         if model.spec.record_level:
             return model.name in self.enforces if not isinstance(self.enforces, str) else False
+        if model.spec.scope == "release":
+            return self.family in WHOLE_RELEASE_FAMILIES and self.enforces == CLASS_MODELS
         return self.enforces == CLASS_MODELS or model.name in self.enforces
+
+    def refuse_unenforced(self, models: Iterable[Criterion]) -> None:
+        """Refuse, before any work, a whole-release model (judged on the release as a whole) this
+        algorithm cannot enforce: judged class by class afterwards it would suppress everything."""
+        for m in models:
+            if m.spec.scope == "release" and not self.enforces_model(m):
+                takers = ", ".join(a.name for a in declared() if a.enforces_model(m))
+                raise InputError(f"{m.name} is judged on the whole release and enforced only by the full-domain "
+                                 f"searches ({takers}), not {self.name}: choose one of them", key="algorithm.name")
 
     @cached_property
     def parameters(self) -> dict[str, inspect.Parameter]:

@@ -21,9 +21,13 @@ from anonkit._kernels import CHUNK_ROWS
 from anonkit.algorithms.common import suppression_limit, suppression_verdict
 from anonkit.algorithms.rollup import RollupCache
 from anonkit.models import Criterion
+from anonkit.models.risk_criteria import enforce_release
 from anonkit.release import Release, full_domain_release
-from anonkit.stats import class_stats_for
+from anonkit.stats import ClassStats, class_stats_for
 from anonkit.table import Table
+from anonkit.verifier import register_estimators
+
+register_estimators()  # the population-uniqueness estimator the whole-release models call
 
 
 @dataclass
@@ -99,7 +103,7 @@ def evaluate_node(
     alive = np.flatnonzero(ok)
     current = stats if alive.size == ok.size else stats.subset(alive)
     is_mono = monotone or (lambda _m: True)
-    ordered = sorted((m for m in models if m.qis is None), key=lambda m: (not is_mono(m), m.attribute is not None))
+    ordered = sorted(_class_models(models), key=lambda m: (not is_mono(m), m.attribute is not None))
     mono_suppressed = None
     for m in ordered:
         if mono_suppressed is None and not is_mono(m):
@@ -134,12 +138,66 @@ def evaluate_node(
             if not changed:
                 break
     sizes = stats.sizes
-    suppressed = int(sizes[~ok].sum())
     if limit is None:
         limit = suppression_limit(0.0 if max_suppression is None else max_suppression, table.n_records)
+    tc = _enforce_whole_release(table, tc, sizes, ok, models, limit)
+    suppressed = int(sizes[~ok].sum())
+    anonymous = suppressed <= limit and not empty_classes_fail(stats, models)
     return NodeEvaluation(
-        levels, tc, n_classes, ok, sizes, suppressed, limit, suppressed <= limit, mono_suppressed, codes
+        levels, tc, n_classes, ok, sizes, suppressed, limit, anonymous, mono_suppressed, codes
     )
+
+
+def empty_classes_fail(stats: ClassStats, models: list[Criterion]) -> bool:
+    """Whether a class without records fails a model that judges such classes (δ-presence with
+    ``dmin > 0``: a class of population records only has no record to suppress, so the node fails)."""
+    judging = [m for m in models if getattr(m, "judges_empty_classes", False)]
+    if not judging:
+        return False
+    empty = np.flatnonzero(stats.sizes == 0)
+    if not empty.size:
+        return False
+    sub = stats.subset(empty)
+    return any(not bool(m.passes(sub).all()) for m in judging)
+
+
+def _class_models(models: list[Criterion]) -> list[Criterion]:
+    """The models judged class by class on all quasi-identifiers (not on a subset, not on the whole release)."""
+    return [m for m in models if m.qis is None and not m.whole_release]
+
+
+Classes = np.ndarray | Callable[[], np.ndarray]
+
+
+def _enforce_whole_release(table: Table, tc: Classes, sizes: np.ndarray, ok: np.ndarray, models: list[Criterion],
+                           limit: int) -> Classes:
+    """Judge the whole-release models (``scope="release"``) on the classes the class models left
+    released, and suppress (in ``ok``) the smallest classes until they hold, as ARX enforces its
+    sample-based criteria: ordered by size, then by their first record, a binary search over the
+    suppressed prefix within what the limit leaves (:func:`~anonkit.models.risk_criteria.enforce_release`).
+    Returns ``tc`` (made when the order needed it). A node whose models still fail is refused by
+    the caller's count only if it exceeds the limit, so a failing final prefix suppresses every class."""
+    models = [m for m in models if m.whole_release]
+    if not models:
+        return tc
+    alive = np.flatnonzero(ok & (sizes > 0))
+    released = sizes[alive]
+    if all(m.holds(released) for m in models if released.size):  # type: ignore[attr-defined]
+        return tc
+    if callable(tc):
+        tc = tc()
+    d = table.distinct
+    _, first_record = np.unique(d.inverse, return_index=True)  # the first record of every distinct tuple
+    first = np.full(len(sizes), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first, tc, first_record)
+    order = np.lexsort((first[alive], released))
+    budget = limit - float(sizes[~ok].sum())
+    cut = enforce_release(models, released[order], budget)
+    ok[alive[order[:cut]]] = False
+    rest = alive[order[cut:]]
+    if rest.size and not all(m.holds(sizes[rest]) for m in models):  # type: ignore[attr-defined]
+        ok[rest] = False  # fail closed: ARX's search may stop on a prefix that fails a non-monotonic model
+    return tc
 
 
 def release_node(

@@ -44,6 +44,7 @@ from anonkit.audit.verdicts import effective_thresholds, threshold_basis, verdic
 from anonkit.config import AuditThresholds
 from anonkit.errors import InputError
 from anonkit.models import Criterion
+from anonkit.models.population import needs_population
 from anonkit.plan import Plan
 from anonkit.risk import (
     class_size_histogram,
@@ -93,10 +94,14 @@ def _models(inputs: AuditInputs, published: PublishedRelease, models: list[Crite
     if not models:
         return [], notes
     record_level = [m for m in models if m.spec.record_level]
-    class_models = [m for m in models if not m.spec.record_level]
+    counted = [m for m in models if not m.spec.record_level and needs_population([m])]
+    class_models = [m for m in models if not m.spec.record_level and m not in counted]
     if record_level:
         notes.append(f"{record_level[0].describe()} is judged from each record's prior and needs the publisher's "
                      "private link: verified by anonkit anonymize, not from the published table")
+    if counted:  # k-map, δ-presence: counted in the population (input.subset), which the release does not hold
+        notes.append(f"{counted[0].describe()} is judged on the population's counts: verified by anonkit anonymize "
+                     "(and anonkit check with the population), not from the published table alone")
     out = []
     if isinstance(inputs.release, pd.DataFrame):
         reference = {s: inputs.original[s] for s in inputs.schema.sensitive if s in inputs.original.columns}

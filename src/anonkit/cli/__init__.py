@@ -19,7 +19,20 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from anonkit.cli import algorithms, anonymize, audit, check, experiments, explore, init, location, models, report, ui
+from anonkit.cli import (
+    algorithms,
+    anonymize,
+    audit,
+    check,
+    evaluate,
+    experiments,
+    explore,
+    init,
+    location,
+    models,
+    report,
+    ui,
+)
 from anonkit.cli.helptext import MARKUP_MODE, HelpGroup
 
 app = typer.Typer(
@@ -59,6 +72,7 @@ app.command()(location.broker)
 app.command("algorithms")(algorithms.list_algorithms)
 app.command("models")(models.list_models)
 app.command("audit")(audit.audit_command)
+app.command("evaluate")(evaluate.evaluate_command)
 app.command("report")(report.report_command)
 app.command("explore")(explore.explore_command)
 app.command("ui")(ui.ui_command)

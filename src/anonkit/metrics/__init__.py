@@ -43,6 +43,7 @@ from anonkit.metrics.one_to_many import (
     record_intersection,
 )
 from anonkit.metrics.precision import height, prec_loss, precision, precision_per_attribute
+from anonkit.metrics.quality import QUALITY_MODELS, ambiguity, entropy_loss, kl_divergence, sse
 from anonkit.metrics.risk import (
     ProsecutorRisk,
     linkage_candidates,
@@ -63,6 +64,7 @@ __all__ = [
     "WHDResult",
     "aecs",
     "aggregate_values",
+    "ambiguity",
     "arx_round",
     "attribute_weights",
     "cavg",
@@ -71,10 +73,12 @@ __all__ = [
     "discernibility",
     "discernibility_star",
     "entropy",
+    "entropy_loss",
     "entropy_per_attribute",
     "gcp",
     "gs_factors",
     "height",
+    "kl_divergence",
     "linkability",
     "linkage_candidates",
     "loss",
@@ -94,6 +98,7 @@ __all__ = [
     "record_linkage",
     "sample_uniqueness",
     "score",
+    "sse",
     "suppressed_class_sizes",
     "suppression_rate",
     "whd",
@@ -126,6 +131,15 @@ _PARAMETRIZED: dict[str, Callable[[Table, Release, float, str], float | tuple[fl
     "records_at_risk": lambda t, r, gs, agg: prosecutor_risk(t, r).records_at_risk,
     "sample_uniqueness": lambda t, r, gs, agg: sample_uniqueness(t, r),
     "record_linkage": lambda t, r, gs, agg: record_linkage(t, r),
+}
+#: ARX's quality models of :mod:`anonkit.metrics.quality`, scored when a search optimizes one (the summary's
+#: ``score``). They are not in every summary: they sum over records in ARX's order, which a counted
+#: release (:meth:`Release.counted`) cannot repeat bit for bit, and they would cost every run.
+_QUALITY: dict[str, Callable[[Table, Release, float], float]] = {
+    "kl_divergence": lambda t, r, gs: kl_divergence(t, r),
+    "ambiguity": lambda t, r, gs: ambiguity(t, r),
+    "entropy_loss": lambda t, r, gs: entropy_loss(t, r, gs=gs),
+    "sse": lambda t, r, gs: sse(t, r),
 }
 
 
@@ -177,7 +191,8 @@ class SearchMetric:
     """A quality model a search optimizes, by ARX name (ARX compatibility §2.4).
 
     ``name``: ``loss`` (gs, aggregate), ``entropy`` (monotonic, gs), ``dm``, ``dm*``, ``aecs`` (gs),
-    ``precision`` (monotonic, gs) or ``height``. Lower is better.
+    ``precision`` (monotonic, gs), ``height``, or ARX's ``kl-divergence``, ``ambiguity``,
+    ``entropy-loss`` (gs) and ``sse`` (:mod:`~anonkit.metrics.quality`). Lower is better.
     """
 
     name: str = "loss"
@@ -193,7 +208,7 @@ class SearchMetric:
         gs_factors(self.gs)
 
 
-SEARCH_METRICS = ("loss", "entropy", "dm", "dm*", "aecs", "precision", "height")
+SEARCH_METRICS = ("loss", "entropy", "dm", "dm*", "aecs", "precision", "height", *QUALITY_MODELS)
 
 
 def score(table: Table, release: Release, metric: SearchMetric) -> float | tuple[float, ...]:
@@ -211,4 +226,6 @@ def score(table: Table, release: Release, metric: SearchMetric) -> float | tuple
         return float(aecs(table, release, gs=metric.gs))
     if name == "precision":
         return float(precision(table, release, monotonic=metric.monotonic, gs=metric.gs))
+    if name in QUALITY_MODELS:
+        return float(_QUALITY[QUALITY_MODELS[name]](table, release, metric.gs))
     return float(height(table, release))

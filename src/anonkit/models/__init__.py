@@ -7,6 +7,7 @@ parameters with their ranges, the statistics it needs, monotonicity); the constr
 
 from anonkit.models.base import Criterion
 from anonkit.models.kanonymity import KAnonymity
+from anonkit.models.kmap import EstimatedKMap, KMap
 from anonkit.models.knowledge import BackgroundKnowledge
 from anonkit.models.ldiversity import (
     DistinctLDiversity,
@@ -15,19 +16,27 @@ from anonkit.models.ldiversity import (
     RecursiveCLDiversity,
 )
 from anonkit.models.likeness import BetaLikeness, DeltaDisclosure
+from anonkit.models.presence import DeltaPresence
+from anonkit.models.risk_criteria import AverageRisk, PopulationUniquenessRisk, SampleUniquenessRisk
 from anonkit.models.tcloseness import TCloseness
 from anonkit.models.theta import ThetaSensitivity
 
 __all__ = [
+    "AverageRisk",
     "BackgroundKnowledge",
     "BetaLikeness",
     "Criterion",
     "DeltaDisclosure",
+    "DeltaPresence",
     "DistinctLDiversity",
     "EntropyLDiversity",
+    "EstimatedKMap",
     "FrequencyLDiversity",
     "KAnonymity",
+    "KMap",
+    "PopulationUniquenessRisk",
     "RecursiveCLDiversity",
+    "SampleUniquenessRisk",
     "TCloseness",
     "ThetaSensitivity",
 ]

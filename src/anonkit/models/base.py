@@ -53,6 +53,17 @@ class Criterion(ABC):
         return type(self).spec.record_level
 
     @property
+    def whole_release(self) -> bool:
+        """Judged on the whole release (``scope="release"``), after the class models: see
+        :meth:`release_passes`."""
+        return type(self).spec.scope == "release"
+
+    def release_passes(self, stats: ClassStats) -> bool:
+        """Does the release whose released classes are ``stats`` satisfy the model? A class model
+        holds when every class passes; a whole-release model judges the classes together."""
+        return bool(self.passes(stats).all())
+
+    @property
     def attribute(self) -> str | None:
         """The sensitive attribute the model protects (None for k-anonymity)."""
         return None

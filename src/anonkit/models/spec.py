@@ -195,6 +195,8 @@ class Param:
         """The type the config's pydantic field takes (strict: ``int``, ``float``, ``bool``, …)."""
         if self.words is not None:
             return Literal[tuple(self.words)]
+        if self.default is None and self.kind in ("count", "number", "choice"):  # optional: null is the default
+            return dataclasses.replace(self, default=REQUIRED).config_annotation() | None
         return {"count": int, "number": float, "flag": bool, "column": str, "columns": list[str] | None,
                 "choice": Literal[self.choices] if self.choices else str}[self.kind]
 
@@ -257,6 +259,12 @@ class ModelSpec:
     config_name: str | None = None
     variant_of: str | None = None
     variant: str | None = None
+    #: ``class``: judged class by class; ``release``: judged on the whole release (a share of its
+    #: records, an estimate from its class sizes), after the class models, by ``release_passes``
+    scope: Literal["class", "release"] = "class"
+    #: groups of optional parameters of which exactly one must be given (``population``, ``region``
+    #: or ``sampling_fraction``); the first of a group is the one named when none is
+    one_of: tuple[tuple[str, ...], ...] = ()
     #: the parameters by name
     by_name: dict[str, Param] = field(default_factory=dict, compare=False, repr=False)
 
@@ -268,6 +276,10 @@ class ModelSpec:
             raise TypeError(f"{self.name}: unknown needs {unknown}; known: {', '.join(known)}")
         if self.record_level != ("records" in self.needs):
             raise TypeError(f"{self.name}: record_level is declared by needs=('records', …)")
+        for group in self.one_of:
+            loose = [g for g in group if g not in self.by_name or self.by_name[g].required]
+            if loose:
+                raise TypeError(f"{self.name}: one_of names {loose}, which are not optional parameters")
 
     @property
     def tag(self) -> str:
@@ -282,6 +294,13 @@ class ModelSpec:
         for f in dataclasses.fields(model):  # type: ignore[arg-type]
             if f.name in self.by_name:
                 object.__setattr__(model, f.name, self.by_name[f.name].check(getattr(model, f.name)))
+        for group in self.one_of:
+            given = [g for g in group if getattr(model, g) is not None]
+            if len(given) != 1:
+                names = ", ".join(group[:-1]) + f" or {group[-1]}"
+                got = f" (got {', '.join(given)})" if given else ""
+                raise InputError(f"{self.name} needs exactly one of {names}{got}",
+                                 key=self.by_name[given[-1] if given else group[0]].api_name)
 
     def monotonic_under_generalization(self, model: object) -> bool:
         m = self.monotonic_generalization
@@ -299,6 +318,8 @@ class ModelSpec:
             "params": [p.describe() for p in self.params],
             "needs": sorted(self.needs),
             "record_level": self.record_level,
+            "scope": self.scope,
+            "one_of": [list(g) for g in self.one_of],
             "monotonic": {"generalization": gen.text() if isinstance(gen, When) else gen,
                           "suppression": self.monotonic_suppression},
         }
@@ -320,6 +341,8 @@ def privacy_model(
     config_name: str | None = None,
     variant_of: str | None = None,
     variant: str | None = None,
+    scope: Literal["class", "release"] = "class",
+    one_of: Iterable[tuple[str, ...]] = (),
 ) -> Callable[[type], type]:
     """Declare the decorated ``Criterion`` dataclass as the privacy model ``name`` (see the module
     docstring). Every constructor argument must be a declared parameter and the reverse, so no
@@ -329,7 +352,8 @@ def privacy_model(
         spec = ModelSpec(name=name, cls=cls, label=label, summary=" ".join(summary.split()), params=tuple(params),
                          needs=frozenset(needs), monotonic_generalization=monotonic_generalization,
                          monotonic_suppression=monotonic_suppression, record_level="records" in set(needs),
-                         config_name=config_name, variant_of=variant_of, variant=variant)
+                         config_name=config_name, variant_of=variant_of, variant=variant, scope=scope,
+                         one_of=tuple(tuple(g) for g in one_of))
         fields = {f.name for f in dataclasses.fields(cls)}
         if fields != set(spec.by_name):
             raise TypeError(f"{name}: the declared parameters {sorted(spec.by_name)} are not the constructor's "

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from anonkit.config import AttributeConfig, BackgroundKnowledgeConfig, BuilderConfig, Config, InputConfig, PriorConfig
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from anonkit.knowledge import Priors
     from anonkit.table import Table
 
-__all__ = ["config_priors", "config_schema", "load_input", "sha256_of"]
+__all__ = ["config_priors", "config_schema", "load_input", "load_subset", "sha256_of"]
 
 
 def load_input(config: Config, base: Path, override: str | None = None) -> tuple[pd.DataFrame, dict[str, Hierarchy]]:
@@ -188,3 +189,75 @@ def sha256_of(location: str) -> str | None:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+# ------------------------------------------------------------------------------ the research subset
+def load_subset(config: Config, base: Path, frame: pd.DataFrame) -> np.ndarray | None:
+    """The rows of ``frame`` (the population) that ``input.subset`` selects, as a boolean mask;
+    ``None`` without a subset. Refused in one line: a row number outside the input or given twice,
+    an unknown column, a subset file whose columns are not the input's or one of whose rows matches
+    no input row left (each input row matches one subset row, as ARX's ``DataSubset.create``), and
+    a subset that selects no row."""
+    sub = config.input.subset
+    if sub is None:
+        return None
+    n = len(frame)
+    mask = np.zeros(n, dtype=bool)
+    if sub.rows is not None:
+        rows = np.asarray(sub.rows, dtype=np.int64)
+        out = rows[rows > n]
+        if out.size:
+            raise InputError(f"row {int(out[0])} is beyond the input's {n} rows", key="input.subset.rows",
+                             value=int(out[0]))
+        uniq, counts = np.unique(rows, return_counts=True)
+        if (counts > 1).any():
+            raise InputError("a row is given twice", key="input.subset.rows", value=int(uniq[counts > 1][0]))
+        mask[rows - 1] = True
+    elif sub.where is not None:
+        mask[:] = True
+        for column, values in sub.where.items():
+            if column not in frame.columns:
+                raise InputError(f"unknown column; the input has: {', '.join(map(str, frame.columns))}",
+                                 column=column, key="input.subset.where")
+            mask &= _cells(frame[column]).isin([v.strip() for v in values]).to_numpy()
+    else:
+        assert sub.path is not None
+        mask = _subset_file_rows(config, base, frame, sub.path, sub.separator)
+    if not mask.any():
+        raise InputError("the subset selects no row of the input", key="input.subset")
+    return mask
+
+
+def _cells(col: pd.Series) -> pd.Series:
+    """A column's cells as the text they are compared by (stripped; a missing cell is "")."""
+    return col.astype(object).where(col.notna(), "").astype(str).str.strip()
+
+
+def _subset_file_rows(config: Config, base: Path, frame: pd.DataFrame, path: str, separator: str | None
+                      ) -> np.ndarray:
+    """The input rows the subset file's rows are (cells compared as text, in the input's order)."""
+    inp = config.input
+    location = _location(base, path)
+    sep = separator if separator is not None else (";" if inp.dataset is not None else inp.separator)
+    subset = read_table(location, separator=sep, encoding=inp.encoding, na_values=inp.na_values)
+    columns = list(map(str, frame.columns))
+    if sorted(map(str, subset.columns)) != sorted(columns):
+        missing = sorted(set(columns) - set(map(str, subset.columns))) or sorted(set(map(str, subset.columns))
+                                                                                   - set(columns))
+        raise InputError(f"the subset file's columns are not the input's ({missing[0]!r} differs)", file=location,
+                         key="input.subset.path", column=missing[0])
+    both = pd.concat([pd.DataFrame({c: _cells(frame[c]) for c in columns}),
+                      pd.DataFrame({c: _cells(subset[c]) for c in columns})], ignore_index=True)
+    ids, _ = pd.factorize(pd.MultiIndex.from_frame(both)) if columns else (np.zeros(len(both), dtype=np.int64), None)
+    n = len(frame)
+    occurrence = pd.Series(ids).groupby(ids).cumcount().to_numpy()
+    sub_occ = pd.Series(ids[n:]).groupby(ids[n:]).cumcount().to_numpy()
+    pop_keys = pd.MultiIndex.from_arrays([ids[:n], occurrence[:n]])
+    where = pop_keys.get_indexer(pd.MultiIndex.from_arrays([ids[n:], sub_occ]))
+    if (where < 0).any():
+        i = int(np.flatnonzero(where < 0)[0])
+        raise InputError("a subset row matches no row of the input (or more subset rows than input rows are equal)",
+                         file=location, row=i + 1, key="input.subset.path")
+    mask = np.zeros(n, dtype=bool)
+    mask[where] = True
+    return mask

@@ -34,6 +34,14 @@ from anonkit.config import MetricConfig
 from anonkit.engines import Engine, get_engine
 from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.models import BackgroundKnowledge, Criterion
+from anonkit.models.kmap import for_records
+from anonkit.models.population import (
+    attach_population,
+    check_population,
+    covering_schema,
+    needs_population,
+    subset_rows,
+)
 from anonkit.plan import Plan
 from anonkit.plan.arguments import plan_from_arguments
 from anonkit.release import Release
@@ -69,6 +77,7 @@ def anonymize(
     metric: MetricConfig | _m.SearchMetric | None = None,
     priors: PriorsInput | None = None,
     engine: str | Engine | None = None,
+    subset: Any = None,
     **params: object,
 ) -> Result:
     """Anonymize ``frame`` with ``algorithm`` so that every model in ``models`` holds.
@@ -86,6 +95,9 @@ def anonymize(
     A :class:`~anonkit.models.BackgroundKnowledge` model (spec §1.7) needs an algorithm that enforces
     it (§4.1–4.3: UHRA and its baselines); its ``test="auto"`` becomes that algorithm's guarantee
     (:meth:`~BackgroundKnowledge.resolved`).
+    ``subset`` (one ``True``/``False`` per row of ``frame``) makes ``frame`` the population and the
+    selected rows the records anonymized and released (ARX's research subset): k-map and δ-presence
+    count their classes in the population (:mod:`anonkit.models.population`).
     With a person column (several records per person, paper D) ``person_qi`` says what a person
     whose quasi-identifiers differ between rows is: an error (default) or their first row's values
     (the summary's ``reconciled`` counts them); only algorithms that count persons take such data.
@@ -114,7 +126,10 @@ def anonymize(
     check_frame(frame, local=engine in (None, "local") or getattr(engine, "name", None) == "local")
     plan = plan_from_arguments(schema, models, algorithm=algorithm, seed=seed, suppressed=suppressed, missing=missing,
                                strip=strip, person_qi=person_qi, metric=metric, engine=engine, options=params)
-    return anonymize_checked(frame, plan.schema, plan, priors=priors, start=start)
+    population = None
+    if subset is not None:
+        population, frame = frame, subset_rows(frame, subset)
+    return anonymize_checked(frame, plan.schema, plan, priors=priors, start=start, population=population)
 
 
 def search_metric_of(metric: MetricConfig | _m.SearchMetric | None) -> _m.SearchMetric:
@@ -125,10 +140,11 @@ def search_metric_of(metric: MetricConfig | _m.SearchMetric | None) -> _m.Search
 
 
 def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsInput | None = None,
-                      start: float | None = None) -> Result:
+                      start: float | None = None, population: pd.DataFrame | None = None) -> Result:
     """Anonymize ``frame`` by ``plan`` (validated at its boundary: a config's or :func:`anonymize`'s
     arguments): nothing here validates a setting again; the data are checked as they are encoded.
-    ``schema`` is the plan's own (Python) or the one its config built from the data."""
+    ``schema`` is the plan's own (Python) or the one its config built from the data. ``population``:
+    the whole input when ``frame`` is its research subset (:mod:`anonkit.models.population`)."""
     start = time.perf_counter() if start is None else start
     spec, options, seed, metric = plan.algorithm, dict(plan.options), plan.seed, plan.metric
     models: list[Criterion] = list(plan.models)
@@ -137,6 +153,12 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
     refuse = getattr(runner, "refuse", None)  # an engine of one's own may run everything
     if refuse is not None:
         refuse(spec, options)
+    spec.refuse_unenforced(models)
+    counted = population is not None and needs_population(models)  # the population's counts are judged
+    check_population(models, population=population is not None, family=spec.family, algorithm=spec.name,
+                     engine=runner.name)
+    if counted:
+        schema = covering_schema(schema, population, strip=strip)  # type: ignore[arg-type]
     own = spec.runners.get(runner.name)
     if own is not None:  # the algorithm's own path on this engine (Mondrian on Spark), as it declares
         module, function = own.split(":")
@@ -145,8 +167,11 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
                       strip=strip)
         return _own_result(got, spec, runner.name, models, seed=seed, start=start, metric=metric)
     table = runner.encode(frame, schema, missing=missing, strip=strip, person_qi=cast(PersonQIPolicy, plan.person_qi))
+    if counted:
+        attach_population(table, population, strip=strip)  # type: ignore[arg-type]
     _check_persons(table, spec, schema)
     models, bk = resolve_background_knowledge(models, spec)
+    models = for_records(models, table.n_records)  # an estimated k-map's sampling fraction
     check_models(table, models)
     if spec.implies is not None:  # what the algorithm guarantees given its options (on what it publishes)
         models = spec.implies(table, models, options)
@@ -170,7 +195,8 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
     give_back(table.n_records)  # what the search freed, before the publishing and verifying peaks
     measured = release.counted()
     published, verification = _publish_and_verify(runner, table, release, spec, models, bk, bk_priors,
-                                                  suppressed=plan.suppressed, seed=seed)
+                                                  suppressed=plan.suppressed, seed=seed,
+                                                  population=population if counted else None)
     interrupt.check()
     warnings = warnings + flat_numeric_warnings(table, spec) + dropped_warnings(release)
     measures = measured_summary(measured, models, search_metric, verification,
@@ -250,8 +276,8 @@ def _refuse_unmet(table: Table, release: Release, spec: Algorithm, models: list[
 
 
 def _publish_and_verify(runner: Engine, table: Table, release: Release, spec: Algorithm, models: list[Criterion],
-                        bk: list[BackgroundKnowledge], bk_priors: Any, *, suppressed: str, seed: int
-                        ) -> tuple[Any, Verification]:
+                        bk: list[BackgroundKnowledge], bk_priors: Any, *, suppressed: str, seed: int,
+                        population: pd.DataFrame | None = None) -> tuple[Any, Verification]:
     """The published frame and its independent verification (an ``AssertionError`` when it fails: a
     bug, never a user error)."""
     if spec.verifier is not None:  # per-person tables (1:M data): verified as published
@@ -271,6 +297,8 @@ def _publish_and_verify(runner: Engine, table: Table, release: Release, spec: Al
             }
         # the verifier reads suppression as it was published: dropped (every row a class, an all-* one too)
         # or marked (the publisher's own mask; on Spark, ARX's reading of all-* rows)
+        if population is not None:  # k-map and δ-presence recounted in the population
+            link["population"] = population
         if suppressed == "drop":
             link["suppressed"] = "drop"
         elif isinstance(published, pd.DataFrame):

@@ -23,7 +23,7 @@ from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.io import recording_digests, without_password, write_table
 from anonkit.io.batches import is_compact
 from anonkit.plan import Plan
-from anonkit.plan.load import config_priors, config_schema, load_input, sha256_of
+from anonkit.plan.load import config_priors, config_schema, load_input, load_subset, sha256_of
 from anonkit.plan.places import input_location
 from anonkit.runner.anonymize import anonymize_checked
 from anonkit.runner.audit_step import audit_result
@@ -55,10 +55,12 @@ def run_local(plan: Plan, progress: Callable[[str], None] | None = None) -> Resu
         frame = frame.apply(strip_cells) if len(frame.columns) else frame
     interrupt.check()
     schema = config_schema(config, base, defaults, frame)
+    # input.subset: the input is the population and the subset's records are anonymized and released
+    population, frame = _research_subset(config, base, frame)
     say("anonymizing")
     priors, prior_note = config_priors(config, base)
     try:
-        result = anonymize_checked(frame, schema, plan, priors=priors)
+        result = anonymize_checked(frame, schema, plan, priors=priors, population=population)
     except UnsatisfiableError as exc:
         exc.summary["total_seconds"] = round(time.perf_counter() - t0, 6)
         exc.summary = mask_tree(exc.summary)  # type: ignore[assignment]
@@ -79,6 +81,14 @@ def run_local(plan: Plan, progress: Callable[[str], None] | None = None) -> Resu
     result.summary["total_seconds"] = round(time.perf_counter() - t0, 6)
     result.summary = mask_tree(result.summary)  # type: ignore[assignment]  # no password or token leaves
     return result
+
+
+def _research_subset(config: object, base: Path, frame: pd.DataFrame) -> tuple[pd.DataFrame | None, pd.DataFrame]:
+    """``(population, research records)``: without ``input.subset`` no population and the whole input."""
+    mask = load_subset(config, base, frame)  # type: ignore[arg-type]
+    if mask is None:
+        return None, frame
+    return frame, frame.loc[mask].reset_index(drop=True)
 
 
 def _write(plan: Plan, result: Result, manifest: pd.DataFrame | None) -> None:

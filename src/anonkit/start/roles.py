@@ -135,6 +135,13 @@ def _identifier_by_uniqueness(name: str, values: pd.Series, type_: str, shape: s
     return None
 
 
+def _person_algorithms() -> str:
+    """The algorithms that count persons, as the registry declares them."""
+    from anonkit.algorithms import registry
+
+    return ", ".join(a.name for a in registry.algorithms().values() if a.persons) or "none yet"
+
+
 def _named_identifier(name: str, type_: str, distinct: int, n: int) -> str | None:
     """Why a column whose name says it names a person or a record (``patient_id``, ``person``, ``mrn``)
     is an identifier even though its values repeat (several records per person), or None."""
@@ -167,7 +174,7 @@ def _one(name: str, values: pd.Series, n: int) -> ColumnAdvice:
     if named is not None:
         cands = (Candidate("identifier", 0.9, named),
                  Candidate("person", 0.6, "if each value is one person with several records: role person, with an "
-                                          "algorithm that counts persons (angelization, kl-diversity)"))
+                                          f"algorithm that counts persons ({_person_algorithms()})"))
         return ColumnAdvice(name, type_, "identifier", named, cands, shape, "record", distinct, unique_share)
     if type_ == "date" and _span_years(values) >= LIFETIME_YEARS:
         why = (f"dates spanning over {LIFETIME_YEARS:.0f} years look like dates of birth: an attacker may know them; "

@@ -62,6 +62,11 @@ def serve(data: str | None = None, *, host: str = DEFAULT_HOST, port: int = DEFA
         raise InputError("no such file", file=data)
     say = say or (lambda line: print(line, flush=True))
     sock = bind(host, port)
+    # SIGTERM unwinds (so the private folder is removed below) instead of ending the process where it
+    # stands: from before the folder exists, so no SIGTERM can leave it behind. uvicorn takes SIGTERM over
+    # while it runs, stops, and raises it again under this handler.
+    previous = signal.signal(signal.SIGTERM, _unwind) if threading.current_thread() is threading.main_thread() \
+        else None
     private = Path(tempfile.mkdtemp(prefix="anonkit-ui-"))
     before = tempfile.tempdir
     tempfile.tempdir = str(private)  # uploads and every other temporary file stay in the private folder
@@ -70,37 +75,32 @@ def serve(data: str | None = None, *, host: str = DEFAULT_HOST, port: int = DEFA
         token = new_token()
         app = TokenGate(make_app(private, data), token, port=real_port, host=host, max_upload=max_upload)
         url = url_of(host, real_port, token)
-        say(f"anonkit ui: open {url}")
-        say("(the address holds this start's secret token; press Ctrl-C to stop: the data opened is removed)")
         config = uvicorn.Config(app, log_level="warning", lifespan="off", ws="websockets-sansio"
                                 if _has_sansio() else "auto")
         server = uvicorn.Server(config)
+        say(f"anonkit ui: open {url}")
+        say("(the address holds this start's secret token; press Ctrl-C to stop: the data opened is removed)")
         if open_browser:
             threading.Timer(0.8, lambda: _open(url)).start()
-        # uvicorn stops on SIGTERM and then raises it again under the handler it found: make that one
-        # unwind (so the private folder is removed below) instead of ending the process where it stands
-        previous = signal.signal(signal.SIGTERM, _unwind) if threading.current_thread() is threading.main_thread() \
-            else None
-        try:
-            server.run(sockets=[sock])
-        except Stopped:  # SIGTERM: a normal stop (exit 0); Ctrl-C propagates as KeyboardInterrupt (exit 130)
-            pass
-        finally:
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
+        server.run(sockets=[sock])
+    except Stopped:  # SIGTERM: a normal stop (exit 0); Ctrl-C propagates as KeyboardInterrupt (exit 130)
+        pass
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         tempfile.tempdir = before
         with contextlib.suppress(OSError):
             sock.close()
         shutil.rmtree(private, ignore_errors=True)
 
 
-class Stopped(Exception):
-    """SIGTERM arrived: the server stopped as asked (the private folder is removed on the way out)."""
+class Stopped(SystemExit):
+    """SIGTERM arrived: the server stopped as asked (the private folder is removed on the way out). A
+    ``SystemExit`` so that asyncio's loop lets it through (it logs and swallows plain exceptions)."""
 
 
 def _unwind(signum: int, frame: object) -> None:
-    raise Stopped
+    raise Stopped(0)
 
 
 def _has_sansio() -> bool:

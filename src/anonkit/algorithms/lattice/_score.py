@@ -25,6 +25,7 @@ import numpy as np
 from anonkit.algorithms.transform import NodeEvaluation
 from anonkit.metrics import SearchMetric, aggregate_values, arx_round, attribute_weights, gs_factors
 from anonkit.metrics.loss import normalized_loss
+from anonkit.metrics.quality import QUALITY_MODELS, node_quality
 from anonkit.table import Table
 
 NEG_INF = float("-inf")
@@ -142,6 +143,9 @@ class NodeScorer:
     # ------------------------------------------------------------------ exact
     def exact(self, ev: NodeEvaluation) -> float | tuple[float, ...]:
         """The node's score with its failing classes suppressed (ARX's scoring of a node)."""
+        if self.metric.name in QUALITY_MODELS:  # ARX's single-dimensional models (metrics/quality.py)
+            return node_quality(self.metric.name, self.table, ev.levels, ev.tuple_class, ev.class_ok, ev.class_sizes,
+                                gs=self.metric.gs)
         if ev.class_codes is not None and not self.pre.any() and self.metric.name in ("loss", "entropy", "precision"):
             return self._exact_classes(ev)
         name, g, s = self.metric.name, self.g, self.s

@@ -29,20 +29,27 @@ bound is clearly worse than the best score. With non-monotonic models the traver
 the monotonic models alone (a node failing them fails everything, so it is pruned).
 
 Lattices larger than ``heuristic_threshold`` transformations are not searched optimally: Flash
-then falls back to the best-effort ``lightning`` heuristic and says so in the result.
+then falls back to a best-effort heuristic — lightning (bottom-up, the default), top-down or the
+genetic search (seed :data:`~anonkit.algorithms.lattice.genetic.FALLBACK_SEED`), as ``heuristic`` says —
+within ``time_limit`` and ``step_limit``, and says which in the result (``search.fallback``, the
+message and ``notes["heuristic_used"]``).
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Mapping
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression
+from anonkit.algorithms.lattice._heuristic import STOP_DONE
 from anonkit.algorithms.lattice._search import PASSED, Search, strategy_rank
 from anonkit.algorithms.lattice._space import DEFAULT_HEURISTIC_THRESHOLD, DEFAULT_TIME_LIMIT, UNKNOWN
+from anonkit.algorithms.lattice.genetic import FALLBACK_SEED, genetic
+from anonkit.algorithms.lattice.lightning import STOP_EXHAUSTED, lightning
+from anonkit.algorithms.lattice.topdown import top_down
 from anonkit.algorithms.spec import algorithm
 from anonkit.models import Criterion
 from anonkit.release import Release
@@ -108,10 +115,23 @@ def classify(search: Search) -> None:
 
 def _explain_fallback(table: Table, models: list[Criterion], release: Release, options: Mapping[str, object]
                       ) -> str | None:
-    """Why a lightning fallback that was cut short found nothing (one may exist: not "cannot be met")."""
+    """Why a heuristic fallback that was cut short found nothing (one may exist: not "cannot be met")."""
+    from anonkit.algorithms.lattice._heuristic import budget_reason
     from anonkit.algorithms.lattice.lightning import cut_short_reason
 
-    return cut_short_reason(release.notes) if not release.satisfied else None
+    if release.satisfied:
+        return None
+    used = release.notes.get("heuristic_used", DEFAULT_HEURISTIC)
+    if used == DEFAULT_HEURISTIC:
+        return cut_short_reason(release.notes)
+    return budget_reason(str(used), release.notes.get("stopped"), int(release.notes.get("steps", 0)))
+
+
+#: the heuristics flash can fall back to above ``heuristic_threshold``, by their config names (the
+#: first, lightning, is the default)
+HEURISTICS = {a.spec.name: a for a in (lightning, top_down, genetic)}  # type: ignore[attr-defined]
+DEFAULT_HEURISTIC: str = next(iter(HEURISTICS))
+Heuristic = Literal[tuple(HEURISTICS)]  # type: ignore[valid-type]
 
 
 @algorithm(
@@ -131,6 +151,7 @@ def flash(
     max_suppression: MaxSuppression = DEFAULT_MAX_SUPPRESSION,
     metric: object = None,
     heuristic_threshold: Annotated[int, Field(ge=1)] = DEFAULT_HEURISTIC_THRESHOLD,
+    heuristic: Heuristic = DEFAULT_HEURISTIC,
     time_limit: Annotated[float, Field(gt=0)] = DEFAULT_TIME_LIMIT,
     step_limit: Annotated[int, Field(ge=1)] | None = None,
 ) -> Release:
@@ -141,30 +162,46 @@ def flash(
     max_suppression:
         Share of the records the models may suppress.
     heuristic_threshold:
-        Above this many transformations the lattice is searched by lightning instead.
+        Above this many transformations the lattice is searched by a heuristic instead.
+    heuristic:
+        The heuristic above the threshold: lightning (bottom-up), top-down or genetic.
     time_limit:
-        Seconds the lightning fallback may run.
+        Seconds the heuristic fallback may run.
     step_limit:
-        Checks the lightning fallback may make (none: no limit).
+        Checks the heuristic fallback may make (none: no limit).
     """
     search = Search(table, models, max_suppression=max_suppression, metric=metric)
     if search.lattice.size > heuristic_threshold:
-        from anonkit.algorithms.lattice.lightning import STOP_EXHAUSTED, lightning
-
-        rel = lightning(table, models, max_suppression=max_suppression, metric=metric, time_limit=time_limit,
-                        step_limit=step_limit)
-        rel.algorithm = "flash"
-        exhausted = rel.notes.get("stopped") == STOP_EXHAUSTED  # lightning ran to the end: Flash's optimum
-        rel.search.fallback = (
-            f"the lattice has {search.lattice.size:,} transformations, more than heuristic_threshold "
-            f"({heuristic_threshold:,}): lightning search, "
-            + ("run to the end, optimal" if exhausted else "cut short by its limits, not guaranteed optimal")
-        )
-        rel.message += "; " + rel.search.fallback
-        return rel
+        return _fallback(table, models, search.lattice.size, heuristic_threshold, heuristic,
+                         dict(max_suppression=max_suppression, metric=metric, time_limit=time_limit,
+                              step_limit=step_limit))
     if search.has_traversal:
         classify(search)
     return search.release("flash", search.optimum())
+
+
+def _fallback(table: Table, models: list[Criterion], size: int, threshold: int, heuristic: str,
+              options: dict[str, object]) -> Release:
+    """The heuristic's release, marked as flash's, with the choice and whether it is optimal said."""
+    run = HEURISTICS[heuristic]
+    if run is genetic:
+        rel = genetic(table, models, seed=FALLBACK_SEED, **options)
+        exhausted = False  # the generations end; nothing proves the optimum
+    else:
+        rel = run(table, models, **options)
+        # lightning exhausted its frontier, or top-down checked every node: the optimum
+        exhausted = rel.notes.get("stopped") in (STOP_EXHAUSTED, STOP_DONE)
+    rel.algorithm = "flash"
+    rel.notes["heuristic_used"] = heuristic
+    assert rel.search is not None
+    rel.search.fallback = (
+        f"the lattice has {size:,} transformations, more than heuristic_threshold ({threshold:,}): "
+        f"{heuristic} search, "
+        + ("run to the end, optimal" if exhausted else "not guaranteed optimal" if run is genetic
+           else "cut short by its limits, not guaranteed optimal")
+    )
+    rel.message += "; " + rel.search.fallback
+    return rel
 
 
 __all__ = ["classify", "flash", "strategy_rank"]
