@@ -28,11 +28,17 @@ TESTS = Path(__file__).resolve().parent
 DATA = TESTS / "data"
 SCRIPT = Path(sys.executable).with_name("anonkit")
 ONE_LINE = "interrupted: nothing was written"
+#: seconds a stopped process may take to exit before the test calls it a hang (a stop takes about 1 s);
+#: the hook dumps every thread's stack at 60 s, so a hang's report shows where it stood
+HANG_GUARD = 120
 
 #: the test's import hook: at the first import of $AK_MARK_AT (default $AK_BLOCK_AT) touch $AK_MARK; at the
 #: first import of $AK_BLOCK_AT sleep for good (until the signal)
 HOOK = '''
-import os, sys, time
+import faulthandler, os, sys, time
+
+# a hang shows where every thread stands (the test kills the process after its guard)
+faulthandler.dump_traceback_later(60, exit=False)
 
 
 class _Block:
@@ -101,7 +107,12 @@ def _wait_for(mark: Path, proc: subprocess.Popen) -> None:
 def _interrupted(proc: subprocess.Popen, tmp: Path, *, signals: int = 1) -> str:
     for _ in range(signals):
         proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=600)  # a hang guard, not a speed claim
+    try:
+        out, err = proc.communicate(timeout=HANG_GUARD)  # a hang guard, not a speed claim
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, late = proc.communicate()
+        raise AssertionError(f"no exit {HANG_GUARD} s after Ctrl-C; the threads' stacks:\n{late.decode()}") from None
     text = err.decode()
     assert proc.returncode == 130, text
     assert "Traceback" not in text and "Aborted" not in text, text
