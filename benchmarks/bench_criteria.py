@@ -26,6 +26,7 @@ in the same run, its time beside anonkit's. Not done here: this script times ano
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from pathlib import Path
@@ -76,16 +77,19 @@ def main() -> None:
     for times in (int(x) for x in args.sizes.split(",") if x):
         frame = pd.concat([adult] * times, ignore_index=True)
         mask = np.tile(mask1, times)
-        print(f"Adult ×{times}: {len(frame):,} rows, subset {int(mask.sum()):,}")
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        print(f"Adult ×{times}: {len(frame):,} rows, subset {int(mask.sum()):,}; load average {load}")
         for name, (models, s, with_subset) in configurations(times).items():
-            seconds, levels = [], None
+            walls, cpus, levels = [], [], None
             for _ in range(args.runs):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 res = anonymize(frame, schema, models, algorithm="flash", max_suppression=s,
                                 subset=mask if with_subset else None)
-                seconds.append(time.perf_counter() - t0)
+                walls.append(time.perf_counter() - t0)
+                cpus.append(time.process_time() - c0)
                 levels = list(res.summary["transformation"].values())
-            print(f"  {name:14s} {statistics.median(seconds):8.3f} s  {levels}")
+            print(f"  {name:14s} wall {statistics.median(walls):8.3f} s  cpu {statistics.median(cpus):8.3f} s"
+                  f"  (medians of {args.runs})  {levels}")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """The browser application's one job at a time (``anonkit.ui.jobs``): Cancel and the end of the page's
-session stop a running job at its next check point, within a second, nothing kept; the application
+session stop a running job at its next check point, nothing kept; the application
 then takes the next job (the process-wide interrupt is reset)."""
 
 from __future__ import annotations
@@ -41,10 +41,9 @@ def test_cancel_stops_a_running_job_and_the_next_one_runs() -> None:
     assert state.snapshot()[0]  # running
     with pytest.raises(Busy):  # one job at a time
         run_job(JobState(), lambda st: None)
-    t0 = time.perf_counter()
     state.cancel()
-    worker.join(5)
-    assert not worker.is_alive() and time.perf_counter() - t0 < 1.0
+    worker.join(30)  # a hang guard, not a speed claim (how fast a stop is belongs in benchmarks/)
+    assert not worker.is_alive()
     assert isinstance(out.get("exc"), Cancelled) and "nothing was written" in str(out["exc"])
     assert not interrupt.requested() and not state.snapshot()[0]
     assert run_job(JobState(), lambda st: "next") == "next"  # the application goes on

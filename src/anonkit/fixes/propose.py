@@ -261,11 +261,13 @@ class _Proposals:
               sensitive: list[str], base: Fix | None = None) -> None:
         """Try the ladders ``failing`` calls for over ``raw`` (on top of ``base``'s change, when given)."""
         ladders = ladders_for(raw, failing, sensitive, facts)
-        if base is not None:
+        if base is not None:  # on top of base: a rung that sets a key base sets again is no new change
             ladders = [Ladder(f"{base.lever}+{lad.lever}", [
                 Candidate(merge_changes(base.change, c.change), f"{base.label}, {c.label}", f"{base.lever}+{c.lever}",
-                          base.step + c.step) for c in lad.rungs], lad.unmet_is_too_strong, lad.priority)
+                          base.step + c.step) for c in lad.rungs if not set(c.change) & set(base.change)],
+                lad.unmet_is_too_strong, lad.priority)
                 for lad in ladders]
+            ladders = [lad for lad in ladders if lad.rungs]
         _search(ladders, lambda c: self.attempt(c, failing))
 
     def closest(self) -> Fix | None:

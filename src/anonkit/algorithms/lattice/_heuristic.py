@@ -93,17 +93,24 @@ class Checker:
         """The best anonymous node checked. The fast scores may differ from the exact (ARX) ones in
         the last rounding step, so candidates not clearly worse than the best are decided on the
         exact score, then the height, then the node (as Flash decides ties)."""
-        if self.best is None:
-            return None
-        near = [k for k in self.candidates if not clearly_worse(k[0], self.best[0])]
-        if len(near) == 1:
-            return self.best[2]
-        table, metric = self.search.table, self.search.metric
-        exact = []
-        for _fast, height, node in near:
-            rel = release_node(table, self.search.evaluate(node), algorithm="search")
-            exact.append((score(table, rel, metric), height, node))
-        return min(exact)[2]
+        return exact_choice(self.search, self.candidates, self.best)
+
+
+def exact_choice(search: Search, candidates: list[tuple], best: tuple | None) -> Node | None:
+    """Of the ``(fast score, height, node)`` candidates, the node a search returns: the ``best`` one
+    unless others are not clearly worse by the fast score (which may differ from the exact, ARX, score in
+    the last rounding step); those are decided on the exact score, then the height, then the node."""
+    if best is None:
+        return None
+    near = [k for k in candidates if not clearly_worse(k[0], best[0])]
+    if len(near) == 1:
+        return best[2]
+    table, metric = search.table, search.metric
+    exact = []
+    for _fast, height, node in near:
+        rel = release_node(table, search.evaluate(node), algorithm="search")
+        exact.append((score(table, rel, metric), height, node))
+    return min(exact)[2]
 
 
 def as_number(value: object) -> float:

@@ -66,11 +66,10 @@ from typing import Annotated
 from pydantic import Field
 
 from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression
-from anonkit.algorithms.lattice._search import TOLERANCE, Search, clearly_worse
+from anonkit.algorithms.lattice._heuristic import exact_choice
+from anonkit.algorithms.lattice._search import TOLERANCE, Search
 from anonkit.algorithms.lattice._space import DEFAULT_TIME_LIMIT, MAX_NODES
 from anonkit.algorithms.spec import algorithm
-from anonkit.algorithms.transform import release_node
-from anonkit.metrics import score
 from anonkit.models import Criterion
 from anonkit.release import Release
 from anonkit.table import Table
@@ -293,18 +292,7 @@ class _Lightning:
         """The best candidate. The fast scores may differ from the reported (ARX-exact) ones in the
         last rounding step, so candidates not clearly worse than the best are decided on the exact
         score, as Flash decides them."""
-        if self.best is None:
-            return None
-        best_value = self.best[0]
-        near = [k for k in self.candidates if not clearly_worse(k[0], best_value)]
-        if len(near) == 1:
-            return self.best[2]
-        table, metric = self.search.table, self.search.metric
-        exact = []
-        for _fast, height, node in near:
-            rel = release_node(table, self.search.evaluate(node), algorithm="search")
-            exact.append((score(table, rel, metric), height, node))
-        return min(exact)[2]
+        return exact_choice(self.search, self.candidates, self.best)
 
     def frontier_bound(self) -> object | None:
         """The smallest lower bound of the frontier nodes not expanded yet (the bottom's before any
