@@ -21,8 +21,6 @@ CASES = [
     C("kmap-without-subset", 2, ("2-map", "counts the population", "input.subset"), cfg=(add_model(KMAP),)),
     C("presence-without-subset", 2, ("presence", "input.subset"), cfg=(add_model(PRESENCE),)),
     # only full-domain algorithms count the population per class
-    C("kmap-mondrian", 2, ("mondrian", "cannot enforce 2-map"),
-      cfg=(ROWS, add_model(KMAP), put("algorithm", {"name": "mondrian"}))),
     C("presence-kaca", 2, ("kaca", "cannot enforce"),
       cfg=(ROWS, add_model(PRESENCE), put("algorithm", {"name": "kaca"}))),
     # parameters

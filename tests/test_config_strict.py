@@ -44,6 +44,7 @@ from anonkit.models import (
     TCloseness,
     ThetaSensitivity,
 )
+from anonkit.models.registry import ORDER
 from anonkit.schema import Attribute, Schema
 from bad_input_kit import assert_refused, base_config, run, toy_dir
 
@@ -66,10 +67,19 @@ VALID_MODELS: dict[str, dict[str, Any]] = {
     "k-map": {"model": "k-map", "k": 2},
     "estimated-k-map": {"model": "estimated-k-map", "k": 2, "population_size": 1000},
     "delta-presence": {"model": "delta-presence", "dmax": 0.5},
+    **{name: {"model": name, "publisher_benefit": 1200, "publisher_loss": 300, "adversary_gain": 120,
+              "adversary_cost": 40}
+       for name in ("profitability", "profitability-journalist", "no-attack-profitability",
+                    "no-attack-profitability-journalist")},
+    # sdcMicro's individual risk (issue 28), once registered (models/registry.py ORDER)
+    **({"individual-risk": {"model": "individual-risk", "threshold": 0.1}} if "individual-risk" in ORDER else {}),
 }
 VALID_ATTRIBUTES: dict[str, dict[str, Any]] = {
     "quasi": {"role": "quasi"}, "sensitive": {"role": "sensitive"}, "identifier": {"role": "identifier"},
     "person": {"role": "person"}, "insensitive": {"role": "insensitive"},
+    # the survey roles (issue 28): a pseudonym renumbered needs no key file here
+    "weight": {"role": "weight"}, "household": {"role": "household", "publish": "renumbered"},
+    "pseudonym": {"role": "pseudonym", "publish": "renumbered"},
 }
 VALID_INPUTS: dict[str, dict[str, Any]] = {
     "csv": {"path": "data.csv"}, "parquet": {"path": "data.parquet"}, "sqlite": {"path": "data.db"},
@@ -140,6 +150,8 @@ def test_there_are_many_keys_that_do_not_apply() -> None:
     assert ("privacy", "distinct-l-diversity", "c") in FOREIGN
     assert ("input", "csv", "sheet") in FOREIGN
     assert ("attributes", "quasi", "categories") in FOREIGN
+    assert ("attributes", "weight", "publish") in FOREIGN and ("attributes", "household", "key_file") in FOREIGN
+    assert ("attributes", "pseudonym", "hierarchy") in FOREIGN
 
 
 @settings(max_examples=150, deadline=None)

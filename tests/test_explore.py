@@ -241,7 +241,8 @@ def test_thresholds_come_from_the_config_then_the_call(sample: Path) -> None:
     config = load_config(path)
     assert resolve_thresholds(config)["highest_risk"] == 0.1
     assert resolve_thresholds(config, {"average_risk": 0.02}) == {
-        "highest_risk": 0.1, "average_risk": 0.02, "population_uniqueness": 0.01, "attack_risk": 0.1}
+        "highest_risk": 0.1, "average_risk": 0.02, "population_uniqueness": 0.01, "attack_risk": 0.1,
+        "individual_risk": 0.15}
     with pytest.raises(InputError, match=r"thresholds\.average_risk"):
         resolve_thresholds(config, {"average_risk": 1.5})
 

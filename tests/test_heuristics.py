@@ -204,7 +204,7 @@ def test_local_recoding_verified_and_better_than_its_global_start(adult8: Table,
     assert len(merged) == rel.n_classes  # classes publishing the same values were merged
 
 
-def test_local_recoding_adaption_and_iteration_limit(adult8: Table) -> None:
+def test_local_recoding_adaption_and_iteration_limit(adult8: Table, small: Table) -> None:
     """max_iterations bounds the iterations; with adaption 0 an iteration that releases nothing ends
     the run; factors rise by the adaption factor after an empty iteration."""
     models = [KAnonymity(5)]
@@ -214,6 +214,27 @@ def test_local_recoding_adaption_and_iteration_limit(adult8: Table) -> None:
     factors = rel.notes["gs_factors"]
     for before, after, got in zip(factors, factors[1:], rel.notes["recoded"], strict=False):
         assert after == (before + 0.25 if got == 0 else before)
+    arx = dict(max_suppression=1.0, metric=SearchMetric("loss", 0.05))  # ARX's test: its first iteration is empty
+    still = flash_local(small, models, adaption_factor=0.0, **arx)
+    assert still.notes["recoded"] == [0] and still.notes["gs_factors"] == [0.05]
+    adapted = flash_local(small, models, **arx)
+    assert adapted.notes["recoded"][0] == 0 and sum(adapted.notes["recoded"]) > 0
+    assert adapted.notes["gs_factors"][:2] == [0.05, 0.1]
+
+
+def test_local_recoding_works_on_the_records_still_suppressed(small: Table) -> None:
+    """ARX's rowset: the first iteration works on the global step's suppressed records, each next one on
+    those the previous iterations left suppressed; the run stops below the smallest class k allows."""
+    models, arx = [KAnonymity(5)], dict(max_suppression=1.0, metric=SearchMetric("loss", 0.05))
+    start = flash(small, models, **arx)
+    rel = flash_local(small, models, **arx)
+    rows, recoded = rel.notes["candidates"], rel.notes["recoded"]
+    assert rows[0] == start.n_suppressed and len(rows) == rel.notes["iterations"]
+    for before, after, got in zip(rows, rows[1:], recoded, strict=False):
+        assert after == before - got
+    assert len(rows) > 3 and all(n >= 5 for n in rows)
+    left = rows[-1] - recoded[-1]
+    assert rel.n_suppressed == left + rel.notes["merged_failed"]
 
 
 def test_local_recoding_keeps_a_failed_global_start(adult8: Table) -> None:

@@ -8,7 +8,7 @@
 * ARX's goldens (TestAnonymizationKMap, TestAnonymizationDPresence on Adult with
   ``adult_subset.csv``): Flash returns ARX's transformation with ARX's loss, bit for bit. The
   DPresence cases on cup, fars, atus and ihis use ARX data sets anonkit does not ship (left out);
-  TestAnonymizationSubset draws its subsets with Java's ``Random(0xDEADBEEF)`` (not reproduced yet).
+  TestAnonymizationSubset's goldens are in ``test_arx_subset.py`` (Java's ``Random(0xDEADBEEF)``).
 * The config: ``input.subset`` as ``rows``, ``where`` and ``path``, through the CLI; the release
   holds the subset's records only.
 """
@@ -35,6 +35,8 @@ from anonkit.models.population import attach_population
 from anonkit.schema import Schema
 from anonkit.table import Table
 from anonkit.verifier import verify
+from arx_adult_subset import adult_subset_mask
+from population_kit import population_schema, populations
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -100,8 +102,8 @@ def test_a_population_model_without_a_population_is_refused() -> None:
     frame, schema, _ = _toy()
     with pytest.raises(InputError, match=r"input.subset"):
         anonymize(frame, schema, [KMap(2)], algorithm="flash")
-    with pytest.raises(InputError, match=r"cannot enforce 2-map"):
-        anonymize(frame, schema, [KMap(2)], algorithm="mondrian", subset=np.ones(len(frame), dtype=bool))
+    with pytest.raises(InputError, match=r"cannot enforce 2-map"):  # Mondrian and MDAV count it (test_population_local)
+        anonymize(frame, schema, [KMap(2)], algorithm="kaca", subset=np.ones(len(frame), dtype=bool))
     with pytest.raises(InputError, match="subset must be one True/False per row"):
         anonymize(frame, schema, [KMap(2)], algorithm="flash", subset=[1, 0])
     with pytest.raises(InputError, match="dmin"):
@@ -148,24 +150,6 @@ def test_estimated_kmap_needs_a_population_at_least_the_records() -> None:
 LATTICE = ["flash", "ola", "lightning", "datafly", "incognito"]
 
 
-@st.composite
-def populations(draw):  # type: ignore[no-untyped-def]
-    n = draw(st.integers(4, 40))
-    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
-    frame = pd.DataFrame({"a": rng.integers(0, 6, n).astype(str), "b": rng.integers(0, 4, n).astype(str),
-                          "s": rng.integers(0, 3, n).astype(str)})
-    mask = rng.random(n) < draw(st.floats(0.2, 0.9))
-    if not mask.any():
-        mask[0] = True
-    return frame, mask
-
-
-def _schema() -> Schema:
-    ha = Hierarchy([[str(v), "0-2" if v < 3 else "3-5", "*"] for v in range(6)], name="a")
-    hb = Hierarchy([[str(v), "*"] for v in range(4)], name="b")
-    return Schema.of(quasi=["a", "b"], sensitive=["s"], hierarchies={"a": ha, "b": hb})
-
-
 def _brute_counts(frame: pd.DataFrame, schema: Schema, levels: dict[str, int]) -> pd.Series:
     """Population records per generalized tuple, by direct generalization of every record."""
     keys = {}
@@ -180,7 +164,7 @@ def _brute_counts(frame: pd.DataFrame, schema: Schema, levels: dict[str, int]) -
        st.sampled_from([(0.0, 0.5), (0.0, 0.8), (0.1, 0.9)]))
 def test_every_release_recounts_in_the_population(data, algorithm, k, s, bounds) -> None:  # type: ignore[no-untyped-def]
     frame, mask = data
-    schema = _schema()
+    schema = population_schema()
     dmin, dmax = bounds
     for models in ([KMap(k)], [DeltaPresence(dmax, dmin=dmin)], [KMap(k), DeltaPresence(dmax, dmin=dmin)]):
         try:
@@ -242,27 +226,12 @@ GOLDENS = [
 FAST = {"KMap-2", "KMap-3", "DPresence-0", "DPresence-1"}
 
 
-def _subset_mask(frame: pd.DataFrame) -> np.ndarray:
-    """adult_subset.csv's rows as rows of adult.csv (each matched to one row of identical cells)."""
-    sub = pd.read_csv(DATA / "adult_subset.csv", sep=";", dtype=str)[list(frame.columns)]
-    both = pd.concat([frame.astype(str), sub.astype(str)], ignore_index=True)
-    ids, _ = pd.factorize(pd.MultiIndex.from_frame(both))
-    n = len(frame)
-    occ = pd.Series(ids[:n]).groupby(ids[:n]).cumcount().to_numpy()
-    sub_occ = pd.Series(ids[n:]).groupby(ids[n:]).cumcount().to_numpy()
-    where = pd.MultiIndex.from_arrays([ids[:n], occ]).get_indexer(pd.MultiIndex.from_arrays([ids[n:], sub_occ]))
-    assert (where >= 0).all()
-    mask = np.zeros(n, dtype=bool)
-    mask[where] = True
-    return mask
-
-
 @pytest.fixture(scope="module")
 def adult_tables() -> dict[str, object]:
     frame, h = load_adult()
     qi8 = [c for c in frame.columns if c != OCC]
     schema = Schema.of(quasi=qi8, sensitive=[OCC], hierarchies={q: h[q] for q in qi8})
-    mask = _subset_mask(frame)
+    mask = adult_subset_mask(frame)
     research = Table(frame[mask].reset_index(drop=True), schema)
     attach_population(research, frame)
     return {"research": research, "whole": Table(frame, schema), "frame": frame, "schema": schema}
@@ -324,3 +293,28 @@ def test_the_cli_releases_the_subset_only(tmp_path: Path, subset: dict) -> None:
     assert len(out) == expected
     frame = pd.read_csv(tmp_path / "test2.csv", sep=";", dtype=str)
     assert set(out["Salary"]) <= set(frame["Salary"])
+
+
+def test_the_advice_and_the_fixes_rerun_a_subset_run_in_its_population(tmp_path: Path) -> None:
+    """A failing audit of a k-map run is advised by rerunning the research records counted in the whole
+    input: no rerun is refused for want of a population (they were, before the reruns got it)."""
+    from anonkit.fixes.trial import Trials
+    from anonkit.plan import plan_from_config
+    from anonkit.runner import run
+
+    config = _toy_dir(tmp_path, {"rows": [1, 3, 4, 7, 8]}, [{"model": "k-map", "k": 2}])
+    data = yaml.safe_load(config.read_text())
+    data["audit"] = {"thresholds": {"highest_risk": 0.01}}  # fails: the advice reruns with larger k
+    config.write_text(yaml.safe_dump(data, sort_keys=False))
+    from anonkit.config import load_config
+
+    plan = plan_from_config(load_config(config), config_dir=tmp_path, writes=False)
+    result = run(plan)
+    verdict = result.summary["verdict"]
+    assert not verdict["ok"]
+    assert "input.subset" not in str(verdict), verdict  # no rerun refused for want of the population
+    trials = Trials(plan)
+    assert len(trials.frame) == 5 and trials.population is not None and len(trials.population) == 9
+    trial = trials.run({**trials.declaration(), "privacy": [{"model": "k-map", "k": 3}]})
+    assert trial.unmet is None or "input.subset" not in trial.unmet
+    assert trial.summary is not None and trial.summary["records"] == 5  # the research records, not the input

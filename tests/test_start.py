@@ -25,6 +25,7 @@ from anonkit.start import (
     starting_point,
     suggest_roles,
 )
+from anonkit.start.detect import infer_type
 
 DATA = Path(__file__).parent / "data"
 ADULT = Path(__file__).parent.parent / "src" / "anonkit" / "datasets" / "data" / "adult.csv"
@@ -181,3 +182,24 @@ def test_a_person_column_whose_values_repeat_is_an_identifier() -> None:
     assert [c.role for c in person.candidates] == ["identifier", "person"]
     codes = pd.DataFrame({"code": ["A1", "B2", "C3", "A1"] * 10, "sex": ["F", "M"] * 20})
     assert {a.name: a.role for a in suggest_roles(codes)}["code"] != "identifier"
+
+
+def test_a_column_named_for_names_is_an_identifier_even_when_names_repeat() -> None:
+    names = ["Ann Lee", "Bob Stone", "Cy Young", "Dee Park"] * 10  # 4 names over 40 records: 10 % distinct
+    frame = pd.DataFrame({"full_name": names, "city_name": ["New York", "Los Angeles"] * 20,
+                          "staff": names, "dept": ["Sales", "Audit"] * 20})
+    roles = {a.name: (a.role, a.kind) for a in suggest_roles(frame)}
+    assert roles["full_name"] == ("identifier", "name")
+    assert roles["city_name"][0] == "quasi"  # names a place, not a person: the control
+    assert roles["staff"][0] != "identifier" or roles["staff"][1] != "name"  # the name alone does not say names
+
+
+def test_postal_codes_are_masked_even_without_a_leading_zero() -> None:
+    codes = pd.Series([str(10115 + 7 * i) for i in range(30)])
+    assert infer_type(codes, name="postcode") == ("categorical", "code")
+    assert infer_type(codes, name="Zip Code") == ("categorical", "code")
+    assert infer_type(codes, name="amount") == ("numeric", "integer")  # the control: a number is a number
+    assert auto_hierarchy(codes, name="postcode", type="categorical") == {"builder": "masking"}
+    frame = pd.DataFrame({"postcode": codes, "sex": ["F", "M"] * 15})
+    advice = {a.name: a for a in suggest_roles(frame)}
+    assert advice["postcode"].shape == "code" and advice["postcode"].type == "categorical"

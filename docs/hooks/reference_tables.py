@@ -1,37 +1,19 @@
 """The algorithms and privacy-models reference tables, generated at build time from their registries.
 
 ``algorithms_markdown`` is ``anonkit algorithms --markdown`` (the registry's table,
-:func:`anonkit.algorithms.describe.markdown_table`) with the pipes inside its option cells escaped so
-that the table renders; ``models_markdown`` is ``anonkit models`` from the models' declarations
+:func:`anonkit.algorithms.describe.markdown_table`, which escapes its cells); ``models_markdown`` is
+``anonkit models`` from the models' declarations
 (:func:`anonkit.models.registry.describe_all`).
 """
 
 from __future__ import annotations
 
-#: the columns of the algorithms table (``markdown_table``'s header)
-ALGORITHM_COLUMNS = 6
-#: the column holding the options, the only one whose text may hold ``|`` (``mapping | list``)
-OPTIONS_COLUMN = 3
-
-
-def escape_row(line: str, columns: int = ALGORITHM_COLUMNS, free: int = OPTIONS_COLUMN) -> str:
-    """A table row whose ``free`` cell holds unescaped ``|`` (``(keep | drop; …)``), escaped, so the
-    row keeps ``columns`` cells; other lines unchanged."""
-    if not line.startswith("| ") or not line.endswith(" |"):
-        return line
-    cells = line[2:-2].split(" | ")
-    extra = len(cells) - columns
-    if extra <= 0:
-        return line
-    merged = " \\| ".join(cells[free:free + extra + 1])
-    return "| " + " | ".join([*cells[:free], merged, *cells[free + extra + 1:]]) + " |"
-
 
 def algorithms_markdown() -> str:
-    """The registry's algorithm table, rendered as a table (the markers of the old README kept)."""
+    """The registry's algorithm table (its cells escaped by ``markdown_table`` itself)."""
     from anonkit.algorithms.describe import markdown_table
 
-    return "\n".join(escape_row(line) for line in markdown_table().splitlines())
+    return markdown_table()
 
 
 def _cell(text: object) -> str:

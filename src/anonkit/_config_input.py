@@ -12,8 +12,11 @@ does not hold it:
   attributes with their neutral value, so code reading ``config.input.sheet`` needs no case.
 * an attribute is read as the class of its role: a quasi-identifier holds ``type``, ``hierarchy``,
   ``order`` (with type ordinal), ``min_level``, ``max_level`` and ``weight``; a sensitive attribute
-  ``type``, ``hierarchy``, ``order`` and ``categories``; an identifier, a person column or an
-  insensitive column nothing but its role (their cells are never generalized or judged).
+  ``type``, ``hierarchy``, ``order`` and ``categories``; an identifier, a person column, a survey
+  weight or an insensitive column nothing but its role (their cells are never generalized or judged);
+  a household ``publish`` (``drop`` or ``renumbered``) and ``seed``; a pseudonym ``publish``
+  (``hmac`` or ``renumbered``), ``seed``, and its key's source, ``key_file`` or ``key_env`` — never
+  the key itself (a ``key:`` in the config is refused: the config is copied into summaries).
   ``format`` (a date's strftime pattern) goes with type ``date`` only.
 """
 
@@ -27,6 +30,7 @@ from anonkit._config_models import Strict
 from anonkit.errors import InputError
 from anonkit.hierarchy.builder_params import BUILDER_NAMES, BUILDER_SPECS, BuilderSpec
 from anonkit.io import FORMAT_NAMES, check_format
+from anonkit.pseudonyms import DEFAULT_RENUMBER_SEED
 
 FormatName = Literal[FORMAT_NAMES]  # type: ignore[valid-type]  # the io registry's names (anonkit.io.registry)
 
@@ -217,7 +221,8 @@ DEFAULT_WEIGHT = 0.5
 #: what a role-specific key of an attribute reads as on a role that does not take it
 ATTRIBUTE_ABSENT: dict[str, Any] = {"type": None, "format": None, "hierarchy": None, "order": None, "min_level": 0,
                                     "max_level": None, "weight": DEFAULT_WEIGHT, "categories": None,
-                                    "category_order": None}
+                                    "category_order": None, "publish": None, "key_file": None, "key_env": None,
+                                    "seed": DEFAULT_RENUMBER_SEED}
 
 
 class AttributeConfig(Strict):
@@ -335,6 +340,61 @@ class PersonAttribute(AttributeConfig):
     role: Literal["person", "individual"]
 
 
+class WeightAttribute(AttributeConfig):
+    label: ClassVar[str] = "a survey weight (published unchanged)"
+    role: Literal["weight", "sampling-weight"]
+
+
+class HouseholdAttribute(AttributeConfig):
+    """A household id: dropped (``publish: drop``, the default) or published as new ids in a seeded
+    random order (``publish: renumbered``, sdcMicro's ``createNewID``)."""
+
+    label: ClassVar[str] = "a household column (dropped or renumbered)"
+    role: Literal["household", "hh"]
+    publish: Literal["drop", "renumbered"] = "drop"
+    seed: int = Field(DEFAULT_RENUMBER_SEED, ge=0)
+
+    @model_validator(mode="after")
+    def _seed_when_renumbered(self) -> HouseholdAttribute:
+        if "seed" in self.model_fields_set and self.publish != "renumbered":
+            raise ValueError("'seed' orders renumbered ids; it needs publish: renumbered")
+        return self
+
+
+class PseudonymAttribute(AttributeConfig):
+    """A direct identifier published as a keyed pseudonym (``publish: hmac``, the default: the key
+    from ``key_file`` or ``key_env``) or as new ids in a seeded random order (``publish: renumbered``)."""
+
+    label: ClassVar[str] = "a pseudonym column (keyed HMAC or renumbered)"
+    role: Literal["pseudonym"]
+    publish: Literal["hmac", "renumbered"] = "hmac"
+    key_file: str | None = Field(None, min_length=1)
+    key_env: str | None = Field(None, min_length=1)
+    seed: int = Field(DEFAULT_RENUMBER_SEED, ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_key_text(cls, data: Any) -> Any:
+        if isinstance(data, dict) and any(k in data for k in ("key", "secret", "password")):
+            raise ValueError("a pseudonym key is never written in the config (it is copied into summaries and "
+                             "reports); put it in a file (key_file) or an environment variable (key_env)")
+        return data
+
+    @model_validator(mode="after")
+    def _one_key(self) -> PseudonymAttribute:
+        given = [k for k in ("key_file", "key_env") if getattr(self, k) is not None]
+        if self.publish == "renumbered":
+            if given:
+                raise ValueError(f"'{given[0]}' applies to publish: hmac; renumbered ids take no key")
+        elif len(given) != 1:
+            raise ValueError("a pseudonym needs its key from exactly one of key_file or key_env" + (
+                "" if given else "; without a key, publish: renumbered gives new ids that no later release "
+                "can match (a random key would do no better)"))
+        if "seed" in self.model_fields_set and self.publish != "renumbered":
+            raise ValueError("'seed' orders renumbered ids; it needs publish: renumbered")
+        return self
+
+
 class InsensitiveAttribute(AttributeConfig):
     label: ClassVar[str] = "an insensitive attribute (published as it is)"
     role: Literal["insensitive", "other"]
@@ -342,10 +402,12 @@ class InsensitiveAttribute(AttributeConfig):
 
 ATTRIBUTE_CLASSES: tuple[type[AttributeConfig], ...] = (
     QuasiAttribute, SensitiveAttribute, IdentifierAttribute, PersonAttribute, InsensitiveAttribute,
+    WeightAttribute, HouseholdAttribute, PseudonymAttribute,
 )
 
 AttributeSpec = Annotated[
-    QuasiAttribute | SensitiveAttribute | IdentifierAttribute | PersonAttribute | InsensitiveAttribute,
+    QuasiAttribute | SensitiveAttribute | IdentifierAttribute | PersonAttribute | InsensitiveAttribute
+    | WeightAttribute | HouseholdAttribute | PseudonymAttribute,
     Field(discriminator="role"),
 ]
 

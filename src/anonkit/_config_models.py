@@ -219,13 +219,24 @@ PopulationUniquenessConfig = model_entry(
     share of population uniques (give ``population``, ``region`` or ``sampling_fraction``).""")
 #: the whole-release risk criteria's entries (issue 27)
 RISK_ENTRIES: tuple[type[ModelEntry], ...] = (AverageRiskConfig, SampleUniquenessConfig, PopulationUniquenessConfig)
+#: sdcMicro's individual risk as a criterion (issue 28): a class model over the sampling weights
+IndividualRiskConfig = model_entry(
+    "IndividualRiskConfig", _SPECS["individual-risk"],
+    doc="``{model: individual-risk, threshold: 0.1}``: every class's Benedetti–Franconi risk (a weight column).")
+#: the profitability models' entries (ARX's game-theoretic model, issue 27): the amounts of models/profitability.py
+PROFITABILITY_ENTRIES: tuple[type[ModelEntry], ...] = tuple(
+    model_entry(f"{cls}Config", _SPECS[name]) for cls, name in (
+        ("Profitability", "profitability"), ("JournalistProfitability", "profitability-journalist"),
+        ("NoAttackProfitability", "no-attack-profitability"),
+        ("JournalistNoAttackProfitability", "no-attack-profitability-journalist")))
 
 #: every ``privacy:`` entry class (the union's members, in the order the docs list them)
 MODEL_ENTRIES: tuple[type[ModelEntry], ...] = (
     KAnonymityConfig, DistinctLConfig, EntropyLConfig, RecursiveLConfig, FrequencyLConfig, TClosenessConfig,
     BetaLikenessConfig, DeltaDisclosureConfig, BackgroundKnowledgeConfig, ThetaSensitivityConfig,
 )
-MODEL_ENTRIES = tuple(sorted((*MODEL_ENTRIES, *POPULATION_ENTRIES, *RISK_ENTRIES),
+MODEL_ENTRIES = tuple(sorted((*MODEL_ENTRIES, *POPULATION_ENTRIES, *RISK_ENTRIES, IndividualRiskConfig,
+                              *PROFITABILITY_ENTRIES),
                              key=lambda e: list(_SPECS).index(e.spec.name)))
 assert [e.spec.name for e in MODEL_ENTRIES] == list(_SPECS), "an entry class per declared model, in order"
 
@@ -268,7 +279,8 @@ class MetricConfig(Strict):
 
     def search_metric(self) -> SearchMetric:
         fields = type(self).model_fields
-        return SearchMetric(self.name, **{k: getattr(self, k) for k in ("gs", "aggregate", "monotonic") if k in fields})
+        return SearchMetric(self.name, **{k: getattr(self, k) for k in ("gs", "aggregate", "monotonic", "attacker")
+                                          if k in fields})
 
 
 class LossMetric(MetricConfig):
@@ -314,6 +326,15 @@ class EntropyLossMetric(MetricConfig):
     gs: float = Field(_METRIC.gs, ge=0, le=1)
 
 
+class PayoutMetric(MetricConfig):
+    """ARX's publisher payout (``metrics/payout.py``): the gs-factor and the attacker model (default: the
+    profitability model's); the amounts are the run's profitability model's."""
+
+    name: Literal["publisher-payout"]
+    gs: float = Field(_METRIC.gs, ge=0, le=1)
+    attacker: Literal["prosecutor", "journalist"] | None = None
+
+
 def _metric_shorthand(data: Any) -> Any:
     """``metric: dm`` is ``{name: dm}``; a mapping without ``name`` is the default metric's."""
     if isinstance(data, str):
@@ -324,10 +345,11 @@ def _metric_shorthand(data: Any) -> Any:
 
 
 METRIC_ENTRIES: tuple[type[MetricConfig], ...] = (LossMetric, EntropyMetric, AecsMetric, PrecisionMetric, PlainMetric,
-                                                  QualityMetric, EntropyLossMetric)
+                                                  QualityMetric, EntropyLossMetric, PayoutMetric)
 
 MetricSpec = Annotated[
-    LossMetric | EntropyMetric | AecsMetric | PrecisionMetric | PlainMetric | QualityMetric | EntropyLossMetric,
+    LossMetric | EntropyMetric | AecsMetric | PrecisionMetric | PlainMetric | QualityMetric | EntropyLossMetric
+    | PayoutMetric,
     Field(discriminator="name"),
     BeforeValidator(_metric_shorthand),
 ]

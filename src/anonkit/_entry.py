@@ -65,10 +65,29 @@ def _on_sigint(signum: int, frame: FrameType | None) -> None:
     _stop()
 
 
+#: the command lines answered here without loading the command line (typer, click, rich: ~0.1 CPU-s),
+#: each with exactly what the command line prints for it (``tests/test_fixed_costs.py`` compares them)
+FAST_PATHS = (("--version",),)
+
+
+def _fast_path(argv: list[str]) -> bool:
+    """Answer ``anonkit --version`` (nothing else on the line) as the command line would: print
+    ``anonkit VERSION`` and exit 0. Returns False for any other command line."""
+    if tuple(argv) not in FAST_PATHS:
+        return False
+    from anonkit._version import __version__
+
+    sys.stdout.write(f"anonkit {__version__}\n")
+    sys.stdout.flush()
+    return True
+
+
 def main() -> None:
     """Console-script entry point: the SIGINT handling first, then the command line."""
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _on_sigint)
+    if _fast_path(sys.argv[1:]):
+        return
     try:
         from anonkit.cli import main as run
 

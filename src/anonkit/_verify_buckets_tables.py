@@ -140,7 +140,7 @@ def structure(qt: pd.DataFrame, st: pd.DataFrame, schema: Schema, sensitive: str
     """The column checks (no identifier or person column; QT columns quasi-identifiers and the
     bucket; ST columns bucket, sensitive value, count) and whether the tables have the columns to
     judge anything further."""
-    forbidden = [*schema.identifiers, *([schema.person] if schema.person else [])]
+    forbidden = schema.never_published
     leaked = [f"{name}.{c}" for name, frame in (("qt", qt), ("st", st)) for c in frame.columns if str(c) in forbidden]
     results: list[ModelResult] = [check_result("structure: no identifier or person column", len(leaked),
                                                f"published: {', '.join(leaked)}")]

@@ -191,18 +191,29 @@ class PostAnalyticsConfig(_Strict):
     manifest: str | None = None
 
 
+#: ``audit.thresholds.individual_risk``: the highest Benedetti–Franconi individual risk (sdcMicro's measure on
+#: survey data with weights) the audit accepts. 0.15 is sdcMicro's own default threshold for individual risk
+#: (``localSupp(obj, threshold = 0.15)`` suppresses the records above it), so a release anonkit passes is one
+#: sdcMicro's usual workflow would leave alone; it lies between the 0.2 highest prosecutor risk (1/5) and the
+#: 0.1 attack risk, and the weights make it an estimate of the population's risk, not the sample's.
+DEFAULT_INDIVIDUAL_RISK = 0.15
+
+
 class AuditThresholds(_Strict):
     """``audit: {thresholds: …}``: what the audit's verdicts compare against (each a share in [0, 1]).
 
     ``highest_risk`` bounds every record's prosecutor and journalist re-identification risk (and
     defines the records at risk), ``average_risk`` the average prosecutor, journalist and marketer
     risk, ``population_uniqueness`` the estimated share of population uniques, ``attack_risk`` the
-    risk estimate of every attack simulation (its upper 95 % bound is reported beside it)."""
+    risk estimate of every attack simulation (its upper 95 % bound is reported beside it),
+    ``individual_risk`` every record's individual risk (sdcMicro's Benedetti–Franconi estimate, judged
+    only when the schema has a ``weight`` or ``household`` column: :data:`DEFAULT_INDIVIDUAL_RISK`)."""
 
     highest_risk: float = Field(DEFAULT_HIGHEST_RISK, gt=0, le=1)
     average_risk: float = Field(DEFAULT_AVERAGE_RISK, gt=0, le=1)
     population_uniqueness: float = Field(DEFAULT_POPULATION_UNIQUENESS, ge=0, le=1)
     attack_risk: float = Field(DEFAULT_ATTACK_RISK, ge=0, le=1)
+    individual_risk: float = Field(DEFAULT_INDIVIDUAL_RISK, gt=0, le=1)
 
 
 class AuditConfig(_Strict):

@@ -4,7 +4,10 @@ Roles (spec §0.2): *identifier* (dropped before anything else and never written
 rows belong to one individual, spec §1.5: dropped from every release like an identifier; counts
 that mean people count its distinct values), *quasi*
 (quasi-identifier, generalized), *sensitive* (protected by l-diversity, t-closeness, …) and
-*insensitive* (passed through unchanged). Types: *categorical*, *ordinal* (an explicit order),
+*insensitive* (passed through unchanged), and the survey roles of :mod:`anonkit.pseudonyms`:
+*weight* (a sampling weight, published unchanged, never generalized), *household* (a household
+id: dropped, or renumbered) and *pseudonym* (a direct identifier replaced by a keyed HMAC
+pseudonym). Types: *categorical*, *ordinal* (an explicit order),
 *numeric* and *date*.
 """
 
@@ -13,11 +16,12 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
+from anonkit.pseudonyms import DEFAULT_RENUMBER_SEED, PUBLISH_CHOICES, read_key
 
 
 class Role(StrEnum):
@@ -28,6 +32,12 @@ class Role(StrEnum):
     QUASI = "quasi"
     SENSITIVE = "sensitive"
     INSENSITIVE = "insensitive"
+    #: a survey's sampling weight (at most one column): published unchanged, never generalized
+    WEIGHT = "weight"
+    #: a household (cluster) id (at most one column): never published as is; dropped or renumbered
+    HOUSEHOLD = "household"
+    #: a direct identifier published as a keyed pseudonym (HMAC-SHA256) or renumbered
+    PSEUDONYM = "pseudonym"
 
 
 class AttrType(StrEnum):
@@ -50,7 +60,14 @@ _ROLE_ALIASES = {
     "sensitive": Role.SENSITIVE,
     "insensitive": Role.INSENSITIVE,
     "other": Role.INSENSITIVE,
+    "weight": Role.WEIGHT,
+    "sampling-weight": Role.WEIGHT,
+    "household": Role.HOUSEHOLD,
+    "hh": Role.HOUSEHOLD,
+    "pseudonym": Role.PSEUDONYM,
 }
+#: the roles whose cells are carried as they are (or replaced whole), never generalized nor judged
+SURVEY_ROLES = (Role.WEIGHT, Role.HOUSEHOLD, Role.PSEUDONYM)
 
 
 def parse_role(text: str | Role) -> Role:
@@ -91,11 +108,20 @@ class Attribute:
     category_order: tuple[str, ...] | None = None
     #: a date column's strftime format (``%d/%m/%Y``): required when the day/month order is ambiguous
     format: str | None = None
+    #: household or pseudonym: how it is published (household: ``drop`` or ``renumbered``; pseudonym:
+    #: ``hmac`` or ``renumbered``); ``None``: the role's first choice
+    publish: str | None = None
+    #: pseudonym: where its key is read (a file, or an environment variable); the key is never stored here
+    key_file: str | None = None
+    key_env: str | None = None
+    #: ``publish: renumbered``: the seed of the new ids' random order
+    seed: int = DEFAULT_RENUMBER_SEED
 
     def __post_init__(self) -> None:
         self.role = parse_role(self.role)
         self._check_arguments()
         self._check_format()
+        self._check_survey()
         if self.type is None:
             return
         try:
@@ -104,6 +130,35 @@ class Attribute:
             allowed = ", ".join(t.value for t in AttrType)
             raise InputError(f"unknown type {self.type!r}; allowed: {allowed}", column=self.name) from None
 
+
+    def _check_survey(self) -> None:
+        """The survey roles' keys: ``publish`` one of the role's choices, ``seed`` a whole number ≥ 0,
+        a key source only for a pseudonym published as ``hmac``, whose key is read now (a missing or short
+        key refused before any work) and kept out of the repr; no hierarchy, order or categories on a
+        column that is never generalized."""
+        role = self.role.value
+        choices = PUBLISH_CHOICES.get(role)
+        if self.publish is not None and (choices is None or self.publish not in choices):
+            allowed = f"one of {', '.join(choices)}" if choices else "given for a household or pseudonym only"
+            raise InputError(f"publish must be {allowed}", column=self.name, key="publish", value=self.publish)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) or self.seed < 0:
+            raise InputError("seed must be a whole number ≥ 0", column=self.name, key="seed", value=self.seed)
+        hmac_pseudonym = role == Role.PSEUDONYM.value and self.publish in (None, "hmac")
+        for key in ("key_file", "key_env"):
+            if getattr(self, key) is not None and not hmac_pseudonym:
+                raise InputError(f"{key} applies to a pseudonym published as hmac only", column=self.name, key=key)
+        if self.role in SURVEY_ROLES:
+            given = [k for k in ("hierarchy", "order", "categories", "format") if getattr(self, k) is not None]
+            if given or self.max_level is not None or self.min_level:
+                raise InputError(f"a {role} column is never generalized; drop {(given or ['the levels'])[0]}",
+                                 column=self.name, key=(given or ["min_level"])[0])
+        self._key = read_key(self.name, key_file=self.key_file, key_env=self.key_env) if hmac_pseudonym else None
+
+    def key(self) -> bytes:
+        """A pseudonym's key, read from its ``key_file`` or ``key_env`` when the attribute was made."""
+        if self._key is None:
+            raise InputError("no pseudonym key: the column is not a pseudonym published as hmac", column=self.name)
+        return self._key
 
     def _check_format(self) -> None:
         """``format`` is a strftime pattern of a date column: refused for another type (it would be
@@ -195,42 +250,36 @@ class Schema:
         identifier: Iterable[str] = (),
         insensitive: Iterable[str] = (),
         person: str | None = None,
+        weight: str | None = None,
+        household: str | None = None,
+        pseudonym: Iterable[str] = (),
+        publish: Mapping[str, str] | None = None,
+        key_file: str | None = None,
+        key_env: str | None = None,
         hierarchies: Mapping[str, Hierarchy] | None = None,
         types: Mapping[str, str | AttrType] | None = None,
         default_role: str | Role | None = None,
         categories: Mapping[str, Mapping[str, str]] | None = None,
         category_order: Mapping[str, Iterable[str]] | None = None,
     ) -> Schema:
-        for key, names in (("quasi", quasi), ("sensitive", sensitive), ("identifier", identifier),
-                           ("insensitive", insensitive)):
-            if isinstance(names, str | bytes) or not isinstance(names, Iterable):
-                raise InputError(f"{key} must be a list of column names, got {type(names).__name__} {names!r}"
-                                 + (f": write [{names!r}]" if isinstance(names, str) else ""), key=key)
-        for key, mapping in (("hierarchies", hierarchies), ("types", types), ("categories", categories),
-                             ("category_order", category_order)):
-            if mapping is not None and not isinstance(mapping, Mapping):
-                raise InputError(f"{key} must be a mapping of column names, got {type(mapping).__name__}", key=key)
-        attrs: dict[str, Attribute] = {}
-        for role, names in (
-            (Role.IDENTIFIER, identifier),
-            (Role.QUASI, quasi),
-            (Role.SENSITIVE, sensitive),
-            (Role.INSENSITIVE, insensitive),
-            (Role.PERSON, [] if person is None else [person]),
-        ):
-            for name in names:
-                if name in attrs:
-                    raise InputError("attribute given two roles", column=name)
-                attrs[name] = Attribute(name, role)
+        _check_of_arguments({"quasi": quasi, "sensitive": sensitive, "identifier": identifier,
+                             "insensitive": insensitive, "pseudonym": pseudonym},
+                            {"hierarchies": hierarchies, "types": types, "categories": categories,
+                             "category_order": category_order, "publish": publish})
+        attrs = _role_attributes(
+            ((Role.IDENTIFIER, identifier), (Role.QUASI, quasi), (Role.SENSITIVE, sensitive),
+             (Role.INSENSITIVE, insensitive), (Role.PERSON, [] if person is None else [person]),
+             (Role.WEIGHT, [] if weight is None else [weight]),
+             (Role.HOUSEHOLD, [] if household is None else [household]), (Role.PSEUDONYM, pseudonym)),
+            publish or {}, key_file, key_env)
         for name, h in (hierarchies or {}).items():
             if name not in attrs:
                 raise InputError("hierarchy given for an attribute without a role", column=name)
-            attrs[name].hierarchy = h
-            attrs[name]._check_arguments()
+            attrs[name] = replace(attrs[name], hierarchy=h)
         for name, t in (types or {}).items():
             if name not in attrs:
                 raise InputError("type given for an attribute without a role", column=name)
-            attrs[name] = Attribute(name, attrs[name].role, t, attrs[name].hierarchy)  # type: ignore[arg-type]
+            attrs[name] = replace(attrs[name], type=t)  # type: ignore[arg-type]
         for name, cats in (categories or {}).items():
             if name not in attrs or attrs[name].role != Role.SENSITIVE:
                 raise InputError("categories given for an attribute that is not sensitive", column=name)
@@ -266,6 +315,39 @@ class Schema:
     @property
     def identifiers(self) -> list[str]:
         return self.names(Role.IDENTIFIER)
+
+    @property
+    def weight(self) -> str | None:
+        """The survey weight column (at most one), or ``None``."""
+        return self._one(Role.WEIGHT)
+
+    @property
+    def household(self) -> str | None:
+        """The household column (at most one), or ``None``."""
+        return self._one(Role.HOUSEHOLD)
+
+    @property
+    def pseudonyms(self) -> list[str]:
+        return self.names(Role.PSEUDONYM)
+
+    @property
+    def never_published(self) -> list[str]:
+        """The columns no release may hold: identifiers, the person column, and the household column
+        unless it is renumbered (it links the records of people, as a person id does)."""
+        hh = self.household
+        return [*self.identifiers, *([self.person] if self.person else []),
+                *([hh] if hh is not None and self.attributes[hh].publish != "renumbered" else [])]
+
+    @property
+    def survey_columns(self) -> list[str]:
+        """The weight, household and pseudonym columns (:data:`SURVEY_ROLES`), in schema order."""
+        return [a.name for a in self.attributes.values() if a.role in SURVEY_ROLES]
+
+    def _one(self, role: Role) -> str | None:
+        names = self.names(role)
+        if len(names) > 1:
+            raise InputError(f"only one column may have role {role.value}, got {', '.join(names)}", column=names[1])
+        return names[0] if names else None
 
     @property
     def person(self) -> str | None:
@@ -306,3 +388,44 @@ class Schema:
             for c in cols
         }
         return Schema(ordered, self.default_role)
+
+
+def _survey_attribute(name: str, role: Role, publish: str | None, key_file: str | None,
+                      key_env: str | None) -> Attribute:
+    """:meth:`Schema.of`'s attribute of ``name``: a pseudonym published as hmac takes the key source."""
+    if role == Role.PSEUDONYM and publish in (None, "hmac"):
+        return Attribute(name, role, publish=publish, key_file=key_file, key_env=key_env)
+    if role in (Role.HOUSEHOLD, Role.PSEUDONYM):
+        return Attribute(name, role, publish=publish)
+    return Attribute(name, role)
+
+
+def _check_of_arguments(lists: Mapping[str, object], mappings: Mapping[str, object]) -> None:
+    """:meth:`Schema.of`'s arguments of the wrong shape: text for a list of names, a list for a mapping."""
+    for key, names in lists.items():
+        if isinstance(names, str | bytes) or not isinstance(names, Iterable):
+            raise InputError(f"{key} must be a list of column names, got {type(names).__name__} {names!r}"
+                             + (f": write [{names!r}]" if isinstance(names, str) else ""), key=key)
+    for key, mapping in mappings.items():
+        if mapping is not None and not isinstance(mapping, Mapping):
+            raise InputError(f"{key} must be a mapping of column names, got {type(mapping).__name__}", key=key)
+
+
+def _role_attributes(roles: Iterable[tuple[Role, Iterable[str]]], publish: Mapping[str, str], key_file: str | None,
+                     key_env: str | None) -> dict[str, Attribute]:
+    """:meth:`Schema.of`'s attribute of every named column (one role each); ``publish`` only for a
+    household or pseudonym, a key source only with a pseudonym published as hmac."""
+    attrs: dict[str, Attribute] = {}
+    for role, names in roles:
+        for name in names:
+            if name in attrs:
+                raise InputError("attribute given two roles", column=name)
+            attrs[name] = _survey_attribute(name, role, publish.get(name), key_file, key_env)
+    for name in publish:
+        if name not in attrs or attrs[name].role not in (Role.HOUSEHOLD, Role.PSEUDONYM):
+            raise InputError("publish given for a column that is not a household or pseudonym", column=name,
+                             key="publish")
+    if (key_file is not None or key_env is not None) and not any(a._key for a in attrs.values()):
+        raise InputError("key_file/key_env given without a pseudonym column published as hmac",
+                         key="key_file" if key_file is not None else "key_env")
+    return attrs

@@ -165,18 +165,25 @@ CLASS_NEED_BUILDERS: dict[str, Callable[[ClassInputs], np.ndarray]] = {}
 #: the registered needs whose value for a union of classes is the sum of theirs (counts: a
 #: population count, a number of persons); a lattice roll-up and a cluster merge add them up
 ADDITIVE_NEEDS: set[str] = set()
+#: registered needs built from the full-domain node the classes come from (a ``"node"`` source):
+#: only the full-domain searches, which hand their node to the statistics, can enforce their models
+NODE_NEEDS: set[str] = set()
 
 
-def register_class_need(name: str, build: Callable[[ClassInputs], np.ndarray], *, additive: bool = False) -> None:
+def register_class_need(name: str, build: Callable[[ClassInputs], np.ndarray], *, additive: bool = False,
+                        node: bool = False) -> None:
     """Declare how the per-class statistic ``name`` is built, so a model declaring ``needs=(name, …)``
     finds it in ``stats.need(name)``; ``additive``: its value for merged classes is the sum of theirs
-    (a count), so roll-ups and merges carry it instead of rebuilding. A name is registered once (a
-    second builder would silently change what an existing model judges)."""
+    (a count), so roll-ups and merges carry it instead of rebuilding; ``node``: it is built from the
+    full-domain transformation the classes come from (:data:`NODE_NEEDS`). A name is registered once
+    (a second builder would silently change what an existing model judges)."""
     if name in BUILT_IN_NEEDS or name in CLASS_NEED_BUILDERS:
         raise TypeError(f"the class statistic {name!r} is already declared")
     CLASS_NEED_BUILDERS[name] = build
     if additive:
         ADDITIVE_NEEDS.add(name)
+    if node:
+        NODE_NEEDS.add(name)
 
 
 def model_needs(models: Iterable[object]) -> frozenset[str]:

@@ -33,6 +33,7 @@ from anonkit._values import (
 )
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
+from anonkit.pseudonyms import survey_columns
 from anonkit.schema import AttrType, Schema
 from anonkit.stats import ClassStats, SensitiveDomain, build_domain, class_stats, class_stats_for
 
@@ -143,9 +144,14 @@ class Table:
         schema = schema.in_column_order(columns)
         frame = frame.set_axis(columns, axis=1)
         person_labels = self._set_persons(frame, schema.person)
-        dropped = [*schema.identifiers, *([schema.person] if schema.person is not None else [])]
-        frame = frame.drop(columns=dropped).reset_index(drop=True)
-        self.warnings: list[str] = []
+        survey = survey_columns(frame, schema)
+        #: the survey's sampling weight of every record (role weight), or ``None``; not :attr:`weights`
+        self.survey_weight: np.ndarray | None = survey.weight
+        #: the household of every record (codes ``0 … n_households−1``, role household), or ``None``
+        self.household: np.ndarray | None = survey.household
+        self.n_households: int = survey.n_households
+        frame = survey.frame.drop(columns=schema.never_published).reset_index(drop=True)
+        self.warnings: list[str] = list(survey.notes)
         self.missing = missing
         #: persons whose quasi-identifiers differed between rows and were set to their first row's
         self.reconciled = 0
@@ -425,7 +431,7 @@ class Table:
         return flat, base
 
     def stats(self, tuple_class: np.ndarray, n_classes: int, tuple_weight: np.ndarray | None = None, *,
-              models: Sequence[object] | None = None) -> ClassStats:
+              models: Sequence[object] | None = None, levels: Sequence[int] | None = None) -> ClassStats:
         """Class statistics from tuple classes; ``tuple_weight`` (default: counts) can zero out tuples.
 
         With ``models``, only what they declare they need (:func:`anonkit.stats.class_stats_for`:
@@ -440,8 +446,9 @@ class Table:
                 pairs[name] = (item[keep], code[keep], count[keep])
         weight = d.counts if tuple_weight is None else tuple_weight
         if models is not None:
+            sources = self.sources if levels is None else {**self.sources, "node": (self, tuple(levels))}
             return class_stats_for(models, tuple_class, n_classes, weights=weight, sensitive=pairs,
-                                   domains=self.domains, sources=self.sources)
+                                   domains=self.domains, sources=sources)
         return class_stats(tuple_class, n_classes, weight, pairs, self.domains)
 
 

@@ -35,6 +35,7 @@ import pandas as pd
 
 from anonkit._values import as_text, factorize_text, looks_numeric
 from anonkit._verify_population import population_counts
+from anonkit._verify_profitability import released_information_loss
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.models import (
@@ -47,7 +48,9 @@ from anonkit.models import (
     TCloseness,
     ThetaSensitivity,
 )
+from anonkit.models.individual_risk import WEIGHT_NEED, needs_weights, published_weight_sums
 from anonkit.models.population import POPULATION_NEED, needs_population
+from anonkit.models.profitability import INFORMATION_LOSS_NEED
 from anonkit.models.risk_criteria import ESTIMATORS
 from anonkit.models.theta import full_variance
 from anonkit.risk import SolverConfig
@@ -250,11 +253,13 @@ def verify(
     spec = sensitive_spec(schema, sorted(sens))
     rw = None if reference_weights is None else np.asarray(reference_weights, dtype=np.float64)
     frame, w, rows, reference, dropped, marked = split_suppressed(frame, qis, sens, w, rows, reference, suppressed)
-    if w is None and not record_level and len(frame) > COUNT_ROWS_ABOVE:
+    if w is None and not record_level and len(frame) > COUNT_ROWS_ABOVE and not needs_weights(models):
         frame, w, reference, rw = _count_identical(frame, qis, sens, reference, rw)
     stats, cls, supp = released_stats(frame, qis, spec, reference=reference, weights=w, reference_weights=rw,
                                       marked=marked)
     _add_population(stats, frame, cls, supp, schema, models, population)
+    _add_information_loss(stats, frame, cls, supp, schema, models)
+    _add_weight_sums(stats, frame, cls, supp, schema, models, w)
     results = []
     linked: np.ndarray | None = None
     for m in models:
@@ -289,14 +294,39 @@ def _add_population(stats: ClassStats, frame: pd.DataFrame, cls: np.ndarray, sup
                                                      schema, population)
 
 
+def _add_weight_sums(stats: ClassStats, frame: pd.DataFrame, cls: np.ndarray, supp: np.ndarray, schema: Schema,
+                     models: list[Criterion], w: np.ndarray | None) -> None:
+    """Every released class's sum of the published sampling weights, for individual-risk
+    (:func:`anonkit.models.individual_risk.published_weight_sums`; refused on counted rows)."""
+    if not needs_weights(models):
+        return
+    if w is not None:
+        raise InputError("individual-risk is verified on the published records' weights, not on counted rows",
+                         key="weights")
+    released = frame.reset_index(drop=True).loc[~supp].reset_index(drop=True)
+    stats.extra[WEIGHT_NEED] = published_weight_sums(released, cls, stats.n_classes, schema.weight)
+
+
+def _add_information_loss(stats: ClassStats, frame: pd.DataFrame, cls: np.ndarray, supp: np.ndarray, schema: Schema,
+                          models: list[Criterion]) -> None:
+    """Every released class's information loss, recounted from its published labels, for the
+    profitability models with an attack (:mod:`anonkit._verify_profitability`)."""
+    if not any(INFORMATION_LOSS_NEED in type(m).spec.needs for m in models):
+        return
+    released = frame.reset_index(drop=True).loc[~supp].reset_index(drop=True)
+    stats.extra[INFORMATION_LOSS_NEED] = released_information_loss(
+        released, cls, stats.n_classes, qi_columns(released, schema.quasi), schema)
+
+
 def _release_weights(frame: pd.DataFrame, schema: Schema, weights: ArrayLike | None,
                      record_level: bool) -> np.ndarray | None:
     """:func:`verify`'s ``weights`` as floats, after the checks on the release: no identifier (nor
     the person column) is published, and ``weights`` are one count ≥ 1 per row, never with a
     record-level model (it needs the records themselves)."""
-    identifiers = [c for c in [*schema.identifiers, *([schema.person] if schema.person else [])] if c in frame.columns]
+    identifiers = [c for c in schema.never_published if c in frame.columns]
     if identifiers:
-        raise InputError("an identifier (or the person column) is present in the release", column=identifiers[0])
+        raise InputError("an identifier (or the person or household column) is present in the release",
+                         column=identifiers[0])
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     if w is not None and (w.shape != (len(frame),) or (w < 1).any()):
         raise InputError("weights must be one count ≥ 1 per row of the release", key="weights")

@@ -15,6 +15,10 @@ per-person table) must do the same or say why not. The rules, one place for all 
   publishes it; a person whose records differ publishes the set of its values as ``{a;b}`` (distinct
   values in text order, missing ones left out unless all are missing), as the transaction of its
   sensitive values is published.
+* **Survey columns are published too** (issue 28): the sampling weight (unchanged, as sdcMicro keeps
+  it), a pseudonym column (its keyed pseudonyms or new ids) and a household published ``renumbered``,
+  whatever ``insensitive`` says — the run's notes promise them beside the release. In a table of
+  persons they follow the rule above (a person's differing weights publish as a set).
 * **One sensitive attribute**: these algorithms protect one sensitive attribute; another would be
   published unprotected or dropped, so it is refused, naming the column and what to change.
 """
@@ -35,6 +39,9 @@ Insensitive = Literal["keep", "drop"]
 DEFAULT_INSENSITIVE: Insensitive = "keep"
 #: the separator of a person's several values of an insensitive column (as in a transaction)
 SEPARATOR = ";"
+#: the survey roles whose columns a release publishes as the table holds them (issue 28): the weight
+#: unchanged, a pseudonym as its keyed pseudonym or new id, a household only when renumbered
+CARRIED_SURVEY_ROLES = (Role.WEIGHT, Role.PSEUDONYM, Role.HOUSEHOLD)
 
 
 def insensitive_columns(table: Table) -> list[str]:
@@ -42,11 +49,19 @@ def insensitive_columns(table: Table) -> list[str]:
     return [c for c in table.frame.columns if c in table.schema and table.schema[c].role == Role.INSENSITIVE]
 
 
+def survey_columns(table: Table) -> list[str]:
+    """The survey columns the table publishes (:data:`CARRIED_SURVEY_ROLES`: the weight, the pseudonyms and a
+    renumbered household — a dropped household is not in the table's frame), in input order."""
+    return [c for c in table.frame.columns if c in table.schema and table.schema[c].role in CARRIED_SURVEY_ROLES]
+
+
 def carried(table: Table, insensitive: str) -> list[str]:
-    """The insensitive columns to publish: all of them (``keep``), none (``drop``)."""
+    """The columns to publish beside the quasi-identifiers, in input order: the insensitive ones (all with
+    ``keep``, none with ``drop``) and always the survey columns (:func:`survey_columns`)."""
     if insensitive not in ("keep", "drop"):
         raise InputError("must be keep or drop", key="insensitive", value=insensitive)
-    return insensitive_columns(table) if insensitive == "keep" else []
+    chosen = set(insensitive_columns(table) if insensitive == "keep" else []) | set(survey_columns(table))
+    return [c for c in table.frame.columns if c in chosen]
 
 
 def dropped(table: Table, insensitive: str) -> list[str]:

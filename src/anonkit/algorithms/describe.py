@@ -50,15 +50,21 @@ def _option(o: dict[str, object]) -> str:
     return f"`{o['name']}` ({o['type']}; {default})"
 
 
+def _cell(text: object) -> str:
+    """A table cell's text: one line, its ``|`` escaped (an option typed ``mapping | list``)."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
 def markdown_table() -> str:
-    """The README's algorithm table, between its markers."""
+    """The algorithm table (Markdown, between its markers), every cell escaped so each row keeps its
+    six cells."""
     rows = [BEGIN, "", "| algorithm | family | what it does | options | models enforced | publishes |",
             "| --- | --- | --- | --- | --- | --- |"]
     for a in describe_all():
         name = f"`{a['name']}`" + (" (default)" if a["default"] else "")
         options = "<br>".join(_option(o) for o in a["options"]) or "—"  # type: ignore[attr-defined]
         needs = f"; needs {', '.join(a['needs'])}" if a["needs"] else ""  # type: ignore[arg-type]
-        rows.append(f"| {name} | {a['family']} | {a['summary']} | {options} | {a['enforces_text']}{needs} | "
-                    f"{a['publishes']} |")
+        cells = [name, a["family"], a["summary"], options, f"{a['enforces_text']}{needs}", a["publishes"]]
+        rows.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     rows += ["", END]
     return "\n".join(rows)

@@ -28,6 +28,7 @@ from anonkit._kernels import group_columns
 from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, suppression_limit, suppression_verdict
 from anonkit.hierarchy import Hierarchy, class_lca
 from anonkit.models import Criterion
+from anonkit.models.individual_risk import WEIGHT_SOURCE
 from anonkit.release import CUSTOM, Release
 from anonkit.stats import ClassStats, class_stats, class_stats_for
 from anonkit.table import Table
@@ -42,7 +43,9 @@ def record_stats(table: Table, record_class: np.ndarray, n_classes: int,
     cls = record_class[keep]
     pairs = {a: (np.arange(len(idx)), table.sensitive_codes[a][idx], None) for a in table.sensitive}
     if models is not None:
-        return class_stats_for(models, cls, n_classes, sensitive=pairs, domains=table.domains)
+        # the records' own sampling weights (individual-risk): a record partition's rows are records
+        sources = {} if table.survey_weight is None else {WEIGHT_SOURCE: table.survey_weight[idx]}
+        return class_stats_for(models, cls, n_classes, sensitive=pairs, domains=table.domains, sources=sources)
     return class_stats(cls, n_classes, None, pairs, table.domains)
 
 

@@ -155,7 +155,7 @@ class RollupCache:
         self.computed += 1
         t = self.table
         tc, n_classes = t.tuple_classes(levels)
-        stats = t.stats(tc, n_classes, self.weight, models=self.models)
+        stats = t.stats(tc, n_classes, self.weight, models=self.models, levels=levels)
         first = np.full(n_classes, -1, dtype=np.int64)
         rev = np.arange(len(tc) - 1, -1, -1)
         first[tc[rev]] = rev

@@ -44,6 +44,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model, model
 
 from anonkit._values import plain_scalars
 from anonkit.errors import InputError
+from anonkit.stats import NODE_NEEDS
 
 if TYPE_CHECKING:
     from anonkit.models import Criterion
@@ -51,9 +52,10 @@ if TYPE_CHECKING:
     from anonkit.table import Table
     from anonkit.verifier import Verification
 
-Family = Literal["lattice", "search", "partition", "cluster", "bucket"]
-#: the order families are listed in
-FAMILIES: tuple[str, ...] = ("lattice", "search", "partition", "cluster", "bucket")
+Family = Literal["lattice", "search", "partition", "cluster", "bucket", "suppress", "perturb"]
+#: the order families are listed in (``suppress``: cell suppression; ``perturb``: perturbative methods,
+#: whose published values are not truthful by design — issue 28)
+FAMILIES: tuple[str, ...] = ("lattice", "search", "partition", "cluster", "bucket", "suppress", "perturb")
 #: parameters the pipeline provides (never options): the run's seed, the adversary's priors and the
 #: quality metric a search optimizes
 RUNTIME = frozenset({"seed", "priors", "metric"})
@@ -134,17 +136,20 @@ class Algorithm:
         """Whether this algorithm enforces ``model`` (rather than only judging it afterwards)."""
         if model.spec.record_level:
             return model.name in self.enforces if not isinstance(self.enforces, str) else False
-        if model.spec.scope == "release":
+        if model.spec.scope == "release" or model.spec.needs & NODE_NEEDS:
             return self.family in WHOLE_RELEASE_FAMILIES and self.enforces == CLASS_MODELS
         return self.enforces == CLASS_MODELS or model.name in self.enforces
 
     def refuse_unenforced(self, models: Iterable[Criterion]) -> None:
-        """Refuse, before any work, a whole-release model (judged on the release as a whole) this
+        """Refuse, before any work, a whole-release model (judged on the release as a whole) or a
+        model judging a statistic of the full-domain node (:data:`anonkit.stats.NODE_NEEDS`) this
         algorithm cannot enforce: judged class by class afterwards it would suppress everything."""
         for m in models:
-            if m.spec.scope == "release" and not self.enforces_model(m):
+            node = bool(m.spec.needs & NODE_NEEDS)
+            if (m.spec.scope == "release" or node) and not self.enforces_model(m):
                 takers = ", ".join(a.name for a in declared() if a.enforces_model(m))
-                raise InputError(f"{m.name} is judged on the whole release and enforced only by the full-domain "
+                what = "at its full-domain transformation" if node else "on the whole release"
+                raise InputError(f"{m.name} is judged {what} and enforced only by the full-domain "
                                  f"searches ({takers}), not {self.name}: choose one of them", key="algorithm.name")
 
     @cached_property

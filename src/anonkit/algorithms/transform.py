@@ -20,6 +20,8 @@ import numpy as np
 from anonkit._kernels import CHUNK_ROWS
 from anonkit.algorithms.common import suppression_limit, suppression_verdict
 from anonkit.algorithms.rollup import RollupCache
+from anonkit.metrics import SearchMetric
+from anonkit.metrics.arx import attribute_weights, gs_factors
 from anonkit.models import Criterion
 from anonkit.models.risk_criteria import enforce_release
 from anonkit.release import Release, full_domain_release
@@ -76,6 +78,7 @@ def evaluate_node(
     limit: int | None = None,
     monotone: Callable[[Criterion], bool] | None = None,
     cache: RollupCache | None = None,
+    metric: SearchMetric | None = None,
 ) -> NodeEvaluation:
     """Classes of the transformation ``levels`` and which of them survive the models.
 
@@ -84,6 +87,9 @@ def evaluate_node(
 
     With ``monotone``, the models it selects are applied first and the records they alone would
     suppress are reported as ``monotone_suppressed`` (a lattice search infers from it).
+
+    ``metric`` is the search's quality model: the whole-release models break ties between classes
+    of equal size by it, as ARX does (:func:`release_order`); ``None`` orders them by first record.
     """
     levels = tuple(int(x) for x in levels)
     d = table.distinct
@@ -98,7 +104,7 @@ def evaluate_node(
         codes = None
         weight = presuppressed_weight(table)
         stats = table.stats(tc, n_classes, weight if table.presuppressed.any() else None,
-                            models=[m for m in models if m.qis is None])
+                            models=[m for m in models if m.qis is None], levels=levels)
     ok = stats.sizes > 0
     alive = np.flatnonzero(ok)
     current = stats if alive.size == ok.size else stats.subset(alive)
@@ -140,7 +146,7 @@ def evaluate_node(
     sizes = stats.sizes
     if limit is None:
         limit = suppression_limit(0.0 if max_suppression is None else max_suppression, table.n_records)
-    tc = _enforce_whole_release(table, tc, sizes, ok, models, limit)
+    tc = _enforce_whole_release(table, tc, sizes, ok, models, limit, levels, metric)
     suppressed = int(sizes[~ok].sum())
     anonymous = suppressed <= limit and not empty_classes_fail(stats, models)
     return NodeEvaluation(
@@ -170,11 +176,11 @@ Classes = np.ndarray | Callable[[], np.ndarray]
 
 
 def _enforce_whole_release(table: Table, tc: Classes, sizes: np.ndarray, ok: np.ndarray, models: list[Criterion],
-                           limit: int) -> Classes:
+                           limit: int, levels: tuple[int, ...], metric: SearchMetric | None) -> Classes:
     """Judge the whole-release models (``scope="release"``) on the classes the class models left
     released, and suppress (in ``ok``) the smallest classes until they hold, as ARX enforces its
-    sample-based criteria: ordered by size, then by their first record, a binary search over the
-    suppressed prefix within what the limit leaves (:func:`~anonkit.models.risk_criteria.enforce_release`).
+    sample-based criteria: in :func:`release_order`, a binary search over the suppressed prefix
+    within what the limit leaves (:func:`~anonkit.models.risk_criteria.enforce_release`).
     Returns ``tc`` (made when the order needed it). A node whose models still fail is refused by
     the caller's count only if it exceeds the limit, so a failing final prefix suppresses every class."""
     models = [m for m in models if m.whole_release]
@@ -186,11 +192,7 @@ def _enforce_whole_release(table: Table, tc: Classes, sizes: np.ndarray, ok: np.
         return tc
     if callable(tc):
         tc = tc()
-    d = table.distinct
-    _, first_record = np.unique(d.inverse, return_index=True)  # the first record of every distinct tuple
-    first = np.full(len(sizes), np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(first, tc, first_record)
-    order = np.lexsort((first[alive], released))
+    order = release_order(table, tc, alive, released, levels, metric)
     budget = limit - float(sizes[~ok].sum())
     cut = enforce_release(models, released[order], budget)
     ok[alive[order[:cut]]] = False
@@ -198,6 +200,87 @@ def _enforce_whole_release(table: Table, tc: Classes, sizes: np.ndarray, ok: np.
     if rest.size and not all(m.holds(sizes[rest]) for m in models):  # type: ignore[attr-defined]
         ok[rest] = False  # fail closed: ARX's search may stop on a prefix that fails a non-monotonic model
     return tc
+
+
+#: the search metrics under which equal-sized classes go by their first record: those on
+#: ``HashGroupifyDistribution``'s list (a class's loss is its size), KL divergence (whose class loss ARX
+#: defines as its size: the same order) and SSE (an analysis in ARX, never a search metric)
+SIZE_ORDERED_METRICS = frozenset({"entropy", "dm", "dm*", "aecs", "precision", "height", "kl-divergence", "sse"})
+
+
+def release_order(table: Table, tc: np.ndarray, alive: np.ndarray, sizes: np.ndarray, levels: tuple[int, ...],
+                  metric: SearchMetric | None) -> np.ndarray:
+    """The order in which the whole-release models suppress the classes ``alive`` (of ``sizes``),
+    as ARX's ``HashGroupifyDistribution`` sorts them: by size, then by the search metric's
+    information loss of the class (``Metric.getInformationLoss(transformation, entry)``) for the
+    metrics whose loss of a class is not its size (Loss, ambiguity, entropy-based loss), then by the
+    class's first record (ARX's ``representative``). A class's metric loss is computed as ARX does:
+    Loss, ``count · share`` per QI combined by the aggregate (``compareTo`` of the aggregate; rank:
+    the descending vector); ambiguity, ``Π (share · #rows) · count``; entropy-based loss,
+    ``gFactor · count · clip(log10 Π share / log10 Π #rows + 1)``. ARX sorts with these keys and
+    no hash order, so the order is ARX's exactly."""
+    d = table.distinct
+    never = np.iinfo(np.int64).max  # a population tuple no record has (``attach_population``) has no first record
+    first_record = np.full(d.size, never, dtype=np.int64)
+    np.minimum.at(first_record, d.inverse, np.arange(len(d.inverse), dtype=np.int64))
+    first = np.full(int(tc.max()) + 1 if tc.size else 0, never, dtype=np.int64)
+    np.minimum.at(first, tc, first_record)
+    keys = [] if metric is None or metric.name in SIZE_ORDERED_METRICS else _loss_keys(
+        table, tc, alive, sizes, levels, metric)
+    return np.lexsort((first[alive], *reversed(keys), sizes))
+
+
+def _loss_keys(table: Table, tc: np.ndarray, alive: np.ndarray, sizes: np.ndarray, levels: tuple[int, ...],
+               metric: SearchMetric) -> list[np.ndarray]:
+    """ARX's information loss of each class in ``alive`` under ``metric`` as sort keys, most
+    significant first (see :func:`release_order`)."""
+    rep = np.empty(int(tc.max()) + 1, dtype=np.int64)
+    rep[tc] = np.arange(tc.size)  # one distinct tuple of every class: they share the class's nodes
+    tuples = table.distinct.tuples[rep[alive]]
+    shares = [h.domain_share(lv)[h.maps[lv][tuples[:, j]]]
+              for j, (h, lv) in enumerate(zip(table.hierarchies, levels, strict=True))]
+    count = sizes.astype(np.float64)
+    if metric.name == "ambiguity":
+        product = np.ones(len(alive))
+        for j, h in enumerate(table.hierarchies):
+            product = product * (shares[j] * float(h.n_leaves))
+        return [product * count]
+    if metric.name == "entropy-loss":
+        max_il = 1.0
+        for h in table.hierarchies:
+            max_il *= float(h.n_leaves)
+        max_il = float(np.log10(max_il))
+        if max_il == 0.0 or not np.isfinite(max_il):
+            return []
+        product = np.ones(len(alive))
+        for s in shares:
+            product = product * s
+        loss = np.clip(np.log10(product) / max_il + 1.0, 0.0, 1.0)
+        return [gs_factors(metric.gs)[0] * (count * loss)]
+    return _aggregate_keys([count * s for s in shares], attribute_weights(table), metric.aggregate)
+
+
+def _aggregate_keys(values: list[np.ndarray], weights: np.ndarray, aggregate: str) -> list[np.ndarray]:
+    """ARX's aggregate (``ILMultiDimensional*.getAggregate``) of the per-QI values of every class,
+    in Java's order of operations."""
+    n = len(values)
+    total = np.zeros(len(values[0]) if n else 0)
+    if aggregate == "rank":  # compared component by component, largest first
+        ranked = -np.sort(-np.column_stack([v * w for v, w in zip(values, weights, strict=True)]), axis=1)
+        return [ranked[:, i] for i in range(n)]
+    if aggregate == "geometric":
+        total = total + 1.0
+        for v, w in zip(values, weights, strict=True):
+            total = total * np.power(v * w + 1.0, 1.0 / n)
+        return [total - 1.0]
+    for v, w in zip(values, weights, strict=True):
+        if aggregate == "max":
+            total = np.maximum(total, v * w)
+        elif aggregate == "arithmetic":
+            total = total + (v / n) * w
+        else:
+            total = total + v * w
+    return [total]
 
 
 def release_node(

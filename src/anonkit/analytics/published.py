@@ -404,7 +404,7 @@ def published_release(
     table = release.table
     schema = table.schema
     ref = {s: table.frame[s] for s in table.sensitive} if reference else None
-    if release.tables:
+    if len(release.tables) > 1:  # linked tables; one table declared by name is read as the table
         frames = list(release.tables.values())
         if len(frames) != 2:
             raise InputError(f"a bucketized release publishes two tables, this one {len(frames)}: "

@@ -13,7 +13,11 @@ the smallest change of one *lever* of the config's models that makes every check
   when it has none) for the homogeneity attack: ``l + 1, l + 2, …``;
 * **t** of the t-closeness model of the attacked attribute (added when it has none, with the
   distance its type calls for: :data:`T_STEPS`; else its ``t`` tightened) for the inference,
-  similarity and skewness attacks, which read the distribution of its values in a class.
+  similarity and skewness attacks, which read the distribution of its values in a class;
+* **the individual-risk model's threshold** (sdcMicro's individual risk, issue 28; added when the config has
+  none) for the survey verdict ``individual risk (sdcMicro)``: the audit's threshold, then a tenth and a
+  hundredth of it (the criterion bounds each class's risk, the audit each record's on the published cells,
+  where a suppressed cell is a wildcard). Tried only when that model is registered.
 
 The candidates of a lever (at most :data:`MAX_RERUNS`) run from the mildest change to the strongest
 and are bisected: about log2 of them are rerun, on the assumption that a stronger change passes what a
@@ -32,7 +36,9 @@ from typing import Any
 
 import pandas as pd
 
+from anonkit.audit.verdicts import SURVEY_CHECK
 from anonkit.config import Config
+from anonkit.models.registry import ORDER as registered_order
 from anonkit.risk.thresholds import k_for_risk
 from anonkit.schema import Schema
 
@@ -64,6 +70,11 @@ def _attacked(check: str, sensitive: list[str]) -> str | None:
         if f"({s})" in check:
             return s
     return sensitive[0] if sensitive else None
+
+
+def registered_models() -> tuple[str, ...]:
+    """The privacy models the config knows (the individual-risk lever needs its model registered)."""
+    return registered_order
 
 
 def _entry(config: Config, *models: str, attribute: str | None = None) -> int | None:
@@ -98,6 +109,8 @@ def _levers(config: Config, failing: list[dict[str, Any]], schema: Schema, frame
     names = [v["check"] for v in failing]
     if any(n.startswith(_K_CHECKS) for n in names):
         return _k_lever(config, failing)
+    if SURVEY_CHECK in names and "individual-risk" in registered_models():
+        return _risk_lever(config, next(v for v in failing if v["check"] == SURVEY_CHECK))
     attacked = next((_attacked(n, list(schema.sensitive)) for n in names if n.startswith(_L_CHECKS)), None)
     if attacked is None or attacked not in frame.columns:
         return []
@@ -120,6 +133,22 @@ def _k_lever(config: Config, failing: list[dict[str, Any]]) -> list[dict]:
     for value in steps:
         cfg, key = _with(config, i, "k", value, {"model": "k-anonymity", "k": value})
         out.append({"key": key, "value": value, "config": cfg, "what": f"k-anonymity k: {k} → {value}"})
+    return out
+
+
+def _risk_lever(config: Config, failed: dict[str, Any]) -> list[dict]:
+    """The individual-risk model at the audit's threshold, then stricter (a tenth, a hundredth)."""
+    i = _entry(config, "individual-risk")
+    current = float(config.privacy[i].model_dump()["threshold"]) if i is not None else None
+    top = float(failed["threshold"]) if current is None else min(float(failed["threshold"]), current / 2)
+    out = []
+    for value in (top, top / 10, top / 100):
+        value = float(f"{value:.6g}")
+        new = {"model": "individual-risk", "threshold": value}
+        cfg, key = _with(config, i, "threshold", value, new)
+        what = (f"individual-risk threshold: {current:g} → {value:g}" if current is not None else
+                f"add individual-risk, threshold {value:g}")
+        out.append({"key": key, "value": value if i is not None else new, "config": cfg, "what": what})
     return out
 
 
@@ -228,6 +257,8 @@ def _threshold_key(verdict: dict[str, Any]) -> str:
     check = verdict["check"]
     if verdict["kind"] == "attack":
         return "attack_risk"
+    if check == SURVEY_CHECK:
+        return "individual_risk"
     if "highest" in check:
         return "highest_risk"
     if "uniqueness" in check:

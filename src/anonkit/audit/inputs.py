@@ -20,11 +20,11 @@ from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.io import check_format, read_table
 from anonkit.plan import Plan
-from anonkit.plan.load import config_schema, load_input
+from anonkit.plan.load import config_schema, load_input, load_subset
 from anonkit.plan.places import location, output_targets
 from anonkit.schema import Schema
 
-__all__ = ["AuditInputs", "load_audit_inputs", "published_text", "read_extra", "read_release"]
+__all__ = ["AuditInputs", "load_audit_inputs", "published_text", "read_extra", "read_release", "research_subset"]
 
 
 @dataclass
@@ -38,6 +38,9 @@ class AuditInputs:
     control: pd.DataFrame | None = None
     other: pd.DataFrame | None = None
     release_location: str | list[str] | None = None
+    #: the whole input when the release is of its research subset (``input.subset``): k-map and
+    #: δ-presence are recounted in it; ``original`` is then the subset's rows
+    population: pd.DataFrame | None = None
 
     @property
     def hierarchies(self) -> dict[str, Hierarchy]:
@@ -71,9 +74,9 @@ def read_release(config: Config, location: str, *, key: str = "RELEASE") -> tupl
     names = config.algorithm.spec.tables
     targets = output_targets(location, out.table, names)
     frames = {}
-    for name, (loc, table) in zip(names or ("table",), targets, strict=True):
+    for name, (loc, table) in zip(names if len(names) > 1 else ("table",), targets, strict=True):
         if table is None and "://" not in loc and not Path(loc).is_file():
-            what = "the release" if not names else f"the release's {name!r} table"
+            what = "the release" if len(names) < 2 else f"the release's {name!r} table"
             raise InputError(f"{what} was not found (anonkit writes linked tables beside the named path)",
                              file=loc, key=key)
         sheet = {"sheet": out.sheet} if (out.format or check_format(loc)) == "excel" else {}
@@ -81,8 +84,8 @@ def read_release(config: Config, location: str, *, key: str = "RELEASE") -> tupl
                            **sheet)
         frames[name] = published_text(frame)
     shown = [loc if tab is None else f"{loc}#{tab}" for loc, tab in targets]
-    if not names:
-        return frames["table"], shown[0]
+    if len(frames) < 2:  # one table (also one declared by name: local suppression, the perturbative methods)
+        return next(iter(frames.values())), shown[0]
     return frames, shown
 
 
@@ -98,6 +101,16 @@ def read_extra(path: str | None, config: Config, base: Path, key: str) -> pd.Dat
     return read_table(where, separator=inp.separator, encoding=inp.encoding, na_values=inp.na_values)
 
 
+def research_subset(config: Config, base: Path, frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """``(original, population)``: with ``input.subset`` the release is of the subset's rows (what the
+    attacks compare it with) and the whole input is the population k-map and δ-presence are counted
+    in, as a run reads them (:func:`anonkit.plan.load.load_subset`); without one the input and ``None``."""
+    mask = load_subset(config, base, frame)
+    if mask is None:
+        return frame, None
+    return frame.loc[mask].reset_index(drop=True), frame
+
+
 def load_audit_inputs(plan: Plan, release: str, *, population_table: str | None = None,
                       control: str | None = None, other: str | None = None) -> AuditInputs:
     """Read what ``anonkit audit`` audits, by a read-only plan (``plan_from_config(…, writes=False)``):
@@ -110,6 +123,7 @@ def load_audit_inputs(plan: Plan, release: str, *, population_table: str | None 
     if plan.strip:
         frame = frame.apply(strip_cells) if len(frame.columns) else frame
     schema = config_schema(config, base, defaults, frame)
+    frame, population = research_subset(config, base, frame)
     released, shown = read_release(config, release)
     audit = config.audit
     cwd = Path(".")
@@ -130,4 +144,4 @@ def load_audit_inputs(plan: Plan, release: str, *, population_table: str | None 
             if missing:
                 raise InputError(f"the {name} lacks a column of the input", column=missing[0])
     return AuditInputs(schema=schema, original=frame, release=released, population_table=pop, control=ctl,
-                       other=second, release_location=shown)
+                       other=second, release_location=shown, population=population)

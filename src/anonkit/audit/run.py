@@ -10,7 +10,9 @@ release), the original input, the schema and the config's privacy models:
    the published class sizes (journalist and marketer against a population table when one is given:
    its records consistent with each class, :func:`anonkit.analytics.cover.population_counts`);
    sample uniqueness; population uniqueness (Pitman, Zayatz, SNB, Dankar's rule) when the
-   population size is known; the per-record risk distribution and the class-size histogram.
+   population size is known; the per-record risk distribution and the class-size histogram; with a
+   ``weight`` or ``household`` column, sdcMicro's survey measures on the published cells (``risk.survey``:
+   individual, global and household risk, SUDA2; :mod:`anonkit.audit.survey`).
 3. **Attacks** (:mod:`anonkit.analytics`) — homogeneity, similarity and skewness on the published
    classes; singling-out, linkability and attribute inference (anonymeter's three, adapted to
    generalized cells) with a baseline and, given records of the population not in the release, a
@@ -40,11 +42,12 @@ from anonkit.analytics.matching import unsorted_matching_attack
 from anonkit.analytics.outcome import AttackOutcome
 from anonkit.analytics.published import PublishedRelease, published_buckets, published_table
 from anonkit.audit.inputs import AuditInputs
-from anonkit.audit.verdicts import effective_thresholds, threshold_basis, verdicts
+from anonkit.audit.survey import survey_figures
+from anonkit.audit.verdicts import effective_thresholds, threshold_basis, thresholds_from, verdicts
 from anonkit.config import AuditThresholds
 from anonkit.errors import InputError
 from anonkit.models import Criterion
-from anonkit.models.population import needs_population
+from anonkit.models.population import covering_schema, needs_population
 from anonkit.plan import Plan
 from anonkit.risk import (
     class_size_histogram,
@@ -55,7 +58,8 @@ from anonkit.risk import (
 )
 from anonkit.verifier import Verification, verify
 
-__all__ = ["ATTACKS", "DEFAULT_TARGETS", "audit", "audit_class_sizes", "audit_frames", "model_results", "risk_of_sizes"]
+__all__ = ["ATTACKS", "DEFAULT_TARGETS", "audit", "audit_class_sizes", "audit_frames", "model_results",
+           "release_survey_figures", "risk_of_sizes"]
 
 #: every attack the audit knows, in the order it runs them
 ATTACKS = ("homogeneity", "similarity", "skewness", "background-knowledge", "singling-out", "linkability",
@@ -79,12 +83,15 @@ def _published(inputs: AuditInputs) -> PublishedRelease:
     """The release's classes as an attacker reads them (reference distribution: the input's)."""
     schema = inputs.schema
     reference = {s: inputs.original[s] for s in schema.sensitive if s in inputs.original.columns}
-    if isinstance(inputs.release, dict):
-        frames = list(inputs.release.values())
+    release = inputs.release
+    if isinstance(release, dict) and len(release) == 1:  # one table given by name
+        release = next(iter(release.values()))
+    if isinstance(release, dict):
+        frames = list(release.values())
         if len(frames) != 2:
             raise InputError(f"a bucketized release has two tables, this one {len(frames)}", key="RELEASE")
         return published_buckets(frames[0], frames[1], schema, reference=reference)
-    return published_table(inputs.release, schema, reference=reference, needs_sensitive=False)
+    return published_table(release, schema, reference=reference, needs_sensitive=False)
 
 
 def _models(inputs: AuditInputs, published: PublishedRelease, models: list[Criterion]) -> tuple[
@@ -99,13 +106,20 @@ def _models(inputs: AuditInputs, published: PublishedRelease, models: list[Crite
     if record_level:
         notes.append(f"{record_level[0].describe()} is judged from each record's prior and needs the publisher's "
                      "private link: verified by anonkit anonymize, not from the published table")
-    if counted:  # k-map, δ-presence: counted in the population (input.subset), which the release does not hold
+    one_table = isinstance(inputs.release, pd.DataFrame)
+    if counted and (inputs.population is None or not one_table):
+        # k-map, δ-presence: counted in the population (input.subset), which the release does not hold
         notes.append(f"{counted[0].describe()} is judged on the population's counts: verified by anonkit anonymize "
-                     "(and anonkit check with the population), not from the published table alone")
+                     "(and anonkit check --population), not from the published table alone")
+        counted = []
     out = []
-    if isinstance(inputs.release, pd.DataFrame):
+    if one_table:
         reference = {s: inputs.original[s] for s in inputs.schema.sensitive if s in inputs.original.columns}
-        return model_results(verify(inputs.release, inputs.schema, class_models, reference=reference)), notes
+        out = model_results(verify(inputs.release, inputs.schema, class_models, reference=reference))
+        if counted:  # recounted in the population from the published cells (the verifier's recount)
+            schema = covering_schema(inputs.schema, inputs.population)  # type: ignore[arg-type]
+            out += model_results(verify(inputs.release, schema, counted, population=inputs.population))
+        return out, notes
     stats = published.stats
     for m in class_models:
         if m.qis is not None:
@@ -199,6 +213,40 @@ def risk_of_sizes(sizes: np.ndarray, thresholds: AuditThresholds, population: in
     return risk, pop, notes
 
 
+def release_survey_figures(inputs: AuditInputs, thresholds: AuditThresholds) -> tuple[dict[str, Any] | None,
+                                                                                    list[str]]:
+    """sdcMicro's measures on the release's published quasi-identifier cells (:mod:`anonkit.audit.survey`)
+    when the schema has a weight or household column: the weights are the release's published weight
+    column, the households its renumbered household column (a dropped one is not in the release: the
+    household risk is then not computed, and a note says so)."""
+    schema = inputs.schema
+    if schema.weight is None and schema.household is None:
+        return None, []
+    if not isinstance(inputs.release, pd.DataFrame):
+        return None, ["survey risk (sdcMicro's measures): not computed on linked tables"]
+    frame, notes = inputs.release, []
+    weight = schema.weight if schema.weight is not None and schema.weight in frame.columns else None
+    household = schema.household if schema.household is not None and schema.household in frame.columns else None
+    if schema.weight is not None and weight is None:
+        notes.append(f"the weight column {schema.weight!r} is not in the release: the survey risk takes the release "
+                     "as the population (risk 1/fk)")
+    if schema.household is not None and household is None:
+        notes.append(f"the household column {schema.household!r} is not published (publish: drop): household risk "
+                     "not computed")
+    qis = [q for q in schema.quasi if q in frame.columns]
+    if not qis:
+        return None, [*notes, "survey risk (sdcMicro's measures): the release publishes no quasi-identifier"]
+    try:
+        out = survey_figures(frame, qis, weight=weight, household=household, suda=True,
+                             threshold=thresholds.individual_risk)
+    except InputError as exc:
+        if "too large to search" not in str(exc):  # SUDA2's size limit: the other figures still stand
+            raise
+        out = survey_figures(frame, qis, weight=weight, household=household, threshold=thresholds.individual_risk)
+        notes.append(f"SUDA2: not run — {exc}")
+    return out, notes
+
+
 def _attack(name: str, job: Callable[[], AttackOutcome], seconds: dict[str, float], notes: list[str],
             out: list[dict[str, Any]]) -> None:
     t = time.perf_counter()
@@ -235,7 +283,7 @@ def audit(
     :func:`~anonkit.audit.verdicts.effective_thresholds` (the highest risk from the k-anonymity
     model when not given); the dict names where that one came from (``highest_risk_from``).
     """
-    basis = threshold_basis(thresholds, models)
+    basis, sources = threshold_basis(thresholds, models), thresholds_from(thresholds, models)
     thresholds = effective_thresholds(thresholds, models)
     names = _check_attacks(attacks)
     tick = step or (lambda _d, _t, _w: None)
@@ -252,6 +300,10 @@ def audit(
     t = time.perf_counter()
     risk, pop, risk_notes = _risk(inputs, published, thresholds, population)
     notes += risk_notes
+    survey, survey_notes = release_survey_figures(inputs, thresholds)
+    if survey is not None:
+        risk["survey"] = survey
+    notes += survey_notes
     seconds["risk"] = round(time.perf_counter() - t, 6)
     interrupt.check()
 
@@ -304,6 +356,7 @@ def audit(
         "release": inputs.release_location,
         "thresholds": thresholds.model_dump(),
         "highest_risk_from": basis,
+        "thresholds_from": sources,
         "population": pop,
         "models": model_results,
         "risk": risk,
@@ -356,7 +409,7 @@ def audit_frames(plan: Plan, release: pd.DataFrame | dict[str, pd.DataFrame], *,
     (the report of a past run): the input as the plan reads it (its ``--input`` included), its schema,
     the population table and control set its config names, its models as built."""
     from anonkit._values import strip_cells
-    from anonkit.audit.inputs import read_extra
+    from anonkit.audit.inputs import read_extra, research_subset
     from anonkit.plan.load import config_schema, load_input
 
     config, base, spec = plan.config, plan.base, plan.audit
@@ -364,9 +417,11 @@ def audit_frames(plan: Plan, release: pd.DataFrame | dict[str, pd.DataFrame], *,
     frame, defaults = load_input(config, base, plan.input_path)
     if plan.strip:
         frame = frame.apply(strip_cells) if len(frame.columns) else frame
-    inputs = AuditInputs(schema=config_schema(config, base, defaults, frame), original=frame, release=release,
+    schema = config_schema(config, base, defaults, frame)
+    frame, population = research_subset(config, base, frame)
+    inputs = AuditInputs(schema=schema, original=frame, release=release,
                          population_table=read_extra(spec.population_table, config, base, "audit.population_table"),
-                         control=read_extra(spec.control, config, base, "audit.control"))
+                         control=read_extra(spec.control, config, base, "audit.control"), population=population)
     return audit(inputs, models=list(plan.models), thresholds=spec.thresholds, population=spec.population,
                  attacks=spec.attacks, seed=spec.seed, targets=spec.targets, step=step)
 
@@ -379,7 +434,7 @@ def audit_class_sizes(sizes: np.ndarray, model_results: list[dict[str, Any]], *,
     machine): the models and the risk models against the thresholds, as :func:`audit` judges them;
     no attack (each reads the original rows), said in a note with ``why``. The dict has
     :func:`audit`'s shape."""
-    basis = threshold_basis(thresholds, models)
+    basis, sources = threshold_basis(thresholds, models), thresholds_from(thresholds, models)
     thresholds = effective_thresholds(thresholds, models)
     t0 = time.perf_counter()
     risk, pop, notes = risk_of_sizes(sizes, thresholds, population)
@@ -390,6 +445,7 @@ def audit_class_sizes(sizes: np.ndarray, model_results: list[dict[str, Any]], *,
         "release": release,
         "thresholds": thresholds.model_dump(),
         "highest_risk_from": basis,
+        "thresholds_from": sources,
         "population": pop,
         "models": model_results,
         "risk": risk,

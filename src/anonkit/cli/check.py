@@ -23,7 +23,8 @@ def check(
     qi: Annotated[str, typer.Option("--qi", help="Quasi-identifiers, comma-separated.")],
     sensitive: Annotated[str, typer.Option("--sensitive", help="Sensitive attributes, comma-separated.")] = "",
     hierarchy: Annotated[
-        list[str] | None, typer.Option("--hierarchy", help="NAME=FILE: hierarchy of a sensitive attribute.")
+        list[str] | None, typer.Option("--hierarchy", help="NAME=FILE: hierarchy of a sensitive attribute, or of "
+                                          "a quasi-identifier (to recount --population).")
     ] = None,
     numeric: Annotated[str, typer.Option("--numeric", help="Sensitive attributes ordered as numbers (default: "
                                          "those whose values are all numbers).")] = "",
@@ -41,9 +42,28 @@ def check(
     ] = None,
     separator: Annotated[str, typer.Option("--separator", help="CSV field separator.")] = ",",
     table: Annotated[str | None, typer.Option("--table", help="SQL table name.")] = None,
+    population: Annotated[str | None, typer.Option("--population", help="A table of the population the records "
+                                                   "come from: reports k-map (the fewest population records a "
+                                                   "released class covers) and δ-presence's bounds. A generalized "
+                                                   "quasi-identifier needs its --hierarchy.")] = None,
+    subset: Annotated[str | None, typer.Option("--subset", help="With --population: the research sample's rows "
+                                               "(a file of population rows) the release was made from; "
+                                               "δ-presence counts them.")] = None,
+    population_separator: Annotated[str | None, typer.Option("--population-separator", help="CSV field separator "
+                                                             "of --population and --subset (default: "
+                                                             "--separator).")] = None,
+    weight: Annotated[str | None, typer.Option("--weight", help="The sampling-weight column (numbers >= 1): "
+                                               "reports sdcMicro's individual risk (Benedetti–Franconi), global "
+                                               "risk and expected re-identifications, the population estimated "
+                                               "from the weights.")] = None,
+    household: Annotated[str | None, typer.Option("--household", help="The household-id column: reports "
+                                                  "sdcMicro's household risk.")] = None,
+    suda: Annotated[bool, typer.Option("--suda2", help="Report SUDA2 on the quasi-identifiers: DIS-SUDA scores "
+                                       "and the attributes' contributions (sdcMicro's suda2).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Report the privacy parameters a table achieves (k, l, t, β, δ, θ) — any table, anonkit's or not."""
+    """Report the privacy parameters a table achieves (k, l, t, β, δ, θ; with --population k-map and
+    δ-presence; with --weight, --household or --suda2 sdcMicro's survey risk) — any table, anonkit's or not."""
     from anonkit.io import read_table
     from anonkit.verifier import check as check_table
 
@@ -59,10 +79,32 @@ def check(
         if unknown:
             raise InputError(f"--qi names an unknown column; the table has: {', '.join(map(str, frame.columns))}",
                              column=unknown[0])
+        if population is None and (subset is not None or population_separator is not None):
+            flag = "--subset" if subset is not None else "--population-separator"
+            raise InputError(f"{flag} goes with --population (the population table the release is counted in)",
+                             key=flag)
         hierarchies = read_hierarchies(hierarchy or [])
+        quasi = {n: h for n, h in hierarchies.items() if n in qis}  # the population recount's; the rest: sensitive
+        if quasi and population is None:
+            raise InputError("a quasi-identifier's --hierarchy is read to recount a population: give --population",
+                             column=next(iter(quasi)), key="--hierarchy")
         cats, orders = read_categories(categories or [], category_order or [])
-        return check_table(frame, qis, names(sensitive), hierarchies=hierarchies, numeric=names(numeric),
-                           categorical=names(categorical), person=person, categories=cats, category_orders=orders)
+        survey = None
+        if weight is not None or household is not None or suda:  # checked before the other figures' work
+            from anonkit.audit.survey import survey_figures
+
+            survey = survey_figures(frame, qis, weight=weight, household=household, suda=suda)
+        report = check_table(frame, qis, names(sensitive),
+                             hierarchies={n: h for n, h in hierarchies.items() if n not in quasi},
+                             numeric=names(numeric), categorical=names(categorical), person=person, categories=cats,
+                             category_orders=orders)
+        if population is not None:
+            report["population"] = population_report(frame, qis, quasi, population, subset,
+                                                     separator if population_separator is None
+                                                     else population_separator)
+        if survey is not None:
+            report["survey"] = survey
+        return report
 
     try:
         report = interruptible(job)
@@ -73,6 +115,19 @@ def check(
         console.print_json(report)
         return
     print_check(data, report)
+
+
+def population_report(frame: object, qis: list[str], hierarchies: dict, path: str, subset: str | None,
+                      separator: str) -> dict:
+    """``--population`` (and ``--subset``): k-map and δ-presence of the table
+    (:func:`anonkit.audit.population.population_figures`), with the population's file."""
+    from anonkit.audit.population import population_figures
+    from anonkit.io import read_table
+
+    pop = read_table(path, separator=separator)
+    sub = None if subset is None else read_table(subset, separator=separator)
+    out = population_figures(frame, qis, pop, hierarchies, subset=sub)  # type: ignore[arg-type]
+    return {"file": path, **({"subset": subset} if subset is not None else {}), **out}
 
 
 def read_hierarchies(items: list[str]) -> dict:

@@ -19,16 +19,20 @@ def report_command(
     out: Annotated[str, typer.Option("--out", help="The HTML report to write.")],
     show_values: Annotated[bool, typer.Option("--show-values", help="Show the input's raw values (hidden by "
                                               "default).")] = False,
+    evaluate: Annotated[str | None, typer.Option("--evaluate", help="COL: add the release's utility for predicting "
+                                                 "this column of the input (classifiers trained on the original and "
+                                                 "on the release, as anonkit evaluate).")] = None,
 ) -> None:
     """Write one self-contained HTML report of a run or an exploration.
 
     What was done, whether each model and audit check holds, privacy (risk, attacks) and utility (loss, generalization,
-    distributions before and after). The files the run named are re-read and must be unchanged."""
+    distributions before and after); with --evaluate, its utility for classification. The files the run named are
+    re-read and must be unchanged."""
     from anonkit.report import report_from_run
 
     try:
         check_report(out, [str(run)])
-        interruptible(lambda: report_from_run(run, out, show_values=show_values))
+        interruptible(lambda: report_from_run(run, out, show_values=show_values, evaluate=evaluate))
     except InputError as exc:
         console.fail(exc, 2)
     console.out.print(f"written: {out}", highlight=False, markup=False, soft_wrap=True)

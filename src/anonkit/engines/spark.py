@@ -272,6 +272,9 @@ class SparkEngine:
         if ordered.person is not None:
             raise InputError("data with several records per person does not run on engine: spark; "
                              "use engine: local", column=ordered.person)
+        if ordered.survey_columns:  # weights checked, households renumbered, pseudonyms keyed: on the local engine
+            raise InputError("the survey roles (weight, household, pseudonym) do not run on engine: spark; use engine: "
+                             "local", column=ordered.survey_columns[0])
         keep = [c for c in columns if c in ordered.quasi or c in ordered.sensitive]
         counted = df.groupBy(*keep).agg(F.count(F.lit(1)).alias(_COUNT)) if keep else df.agg(
             F.count(F.lit(1)).alias(_COUNT))
@@ -345,8 +348,7 @@ class SparkEngine:
 
         if link:
             raise InputError("record-level models are not verified on engine: spark; use engine: local")
-        hidden = [c for c in [*schema.identifiers, *([schema.person] if schema.person else [])]
-                  if c in published.columns]
+        hidden = [c for c in schema.never_published if c in published.columns]
         if hidden:
             raise InputError("an identifier (or the person column) is present in the release", column=hidden[0])
         cols = [*schema.quasi, *sorted({m.attribute for m in models if m.attribute is not None})]

@@ -24,7 +24,7 @@ from anonkit.config import parse_config
 from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.io.batches import is_compact
 from anonkit.plan import Plan, plan_from_config
-from anonkit.plan.load import config_priors, config_schema, load_input
+from anonkit.plan.load import config_priors, config_schema, load_input, research_subset
 from anonkit.runner import run
 from anonkit.runner.anonymize import anonymize_checked
 from anonkit.runner.audit_step import audit_result
@@ -65,8 +65,9 @@ class Trials:
         frame, defaults = load_input(config, plan.base, plan.input_path)
         if config.input.strip and not is_compact(frame) and len(frame.columns):
             frame = frame.apply(strip_cells)
-        self.frame = frame
         self.schema = config_schema(config, plan.base, defaults, frame)
+        # input.subset: the research records are rerun, counted in the whole input (the population)
+        self.population, self.frame = research_subset(config, plan.base, frame)
 
     def facts(self) -> tuple[list[str], int, dict[str, int], dict[str, str]]:
         """The sensitive attributes, the records, each sensitive attribute's distinct values and the
@@ -101,8 +102,9 @@ class Trials:
                 result = run(changed)
             else:
                 priors, _note = config_priors(config, plan.base)
-                result = anonymize_checked(self.frame, self.schema, changed, priors=priors)
-                audit_result(changed, result)
+                result = anonymize_checked(self.frame, self.schema, changed, priors=priors,
+                                           population=self.population)
+                audit_result(changed, result, population=self.population)
         except UnsatisfiableError as exc:
             return Trial(dict(exc.summary or {}), str(exc))
         except InputError as exc:

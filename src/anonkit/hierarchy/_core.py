@@ -118,6 +118,7 @@ class Hierarchy:
         self.maps: np.ndarray = maps
         self.labels: list[np.ndarray] = labels
         self._index: dict[str, int] | None = None
+        self._shares: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # level → (leaf counts, domain shares)
         self.bounds: list[np.ndarray] | None = _numeric_bounds(grid[:, 0], maps)
 
     # ------------------------------------------------------------------ basic facts
@@ -134,17 +135,30 @@ class Hierarchy:
         """Number of distinct nodes at ``level``."""
         return len(self.labels[level])
 
+    def _level_shares(self, level: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(leaf counts, domain shares)`` of ``level``, computed once per level (a hierarchy does not
+        change after it is built; the searches' scorers ask for them for every node), read-only."""
+        level = int(level)
+        found = self._shares.get(level)
+        if found is None:
+            counts = np.bincount(self.maps[level], minlength=self.size(level))
+            shares = counts / self.n_leaves
+            counts.flags.writeable = False
+            shares.flags.writeable = False
+            found = self._shares[level] = (counts, shares)
+        return found
+
     def leaf_counts(self, level: int) -> np.ndarray:
-        """Number of leaves below each node of ``level`` (ARX's materialized domain size)."""
-        return np.bincount(self.maps[level], minlength=self.size(level))
+        """Number of leaves below each node of ``level`` (ARX's materialized domain size); read-only."""
+        return self._level_shares(level)[0]
 
     def domain_share(self, level: int) -> np.ndarray:
-        """Share of the domain each node of ``level`` covers: #leaves below / #leaves.
+        """Share of the domain each node of ``level`` covers: #leaves below / #leaves; read-only.
 
         This is ARX's ``DomainShareMaterialized``; the domain size is the number of rows of the
         hierarchy (ARX compatibility §2.9 item 3), not the number of values in the data.
         """
-        return self.leaf_counts(level) / self.n_leaves
+        return self._level_shares(level)[1]
 
     def parents(self, level: int) -> np.ndarray:
         """``parents(L)[c]`` = code at level ``L + 1`` of the node with code ``c`` at level ``L``."""

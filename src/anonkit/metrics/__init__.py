@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from anonkit.errors import InputError
 from anonkit.metrics.arx import AGGREGATES, aggregate_values, arx_round, attribute_weights, gs_factors
@@ -42,6 +43,7 @@ from anonkit.metrics.one_to_many import (
     random_count_queries,
     record_intersection,
 )
+from anonkit.metrics.payout import PAYOUT, release_payout
 from anonkit.metrics.precision import height, prec_loss, precision, precision_per_attribute
 from anonkit.metrics.quality import QUALITY_MODELS, ambiguity, entropy_loss, kl_divergence, sse
 from anonkit.metrics.risk import (
@@ -199,6 +201,10 @@ class SearchMetric:
     gs: float = 0.5
     aggregate: str = "geometric"
     monotonic: bool = True
+    #: ``publisher-payout``: the attacker model (None: the profitability model's) and the amounts, which the
+    #: run takes from its profitability model (:func:`anonkit.metrics.payout.with_costs`)
+    attacker: str | None = None
+    costs: Any = None
 
     def __post_init__(self) -> None:
         if self.name not in SEARCH_METRICS:
@@ -208,7 +214,7 @@ class SearchMetric:
         gs_factors(self.gs)
 
 
-SEARCH_METRICS = ("loss", "entropy", "dm", "dm*", "aecs", "precision", "height", *QUALITY_MODELS)
+SEARCH_METRICS = ("loss", "entropy", "dm", "dm*", "aecs", "precision", "height", *QUALITY_MODELS, PAYOUT)
 
 
 def score(table: Table, release: Release, metric: SearchMetric) -> float | tuple[float, ...]:
@@ -228,4 +234,6 @@ def score(table: Table, release: Release, metric: SearchMetric) -> float | tuple
         return float(precision(table, release, monotonic=metric.monotonic, gs=metric.gs))
     if name in QUALITY_MODELS:
         return float(_QUALITY[QUALITY_MODELS[name]](table, release, metric.gs))
+    if name == PAYOUT:
+        return release_payout(table, release, metric)
     return float(height(table, release))

@@ -6,6 +6,7 @@ parameters with their ranges, the statistics it needs, monotonicity); the constr
 """
 
 from anonkit.models.base import Criterion
+from anonkit.models.individual_risk import IndividualRisk
 from anonkit.models.kanonymity import KAnonymity
 from anonkit.models.kmap import EstimatedKMap, KMap
 from anonkit.models.knowledge import BackgroundKnowledge
@@ -17,6 +18,12 @@ from anonkit.models.ldiversity import (
 )
 from anonkit.models.likeness import BetaLikeness, DeltaDisclosure
 from anonkit.models.presence import DeltaPresence
+from anonkit.models.profitability import (
+    JournalistNoAttackProfitability,
+    JournalistProfitability,
+    NoAttackProfitability,
+    Profitability,
+)
 from anonkit.models.risk_criteria import AverageRisk, PopulationUniquenessRisk, SampleUniquenessRisk
 from anonkit.models.tcloseness import TCloseness
 from anonkit.models.theta import ThetaSensitivity
@@ -32,9 +39,14 @@ __all__ = [
     "EntropyLDiversity",
     "EstimatedKMap",
     "FrequencyLDiversity",
+    "IndividualRisk",
+    "JournalistNoAttackProfitability",
+    "JournalistProfitability",
     "KAnonymity",
     "KMap",
+    "NoAttackProfitability",
     "PopulationUniquenessRisk",
+    "Profitability",
     "RecursiveCLDiversity",
     "SampleUniquenessRisk",
     "TCloseness",

@@ -27,6 +27,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from anonkit._kernels import first_rows, group_columns
 from anonkit._values import factorize_text, strip_cells
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
@@ -131,11 +132,17 @@ def _row_ids(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """An id per distinct row of ``rows`` (in first-appearance order) and the first row of each id."""
     if rows.shape[1] == 0:
         return np.zeros(len(rows), dtype=np.int64), np.zeros(1 if len(rows) else 0, dtype=np.int64)
-    ids, _ = pd.factorize(pd.MultiIndex.from_arrays([rows[:, j] for j in range(rows.shape[1])]))
-    ids = ids.astype(np.int64)
-    first = np.full(int(ids.max()) + 1 if len(ids) else 0, len(ids), dtype=np.int64)
-    np.minimum.at(first, ids, np.arange(len(ids)))
-    return ids, first
+    if len(rows) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    # integer codes grouped by a mixed-radix key (no tuples of Python objects), then renumbered in
+    # order of first appearance
+    columns = [rows[:, j] for j in range(rows.shape[1])]
+    group, m = group_columns(columns, [int(c.max()) + 1 for c in columns])
+    first = first_rows(group, m)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(m, dtype=np.int64)
+    rank[order] = np.arange(m)
+    return rank[group], first[order]
 
 
 def subset_rows(frame: pd.DataFrame, subset: object) -> pd.DataFrame:
@@ -150,11 +157,27 @@ def subset_rows(frame: pd.DataFrame, subset: object) -> pd.DataFrame:
     return frame.loc[mask].reset_index(drop=True)
 
 
+#: the local-recoding algorithms that enforce the population models on the region each class publishes
+#: (:mod:`anonkit.algorithms.partition.regions`), registered by their modules with
+#: :func:`counts_published_regions`; every full-domain algorithm enforces them too
+_REGION_ALGORITHMS: set[str] = set()
+
+
+def counts_published_regions(algorithm: str) -> None:
+    """Declare that ``algorithm`` (a local recoding) enforces k-map and δ-presence (``dmin = 0``) on
+    the population inside each class's published region; called beside its declaration."""
+    _REGION_ALGORITHMS.add(algorithm)
+
+
 def check_population(models: Iterable[object], *, population: bool, family: str, algorithm: str,
                      engine: str) -> None:
     """Refuse, before any work: a population model without a population; a population on an engine
-    other than this machine's; a population model under an algorithm that does not group the
-    distinct tuples into full-domain classes (the population is counted per distinct tuple)."""
+    other than this machine's; a population model under an algorithm that cannot count it — the
+    full-domain family counts it per class, the algorithms registered by :func:`counts_published_regions` over
+    the region every class publishes, the others not at all; and δ-presence with ``dmin > 0`` under
+    local recoding (a population record that no published region covers has δ = 0 and no record to
+    suppress, and such gaps between the regions are the rule there, so it is refused rather than
+    failed after the work)."""
     judged = [m for m in models if POPULATION_NEED in type(m).spec.needs]  # type: ignore[attr-defined]
     if judged and not population:
         raise InputError(f"{judged[0].describe()} counts the population: give input.subset (the input is the "  # type: ignore[attr-defined]
@@ -162,6 +185,15 @@ def check_population(models: Iterable[object], *, population: bool, family: str,
                          key="input.subset")
     if population and engine != "local":
         raise InputError(f"a research subset runs on the local engine only, not {engine}", key="input.subset")
-    if judged and family != "lattice":
+    if not judged or family == "lattice":
+        return
+    if algorithm not in _REGION_ALGORITHMS:
+        takers = ", ".join(sorted(_REGION_ALGORITHMS)) or "none"
         raise InputError(f"{algorithm} cannot enforce {judged[0].describe()}: the population is counted per "  # type: ignore[attr-defined]
-                         "full-domain class; use a full-domain algorithm (flash, ola, lightning, …)", key="algorithm")
+                         f"full-domain class or per published region; use a full-domain algorithm (flash, ola, "
+                         f"lightning, …) or {takers}", key="algorithm")
+    lower = [m for m in judged if getattr(m, "judges_empty_classes", False)]
+    if lower:
+        raise InputError(f"{algorithm} cannot enforce {lower[0].describe()} with dmin > 0: population records "  # type: ignore[attr-defined]
+                         "outside every published region would have δ = 0; set dmin: 0 or use a full-domain "
+                         "algorithm (flash, ola, lightning, …)", key="algorithm")

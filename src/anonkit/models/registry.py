@@ -18,8 +18,9 @@ from anonkit.models.spec import DECLARED, ModelSpec
 ORDER: tuple[str, ...] = (
     "k-anonymity", "distinct-l-diversity", "entropy-l-diversity", "recursive-cl-diversity", "frequency-l-diversity",
     "t-closeness", "beta-likeness", "delta-disclosure", "background-knowledge", "theta-sensitivity",
-    "average-risk", "sample-uniqueness", "population-uniqueness",
+    "average-risk", "sample-uniqueness", "population-uniqueness", "individual-risk",
     "k-map", "estimated-k-map", "delta-presence",
+    "profitability", "profitability-journalist", "no-attack-profitability", "no-attack-profitability-journalist",
 )
 
 

@@ -5,7 +5,10 @@ estimate from the distribution of its class sizes. Each is declared with ``scope
 (:mod:`anonkit.models.spec`); the search judges it after the class models, on the classes they leave
 released, and suppresses the smallest classes until it holds (:func:`enforce_release`, ARX's
 ``suppressWhileNotFulfilledBinary``) within the suppression limit; the verifier recomputes it from the
-published classes. A release with no released record satisfies them (ARX: "all suppressed").
+published classes. Equal-sized classes go in ARX's order: the one with the smaller information loss
+under the search metric first, then by first record (``anonkit.algorithms.transform.release_order``).
+The criteria read class sizes only, so that order changes which records go, never how many. A
+release with no released record satisfies them (ARX: "all suppressed").
 
 * ``average-risk`` (ARX ``AverageReidentificationRisk``): the average prosecutor risk, classes /
   records (1 / the average class size), at most ``threshold``; ARX's relaxed variant adds

@@ -91,14 +91,16 @@ def config_schema(config: Config, base: Path, default_hierarchies: dict[str, Hie
             h = _build_hierarchy(name, a.hierarchy, frame[name], a.format)
         elif a.hierarchy is not None:
             h = read_hierarchy(_resolve(base, a.hierarchy), name=name)
-        elif name in default_hierarchies and a.role not in ("identifier", "id", "insensitive", "other"):
+        elif name in default_hierarchies and a.role not in ("identifier", "id", "insensitive", "other", "weight",
+                                                                "sampling-weight", "household", "hh", "pseudonym"):
             h = default_hierarchies[name]
         categories, category_order = _read_categories(base, name, a, frame)
         schema.add(
             Attribute(
                 name, a.role, a.type, h, order=a.order, min_level=a.min_level, max_level=a.max_level, weight=a.weight,
                 categories=categories, category_order=category_order,
-                format=a.format,
+                format=a.format, publish=a.publish, key_env=a.key_env, seed=a.seed,
+                key_file=None if a.key_file is None else str(_resolve(base, a.key_file)),
             )
         )
     if config.default_role is not None:
@@ -192,6 +194,16 @@ def sha256_of(location: str) -> str | None:
 
 
 # ------------------------------------------------------------------------------ the research subset
+def research_subset(config: Config, base: Path, frame: pd.DataFrame) -> tuple[pd.DataFrame | None, pd.DataFrame]:
+    """``(population, research records)`` of an input as read: with ``input.subset`` the whole input
+    is the population and the subset's rows are anonymized; without one, no population and the
+    whole input."""
+    mask = load_subset(config, base, frame)
+    if mask is None:
+        return None, frame
+    return frame, frame.loc[mask].reset_index(drop=True)
+
+
 def load_subset(config: Config, base: Path, frame: pd.DataFrame) -> np.ndarray | None:
     """The rows of ``frame`` (the population) that ``input.subset`` selects, as a boolean mask;
     ``None`` without a subset. Refused in one line: a row number outside the input or given twice,

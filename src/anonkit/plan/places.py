@@ -2,8 +2,9 @@
 
 One rule for paths: every path a config names is relative to the config's folder (``~`` expanded),
 a database URI stays as it is (:func:`location`). :func:`read_places` lists everything a run reads
-— the config file, the input (or ``--input``, or a bundled dataset), hierarchy, categories and prior
-files, the audit's population and control tables — and :func:`plan_run` everything it writes —
+— the config file, the input (or ``--input``, or a bundled dataset), the research subset's file
+(``input.subset.path``), hierarchy, categories and prior files, the audit's population and control
+tables — and :func:`plan_run` everything it writes —
 the release (each linked table of an algorithm that publishes several, ``NAME-qit.csv`` /
 ``table_qit``), the private manifest of fake records, the HTML report — and refuses, naming both
 keys, a write that lands on a read or on another write (:func:`anonkit.io.check_places`:
@@ -73,15 +74,21 @@ def _input_place(config: Config, base: Path, override: str | None) -> Place:
 def read_places(config: Config, base: Path, *, input_path: str | None = None,
                 config_file: str | Path | None = None) -> list[Place]:
     """Every place a run of ``config`` reads, each with the key that names it: the config file, the
-    input, every hierarchy, categories and prior file, the audit's population and control tables."""
+    input, the research subset's file, every hierarchy, categories and prior file, the audit's
+    population and control tables."""
     places = [] if config_file is None else [Place(CONFIG_KEY, str(config_file), "yaml")]
     if input_path is not None or config.input.path is not None or config.input.dataset is not None:
         places.append(_input_place(config, base, input_path))  # else a Spark catalog table: no file
+    subset = config.input.subset
+    if subset is not None and subset.path is not None:  # read like the input (plan/load.py), so never written
+        places.append(Place("input.subset.path", location(base, subset.path)))
     for name, a in config.attributes.items():
         if isinstance(a.hierarchy, str):
             places.append(Place(f"attributes.{name}.hierarchy", location(base, a.hierarchy), "csv"))
         if isinstance(a.categories, str):
             places.append(Place(f"attributes.{name}.categories", location(base, a.categories), "csv"))
+        if a.key_file is not None:  # a pseudonym's key: a release written over it would destroy the key
+            places.append(Place(f"attributes.{name}.key_file", location(base, a.key_file)))
     for i, m in enumerate(config.privacy):
         if isinstance(m, BackgroundKnowledgeConfig):
             for kind in ("path", "external"):

@@ -35,6 +35,7 @@ __all__ = [
     "STYLE",
     "attacks",
     "class_sizes",
+    "classification",
     "distribution",
     "information_loss",
     "risk_distribution",
@@ -127,9 +128,11 @@ def class_sizes(sizes: Sequence[Mapping[str, Any]], *, threshold: float | None =
 
 
 @_styled
-def risk_distribution(distribution: Sequence[Mapping[str, Any]], *, threshold: float | None = None) -> Figure:
-    """The share of records in each range of re-identification risk (``audit["risk"]["distribution"]``);
-    ranges reaching above ``threshold`` are red."""
+def risk_distribution(distribution: Sequence[Mapping[str, Any]], *, threshold: float | None = None,
+                      measure: str = "re-identification risk (prosecutor)") -> Figure:
+    """The share of records in each range of re-identification risk (``audit["risk"]["distribution"]``;
+    sdcMicro's individual risk with ``measure``, ``audit["risk"]["survey"]["distribution"]``); ranges
+    reaching above ``threshold`` are red."""
     fig = _figure(7.2, 2.6)
     rows = [r for r in distribution if r.get("records")]
     if not rows:
@@ -140,7 +143,7 @@ def risk_distribution(distribution: Sequence[Mapping[str, Any]], *, threshold: f
     x = np.arange(len(rows))
     ax.bar(x, [r["records"] for r in rows], color=colors)
     ax.set_xticks(x, labels, rotation=45, ha="right")
-    ax.set_xlabel("re-identification risk (prosecutor)")
+    ax.set_xlabel(measure)
     ax.set_ylabel("records")
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_title("risk distribution")
@@ -173,6 +176,32 @@ def risk_models(risk: Mapping[str, Any], thresholds: Mapping[str, float] | None 
             ax.axvline(limit, color="black", linestyle="--", linewidth=1)
         ax.xaxis.set_major_formatter(PercentFormatter(1.0))
         ax.set_title(title + ("" if limit is None else f" (threshold {_pct(limit)})"))
+    return fig
+
+
+@_styled
+def classification(evaluation: Mapping[str, Any]) -> Figure:
+    """Classification utility (``anonkit evaluate``'s result): for each measure, every classifier's
+    score trained on the original (grey) and on the release (blue), with each table's majority-class
+    baseline dashed; the release keeps the lift its bar rises above its dashed line."""
+    fig = _figure(7.2, 2.4)
+    original, release = evaluation.get("original") or {}, evaluation.get("release") or {}
+    names = [m for m in original if isinstance(original.get(m), Mapping) and m != "baseline" and m in release]
+    if not names:
+        return _nothing(fig, "no classifier was evaluated")
+    x = np.arange(len(names))
+    for ax, measure in zip(fig.subplots(1, 3, sharey=True), ("accuracy", "f1", "roc_auc"), strict=True):
+        before = [float(original[m][measure]) for m in names]
+        after = [float(release[m][measure]) for m in names]
+        ax.bar(x - 0.2, before, width=0.4, color=GREY, label="original")
+        ax.bar(x + 0.2, after, width=0.4, color=BLUE, label="release")
+        for base, color in ((original.get("baseline"), GREY), (release.get("baseline"), BLUE)):
+            if isinstance(base, Mapping) and base.get(measure) is not None:
+                ax.axhline(float(base[measure]), color=color, linestyle="--", linewidth=1)
+        ax.set_xticks(x, [n.replace("-", " ") for n in names], rotation=30, ha="right")
+        ax.set_ylim(0, 1)
+        ax.set_title({"accuracy": "accuracy", "f1": "F1 (macro)", "roc_auc": "ROC-AUC"}[measure])
+    fig.legend(*fig.axes[0].get_legend_handles_labels(), loc="outside right center", frameon=False)
     return fig
 
 

@@ -20,6 +20,7 @@ from anonkit.io import write_target as _target
 from anonkit.report import sections
 from anonkit.report._markup import Page, esc
 from anonkit.report.data import Redactor, hidden_values, release_frames, released_labels, roles
+from anonkit.report.evaluation import evaluation as evaluation_section
 
 __all__ = ["build_report", "write_report"]
 
@@ -63,6 +64,7 @@ def build_report(
     audit: Mapping[str, Any] | None = None,
     explore: pd.DataFrame | None = None,
     show_values: bool = False,
+    evaluation: Mapping[str, Any] | None = None,
 ) -> str:
     """The report of a run as one self-contained HTML page.
 
@@ -86,6 +88,9 @@ def build_report(
         ``attrs`` name the ``risk`` and ``loss`` measures): the risk-utility map and the runs.
     show_values:
         Show the input's values too (for a reader entitled to see the input).
+    evaluation:
+        The release's utility for classification (:func:`anonkit.evaluate.evaluate_frames`' result):
+        section 5, its table and figure (:mod:`anonkit.report.evaluation`); none without it.
     """
     frames = release_frames(release)
     hidden = set() if show_values else hidden_values(original, released_labels(frames))
@@ -102,9 +107,12 @@ def build_report(
         sections.privacy(page, summary, audit, frames, qi),
         sections.utility(page, summary, original, frames, qi, others),
         sections.explored(page, explore),
+        evaluation_section(page, evaluation),
     ]
     nav = ('<nav><ol><li><a href="#done">What was done</a></li><li><a href="#privacy">Privacy</a></li>'
-           '<li><a href="#utility">Utility</a></li><li><a href="#explore">Explored runs</a></li></ol></nav>')
+           '<li><a href="#utility">Utility</a></li><li><a href="#explore">Explored runs</a></li>'
+           + ('<li><a href="#evaluation">Utility for classification</a></li>' if evaluation is not None else "")
+           + '</ol></nav>')
     started = (summary.get("run") or {}).get("started")
     subtitle = f"Run started {started} (UTC). " if started else ""
     subtitle += ("Input values are shown." if show_values else

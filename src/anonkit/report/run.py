@@ -35,18 +35,24 @@ from anonkit.io import without_password as _without_password
 from anonkit.plan.load import load_input, sha256_of
 from anonkit.report.html import build_report, write_report
 
-__all__ = ["report_from_run"]
+__all__ = ["EVALUATE_KEY", "report_from_run"]
+
+#: how messages name the report's evaluation target (``anonkit report … --evaluate COL``)
+EVALUATE_KEY = "--evaluate"
 
 
 def report_from_run(run_json_path: str | os.PathLike[str], out_path: str | os.PathLike[str], *,
-                    show_values: bool = False) -> None:
-    """Write the report of the run (or exploration) whose JSON summary is ``run_json_path``.
+                    show_values: bool = False, evaluate: str | None = None) -> None:
+    """Write the report of the run (or exploration) whose JSON summary is ``run_json_path``;
+    ``evaluate`` (a column of the input) adds the release's utility for classifying it
+    (:func:`anonkit.evaluate.evaluate_frames`, section 5).
 
     Raises
     ------
     InputError
         The summary cannot be read or names no files, a file it names is missing or changed since
-        the run (its SHA-256 differs), or ``out_path`` is one of the run's files.
+        the run (its SHA-256 differs), or ``out_path`` is one of the run's files; ``evaluate`` on
+        an exploration, on a release of linked tables, or naming no column of the input.
     """
     json_path = Path(run_json_path)
     summary = _read_json(json_path)
@@ -54,9 +60,12 @@ def report_from_run(run_json_path: str | os.PathLike[str], out_path: str | os.Pa
         if "://" not in named and same_file(named, out_path):
             raise InputError("the report would overwrite a file of the run; write it elsewhere", file=str(out_path))
     if summary.get("kind") == "explore":
+        if evaluate is not None:
+            raise InputError("--evaluate evaluates a run's release; an exploration has many: report one of its runs",
+                             key=EVALUATE_KEY, file=str(json_path))
         html, refuse = _explore_report(summary, json_path, show_values)
     else:
-        html, refuse = _run_report(summary, json_path, show_values)
+        html, refuse = _run_report(summary, json_path, show_values, evaluate)
     write_report(html, out_path, refuse=[str(json_path), *refuse])
 
 
@@ -140,7 +149,8 @@ def _split(location: str) -> tuple[str, str | None]:
     return location, None
 
 
-def _run_report(summary: dict[str, Any], json_path: Path, show_values: bool) -> tuple[str, list[str]]:
+def _run_report(summary: dict[str, Any], json_path: Path, show_values: bool,
+                evaluate: str | None = None) -> tuple[str, list[str]]:
     run = summary.get("run")
     if not isinstance(run, Mapping):
         raise InputError("the run summary has no 'run' section (an older anonkit wrote it): re-run anonkit "
@@ -160,6 +170,7 @@ def _run_report(summary: dict[str, Any], json_path: Path, show_values: bool) -> 
         frames[_table_name(config, i, len(outputs), str(o["path"]))] = _read_output(config, str(o["path"]))
     release: pd.DataFrame | dict[str, pd.DataFrame] | None = (
         None if not frames else next(iter(frames.values())) if len(frames) == 1 else frames)
+    features = None if evaluate is None else _evaluation_features(evaluate, config, original, release)
     audit = summary.get("audit")
     if audit is None and config is not None and release is not None:
         # a run without an audit: the report's privacy section needs one (default settings)
@@ -169,10 +180,46 @@ def _run_report(summary: dict[str, Any], json_path: Path, show_values: bool) -> 
         base = Path(run.get("base") or config_dir or ".")
         plan = plan_from_config(config, config_dir=base, input_path=_override(config, base, location), writes=False)
         audit = audit_frames(plan, _as_text(release))
+    evaluation = None
+    if evaluate is not None and features is not None:
+        evaluation = _evaluation(original, release, evaluate, features)  # type: ignore[arg-type]
     html = build_report(summary, original=original, release=release, config_text=config_text,
-                        audit=audit, show_values=show_values)
+                        audit=audit, show_values=show_values, evaluation=evaluation)
     refuse = [str(p) for p in (run.get("config"), location) if p] + [str(o["path"]) for o in outputs]
     return html, [_split(p)[0] for p in refuse]
+
+
+def _evaluation_features(target: str, config: Config | None, original: pd.DataFrame | None,
+                         release: pd.DataFrame | dict[str, pd.DataFrame] | None) -> list[str]:
+    """The columns the classifiers read to predict ``target`` (checked before any work): the
+    released columns of the input but the target and those the config declares sensitive,
+    identifying or a person's; refused without one release table or when ``target`` is no column
+    of both the input and the release."""
+    if original is None or release is None:
+        raise InputError("--evaluate needs the run's input and release; the summary names none", key=EVALUATE_KEY)
+    if isinstance(release, dict):
+        raise InputError("the release is several linked tables; --evaluate evaluates a one-table release",
+                         key=EVALUATE_KEY)
+    for what, frame in (("input", original), ("release", release)):
+        if target not in frame.columns:
+            raise InputError(f"the {what} has no column {target!r}; choose one of: "
+                             f"{', '.join(map(str, frame.columns))}", key=EVALUATE_KEY, column=target)
+    hidden = set() if config is None else {n for n, a in config.attributes.items()
+                                           if a.role in ("sensitive", "identifier", "person", "individual")}
+    features = [str(c) for c in release.columns if c != target and c in original.columns and c not in hidden]
+    if not features:
+        raise InputError("no published column is left to predict the target from", key=EVALUATE_KEY, column=target)
+    return features
+
+
+def _evaluation(original: pd.DataFrame, release: pd.DataFrame, target: str, features: list[str]) -> dict[str, Any]:
+    """:func:`anonkit.evaluate.evaluate_frames` with its defaults, its refusals naming ``--evaluate``."""
+    from anonkit.evaluate import evaluate_frames
+
+    try:
+        return evaluate_frames(original, _as_text(release), target, features)  # type: ignore[arg-type]
+    except InputError as exc:
+        raise InputError(exc.message, key=EVALUATE_KEY, column=exc.column, value=exc.value) from None
 
 
 def _read_input(config: Config | None, base: Path, location: str) -> pd.DataFrame:

@@ -14,6 +14,7 @@ from anonkit.io import shown as _shown
 from anonkit.report import figures
 from anonkit.report._markup import MISSING, Page, esc, facts, mark, note, number, plain, share, table
 from anonkit.report.data import class_sizes, column, tally
+from anonkit.report.survey import survey_section
 
 #: what each summary metric means, for the utility table (metrics not listed are shown by name)
 METRICS = {
@@ -230,6 +231,7 @@ def privacy(page: Page, summary: Mapping[str, Any], audit: Mapping[str, Any] | N
     body += "<h3>Risk models</h3>" + page.figure(
         "fig-risk-models", figures.risk_models(risk, thresholds),
         "Prosecutor, journalist and marketer risk against the thresholds (dashed).") + _risk_tables(page, audit)
+    body += survey_section(page, audit)  # sdcMicro's measures, when the schema has a weight or household
     outcomes = audit.get("attacks") or []
     body += "<h3>Attacks</h3>" + page.figure(
         "fig-attacks", figures.attacks(outcomes, threshold=thresholds.get("attack_risk")),

@@ -13,9 +13,19 @@ population size turn on the journalist and population models.
 * :func:`risk_distribution`, :func:`class_size_histogram` — how risk spreads over the records (ARX
   ``RiskModelSampleRiskDistribution``, ``RiskModelHistogram``).
 
+sdcMicro's measures on survey microdata, per record (key variables, optional sampling weights and
+household ids; missing key values match anything):
+
+* :func:`sample_frequencies`, :func:`individual_risk`, :func:`household_risk`, :func:`survey_risk` —
+  fk/Fk, Benedetti–Franconi risk, global risk, expected re-identifications, household risk
+  (sdcMicro ``freqCalc``, ``indivRisk``, ``measure_risk``);
+* :func:`loglinear_risk` — log-linear model risk (``modRisk``);
+* :func:`suda2` — minimal sample uniques, SUDA and DIS-SUDA scores, attribute contributions (``suda2``).
+
 Results are frozen dataclasses; ``to_dict()`` gives JSON-ready dicts.
 """
 
+from anonkit.risk._keys import key_codes
 from anonkit.risk._newton import ARX_START_VALUES, SolverConfig
 from anonkit.risk.distribution import (
     RISK_BINS,
@@ -24,6 +34,7 @@ from anonkit.risk.distribution import (
     class_size_histogram,
     risk_distribution,
 )
+from anonkit.risk.loglinear import LogLinearRisk, loglinear_risk
 from anonkit.risk.population import (
     MODELS,
     REGIONS,
@@ -33,6 +44,15 @@ from anonkit.risk.population import (
     sample_uniqueness,
 )
 from anonkit.risk.reidentification import AttackerRisk, MarketerRisk, ReidentificationRisk, reidentification_risk
+from anonkit.risk.suda2 import Suda2Result, suda2
+from anonkit.risk.survey import (
+    SampleFrequencies,
+    SurveyRisk,
+    household_risk,
+    individual_risk,
+    sample_frequencies,
+    survey_risk,
+)
 
 __all__ = [
     "ARX_START_VALUES",
@@ -41,15 +61,26 @@ __all__ = [
     "RISK_BINS",
     "AttackerRisk",
     "ClassSizeHistogram",
+    "LogLinearRisk",
     "MarketerRisk",
     "PopulationUniqueness",
     "ReidentificationRisk",
     "RiskDistribution",
+    "SampleFrequencies",
     "SolverConfig",
+    "Suda2Result",
+    "SurveyRisk",
     "class_size_histogram",
+    "household_risk",
+    "individual_risk",
+    "key_codes",
+    "loglinear_risk",
     "population_size",
     "population_uniqueness",
     "reidentification_risk",
     "risk_distribution",
+    "sample_frequencies",
     "sample_uniqueness",
+    "suda2",
+    "survey_risk",
 ]

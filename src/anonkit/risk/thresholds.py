@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from anonkit.models import Criterion, KAnonymity
+from anonkit.models import Criterion, KAnonymity, NoAttackProfitability
 
 DEFAULT_HIGHEST_RISK = 0.2
 DEFAULT_AVERAGE_RISK = 0.05
@@ -30,13 +30,26 @@ DEFAULT_POPULATION_UNIQUENESS = 0.01
 DEFAULT_ATTACK_RISK = 0.1
 
 __all__ = ["DEFAULT_ATTACK_RISK", "DEFAULT_AVERAGE_RISK", "DEFAULT_HIGHEST_RISK", "DEFAULT_POPULATION_UNIQUENESS",
-           "default_highest_risk", "highest_risk_for", "k_for_risk"]
+           "class_size_floors", "default_highest_risk", "highest_risk_for", "k_for_risk"]
+
+
+def class_size_floors(models: Iterable[Criterion]) -> list[tuple[int, str]]:
+    """``(k, the model in words)`` for every model whose guarantee is that each published class holds
+    at least ``k`` records (or persons): k-anonymity over all quasi-identifiers (a model on a subset
+    of them bounds coarser classes, not the published ones) and no-attack profitability (prosecutor),
+    whose ``k`` is the class size at which an attack stops paying."""
+    out = []
+    for m in models:
+        if isinstance(m, KAnonymity) and m.attributes is None:
+            out.append((int(m.k), f"{int(m.k)}-anonymity"))
+        elif isinstance(m, NoAttackProfitability):
+            out.append((int(m.k), f"no-attack profitability (k = {int(m.k)})"))
+    return out
 
 
 def highest_risk_for(models: Iterable[Criterion]) -> float | None:
-    """``1/k`` for the largest ``k`` of the k-anonymity models over all quasi-identifiers (a model on
-    a subset of them bounds coarser classes, not the published ones); ``None`` without one."""
-    ks = [int(m.k) for m in models if isinstance(m, KAnonymity) and m.attributes is None]
+    """``1/k`` for the largest ``k`` of :func:`class_size_floors`; ``None`` without one."""
+    ks = [k for k, _ in class_size_floors(models)]
     return 1.0 / max(ks) if ks else None
 
 

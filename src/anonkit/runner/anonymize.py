@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 import pandas as pd
@@ -33,7 +33,10 @@ from anonkit.algorithms.spec import Algorithm
 from anonkit.config import MetricConfig
 from anonkit.engines import Engine, get_engine
 from anonkit.errors import InputError, UnsatisfiableError
+from anonkit.metrics.payout import prepare as prepare_payout
+from anonkit.metrics.payout import with_costs
 from anonkit.models import BackgroundKnowledge, Criterion
+from anonkit.models.individual_risk import attach_survey_weights, require_weight_role
 from anonkit.models.kmap import for_records
 from anonkit.models.population import (
     attach_population,
@@ -132,11 +135,13 @@ def anonymize(
     return anonymize_checked(frame, plan.schema, plan, priors=priors, start=start, population=population)
 
 
-def search_metric_of(metric: MetricConfig | _m.SearchMetric | None) -> _m.SearchMetric:
-    """The search metric a config's ``metric:`` (or the Python argument) names; ARX's Loss without one."""
+def search_metric_of(metric: MetricConfig | _m.SearchMetric | None,
+                     models: Sequence[Criterion] = ()) -> _m.SearchMetric:
+    """The search metric a config's ``metric:`` (or the Python argument) names; ARX's Loss without one.
+    The publisher-payout metric gets the amounts of the run's profitability model (refused without)."""
     if isinstance(metric, MetricConfig):
-        return metric.search_metric()
-    return metric if metric is not None else _m.SearchMetric()
+        return with_costs(metric.search_metric(), models)
+    return with_costs(metric if metric is not None else _m.SearchMetric(), models)
 
 
 def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsInput | None = None,
@@ -154,11 +159,14 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
     if refuse is not None:
         refuse(spec, options)
     spec.refuse_unenforced(models)
+    search_metric = search_metric_of(metric, models)  # the publisher payout's amounts are the models' (refused without)
     counted = population is not None and needs_population(models)  # the population's counts are judged
     check_population(models, population=population is not None, family=spec.family, algorithm=spec.name,
                      engine=runner.name)
     if counted:
         schema = covering_schema(schema, population, strip=strip)  # type: ignore[arg-type]
+    # individual-risk without a weight column, or with an algorithm that cannot sum weights: refused before any work
+    require_weight_role(schema, models, family=spec.family, algorithm=spec.name)
     own = spec.runners.get(runner.name)
     if own is not None:  # the algorithm's own path on this engine (Mondrian on Spark), as it declares
         module, function = own.split(":")
@@ -167,15 +175,16 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
                       strip=strip)
         return _own_result(got, spec, runner.name, models, seed=seed, start=start, metric=metric)
     table = runner.encode(frame, schema, missing=missing, strip=strip, person_qi=cast(PersonQIPolicy, plan.person_qi))
+    attach_survey_weights(table, models)  # the weights summed per distinct tuple, for individual-risk
     if counted:
         attach_population(table, population, strip=strip)  # type: ignore[arg-type]
+        prepare_payout(table, population, search_metric, strip=strip)  # ARX's order of the payout's sum
     _check_persons(table, spec, schema)
     models, bk = resolve_background_knowledge(models, spec)
     models = for_records(models, table.n_records)  # an estimated k-map's sampling fraction
     check_models(table, models)
     if spec.implies is not None:  # what the algorithm guarantees given its options (on what it publishes)
         models = spec.implies(table, models, options)
-    search_metric = search_metric_of(metric)
     warnings = table.warnings + model_warnings(table, models)
     reason = impossible(table, models, spec, options)
     if reason is not None:
@@ -345,7 +354,7 @@ def _own_result(got: Any, spec: Algorithm, engine: str, models: list[Criterion],
         summary = {**base, "satisfied": False, "verified": False, "message": got.message,
                    "seconds": round(time.perf_counter() - start, 6)}
         raise UnsatisfiableError(got.message, summary=summary)
-    measures = measured_summary(got.measured, models, search_metric_of(metric), got.verification)
+    measures = measured_summary(got.measured, models, search_metric_of(metric, models), got.verification)
     summary = {
         **base,
         "satisfied": True,

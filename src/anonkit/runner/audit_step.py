@@ -29,19 +29,23 @@ from anonkit.schema import Schema
 __all__ = ["audit_report", "audit_result", "rerun_for"]
 
 
-def audit_report(plan: Plan, result: Result, config: Config | None = None) -> dict:
+def audit_report(plan: Plan, result: Result, config: Config | None = None, *,
+                 population: pd.DataFrame | None = None) -> dict:
     """The config's ``audit:`` (default settings without one) of the release in memory, with the
     adversary's priors and the private link when a background-knowledge model asks for them.
-    ``config``: a changed config of the plan's (the advice's reruns), else the plan's own."""
+    ``config``: a changed config of the plan's (the advice's reruns), else the plan's own;
+    ``population``: the whole input of an ``input.subset`` run (k-map and δ-presence recounted in it)."""
     config = plan.config if config is None else config
     base = plan.base
     spec = config.audit or AuditConfig()
     release = result.release
     table = release.table
-    published = result.frame if not release.tables else dict(release.tables)
+    # linked tables (Anatomy's QIT and ST) are audited as such; a release publishing one table through
+    # its own verifier (local suppression, the perturbative methods, kl-diversity) is audited as a table
+    published = result.frame if len(release.tables) < 2 else dict(release.tables)
     inputs = AuditInputs(schema=table.schema, original=table.frame, release=published,
                          population_table=read_extra(spec.population_table, config, base, "audit.population_table"),
-                         control=read_extra(spec.control, config, base, "audit.control"))
+                         control=read_extra(spec.control, config, base, "audit.control"), population=population)
     priors = rows = None
     bk = [m for m in result.models if isinstance(m, BackgroundKnowledge)]
     if bk:
@@ -54,16 +58,17 @@ def audit_report(plan: Plan, result: Result, config: Config | None = None) -> di
 
 
 def audit_result(plan: Plan, result: Result, *, frame: pd.DataFrame | None = None,
-                 schema: Schema | None = None) -> None:
+                 schema: Schema | None = None, population: pd.DataFrame | None = None) -> None:
     """The config's ``audit:`` (default settings without one: the quick checks — the models, the risk
     models and every attack that needs no extra input) on the release in memory, into
     ``summary["audit"]``, and the run's one verdict into ``summary["verdict"]``: ``ok``, the failing
     checks, the thresholds, and when a check fails the advice (:func:`anonkit.audit.advice.advise`:
     the parameter to change and what it gives, computed by rerunning ``frame`` under ``schema``).
-    With ``audit.required`` a failing verdict refuses the release before anything is written."""
+    With ``audit.required`` a failing verdict refuses the release before anything is written.
+    ``population``: the whole input of an ``input.subset`` run (the audit and the reruns count in it)."""
     spec = plan.audit
     release = result.release
-    report = audit_report(plan, result)
+    report = audit_report(plan, result, population=population)
     result.summary["audit"] = report
     # the summary counts the records at risk against the audit's threshold: one figure, one threshold
     result.summary["risk_threshold"] = report["thresholds"]["highest_risk"]
@@ -72,7 +77,7 @@ def audit_result(plan: Plan, result: Result, *, frame: pd.DataFrame | None = Non
     failed = [v for v in report["verdicts"] if not v["holds"]]
     advice = None
     if failed and frame is not None and schema is not None:
-        rerun = rerun_for(plan, frame, schema, result.summary.get("seed", 0))
+        rerun = rerun_for(plan, frame, schema, result.summary.get("seed", 0), population=population)
         advice = advise(plan.config, report, schema, frame, rerun)
     result.summary["verdict"] = run_verdict(report, advice)
     if spec.required and not report["ok"]:
@@ -84,11 +89,12 @@ def audit_result(plan: Plan, result: Result, *, frame: pd.DataFrame | None = Non
                                  summary=result.summary, release=release)
 
 
-def rerun_for(plan: Plan, frame: pd.DataFrame, schema: Schema, seed: int) -> Rerun:
+def rerun_for(plan: Plan, frame: pd.DataFrame, schema: Schema, seed: int, *,
+              population: pd.DataFrame | None = None) -> Rerun:
     """The advice's rerun (:data:`anonkit.audit.advice.Rerun`) over the run's input ``frame`` (as
-    read) and its ``schema`` (a change of the models leaves it as it is): the changed config's
-    anonymization and the audit ``anonkit anonymize`` runs (:func:`audit_report`, priors included),
-    nothing written."""
+    read; the research records of an ``input.subset`` run, whose whole input is ``population``) and
+    its ``schema`` (a change of the models leaves it as it is): the changed config's anonymization
+    and the audit ``anonkit anonymize`` runs (:func:`audit_report`, priors included), nothing written."""
 
     def run(config: Config) -> dict[str, Any] | str:
         models = config.models()
@@ -98,11 +104,11 @@ def rerun_for(plan: Plan, frame: pd.DataFrame, schema: Schema, seed: int) -> Rer
         changed = replace(plan, config=config, models=tuple(models), seed=seed, suppressed=config.output.suppressed,
                           missing=config.input.missing, strip=config.input.strip, person_qi=config.input.person_qi)
         try:  # the same algorithm and options (the advice changes models only)
-            result = anonymize_checked(frame, schema, changed, priors=priors)
+            result = anonymize_checked(frame, schema, changed, priors=priors, population=population)
         except UnsatisfiableError as exc:
             return str(exc)
         except InputError as exc:
             return f"refused: {exc}"
-        return audit_report(plan, result, config)
+        return audit_report(plan, result, config, population=population)
 
     return run

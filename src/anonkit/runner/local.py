@@ -23,7 +23,7 @@ from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.io import recording_digests, without_password, write_table
 from anonkit.io.batches import is_compact
 from anonkit.plan import Plan
-from anonkit.plan.load import config_priors, config_schema, load_input, load_subset, sha256_of
+from anonkit.plan.load import config_priors, config_schema, load_input, research_subset, sha256_of
 from anonkit.plan.places import input_location
 from anonkit.runner.anonymize import anonymize_checked
 from anonkit.runner.audit_step import audit_result
@@ -56,7 +56,7 @@ def run_local(plan: Plan, progress: Callable[[str], None] | None = None) -> Resu
     interrupt.check()
     schema = config_schema(config, base, defaults, frame)
     # input.subset: the input is the population and the subset's records are anonymized and released
-    population, frame = _research_subset(config, base, frame)
+    population, frame = research_subset(config, base, frame)
     say("anonymizing")
     priors, prior_note = config_priors(config, base)
     try:
@@ -72,7 +72,7 @@ def run_local(plan: Plan, progress: Callable[[str], None] | None = None) -> Resu
         say("post-analytics")
         manifest = _post_analytics(plan, result, frame)
     say("auditing")  # always: the quick checks give the run one verdict (audit: {…} or --report add to them)
-    audit_result(plan, result, frame=frame, schema=schema)
+    audit_result(plan, result, frame=frame, schema=schema, population=population)
     result.summary["output"] = None
     if plan.outputs:
         say("writing output")
@@ -81,14 +81,6 @@ def run_local(plan: Plan, progress: Callable[[str], None] | None = None) -> Resu
     result.summary["total_seconds"] = round(time.perf_counter() - t0, 6)
     result.summary = mask_tree(result.summary)  # type: ignore[assignment]  # no password or token leaves
     return result
-
-
-def _research_subset(config: object, base: Path, frame: pd.DataFrame) -> tuple[pd.DataFrame | None, pd.DataFrame]:
-    """``(population, research records)``: without ``input.subset`` no population and the whole input."""
-    mask = load_subset(config, base, frame)  # type: ignore[arg-type]
-    if mask is None:
-        return None, frame
-    return frame, frame.loc[mask].reset_index(drop=True)
 
 
 def _write(plan: Plan, result: Result, manifest: pd.DataFrame | None) -> None:

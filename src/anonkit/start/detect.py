@@ -26,8 +26,17 @@ from anonkit.errors import InputError
 CONTENT_SHARE = 0.8
 #: at most this many distinct values are looked at per column
 SAMPLE_VALUES = 2000
-#: a column of names has at least this share of distinct values among its records
+#: a column of names has at least this share of distinct values among its records (unless its name
+#: says it holds names: :func:`names_people`)
 NAME_DISTINCT_SHARE = 0.5
+#: column-name words that say the column holds people's names
+NAME_WORDS = ("name", "names", "fullname", "surname", "surnames", "forename", "forenames", "firstname", "lastname")
+#: the other words a column of people's names may have in its name (``full_name``, ``patient_last_name``)
+PERSON_NAME_WORDS = ("full", "first", "last", "given", "family", "middle", "maiden", "birth", "person", "patient",
+                     "employee", "client", "customer", "member", "participant", "respondent", "student", "staff",
+                     "contact", "display")
+#: column-name words that say digits of one length are postal codes (masked, not cut into intervals)
+CODE_WORDS = ("zip", "zipcode", "postcode", "postcodes", "postal", "plz", "postleitzahl")
 
 _EMAIL = re.compile(r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")
 _URL = re.compile(r"^(https?://|www\.)\S+$", re.IGNORECASE)
@@ -88,8 +97,27 @@ def _phone_like(text: str) -> bool:
     return 7 <= digits <= 15 and (text.startswith(("+", "00", "(")) or any(c in text for c in " -./)"))
 
 
-def identifier_kind(values: pd.Series) -> str | None:
-    """The key in :data:`KINDS` of the direct identifiers the column holds, or ``None``."""
+def name_words(name: object) -> set[str]:
+    """The words of a column name (``date_of_birth``, ``DateOfBirth``, ``marital-status``), lower case."""
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(name))
+    return {w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w}
+
+
+def names_people(column: object) -> bool:
+    """Whether a column's name says it holds people's names (``full_name``, ``surname``, ``patient
+    name``): a word of :data:`NAME_WORDS` and nothing else but words of a person's name
+    (``city_name`` or ``hospital_name`` name places, not people)."""
+    words = name_words(column)
+    return bool(words & set(NAME_WORDS)) and words <= set(NAME_WORDS) | set(PERSON_NAME_WORDS)
+
+
+def identifier_kind(values: pd.Series, *, name: object = None) -> str | None:
+    """The key in :data:`KINDS` of the direct identifiers the column holds, or ``None``.
+
+    Names are recognised by content when most values look like "First Last" and are mostly distinct;
+    when the column's ``name`` says it holds people's names (:func:`names_people`), looking like names
+    is enough: a staff list may repeat a name, and a name is a direct identifier however often it
+    occurs."""
     texts = sample_texts(values)
     if texts.size == 0:
         return None
@@ -106,7 +134,7 @@ def identifier_kind(values: pd.Series) -> str | None:
     if _share(texts, _RECORD) >= CONTENT_SHARE and distinct_share >= NAME_DISTINCT_SHARE \
             and any(c.isdigit() for t in texts[:50] for c in t) and not _all_numbers(texts):
         return "record"
-    if _share(texts, _NAME) >= CONTENT_SHARE and distinct_share >= NAME_DISTINCT_SHARE:
+    if _share(texts, _NAME) >= CONTENT_SHARE and (distinct_share >= NAME_DISTINCT_SHARE or names_people(name)):
         return "name"
     return None
 
@@ -115,18 +143,22 @@ def _all_numbers(texts: np.ndarray) -> bool:
     return bool(pd.to_numeric(pd.Series(texts, dtype=object), errors="coerce").notna().all())
 
 
-def infer_type(values: pd.Series) -> tuple[str, str | None]:
+def infer_type(values: pd.Series, *, name: object = None) -> tuple[str, str | None]:
     """The config type of a column (``numeric``, ``date`` or ``categorical``) and its shape when that
     matters for the hierarchy: ``"code"`` for codes written with digits that all have one length
-    (ZIP codes, ``02139``: generalized by masking, not as numbers), ``"integer"`` for whole numbers."""
+    (ZIP codes, ``02139``: generalized by masking, not as numbers), ``"integer"`` for whole numbers.
+
+    Digits of one length are a code when one of them starts with 0, or when the column's ``name``
+    says it holds postal codes (:data:`CODE_WORDS`: ``10115`` in a ``postcode`` column is masked to
+    ``1011*``, not cut into intervals of numbers)."""
     texts = sample_texts(values)
     if texts.size == 0:
         return "categorical", None
     numbers = pd.to_numeric(pd.Series(texts, dtype=object), errors="coerce")
     if numbers.notna().all() and np.isfinite(numbers.to_numpy(dtype=float)).all():
         lengths = {len(t) for t in texts}
-        if len(lengths) == 1 and texts.size > 1 and any(t.startswith("0") and len(t) > 1 for t in texts) \
-                and all(t.isdigit() for t in texts):
+        if len(lengths) == 1 and texts.size > 1 and all(t.isdigit() for t in texts) and next(iter(lengths)) > 1 \
+                and (any(t.startswith("0") for t in texts) or name_words(name) & set(CODE_WORDS)):
             return "categorical", "code"
         whole = bool((numbers == numbers.round()).all())
         return "numeric", "integer" if whole else None

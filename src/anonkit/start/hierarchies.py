@@ -38,7 +38,7 @@ def auto_hierarchy(values: pd.Series, *, name: str, type: str) -> dict[str, Any]
         raise InputError(f"unknown type; give one of {', '.join(TYPES)}", column=name, value=type, key="type")
     if not isinstance(values, pd.Series):
         values = pd.Series(list(values), dtype=object)
-    if type == "categorical" and infer_type(values)[1] == "code":
+    if type == "categorical" and infer_type(values, name=name)[1] == "code":
         type = "code"
     for spec in _choices(values, type, name):
         try:

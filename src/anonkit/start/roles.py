@@ -14,6 +14,11 @@ something says otherwise; nothing is published as it is by default but a column 
 4. **Sensitive** by the column's name (diagnosis, income, religion, …: :data:`SENSITIVE_WORDS`, the
    special categories of data of GDPR art. 9 and the usual health and money columns).
 5. **Insensitive** when every record holds one value (it says nothing about anyone).
+
+Survey roles (issue 28) come by name and content: a column named like a weight (:data:`WEIGHT_WORDS`)
+whose values are numbers ≥ 1, some not whole, is the ``weight`` (checked before rule 2: weights are
+often unique); one named like a household id (:data:`HOUSEHOLD_WORDS`) whose values repeat is the
+``household`` (checked before the person and record names of rule 2).
 6. Every other column is a **quasi-identifier**, ranked by the leakage pre-analytics over
    combinations (:func:`anonkit.analytics.leakage`): the best score of a combination it is part of.
 
@@ -25,7 +30,6 @@ nothing to publish and is refused.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,7 +38,7 @@ import pandas as pd
 from anonkit._values import factorize_text, read_dates
 from anonkit.analytics.leakage import DEFAULT_IDENTIFIER_SHARE, DEFAULT_TAU, MAX_COMBINATIONS, leakage
 from anonkit.errors import InputError
-from anonkit.start.detect import KINDS, identifier_kind, infer_type, sample_texts
+from anonkit.start.detect import KINDS, identifier_kind, infer_type, name_words, sample_texts
 
 #: below this many records uniqueness says nothing (every column of a small table is unique)
 UNIQUENESS_FROM_RECORDS = 20
@@ -59,8 +63,12 @@ PERSON_WORDS = ("person", "patient", "pid", "subject", "participant", "member", 
 NAMED_ID_WORDS = ("id", "identifier", "mrn", "ssn", "uuid", "record", "account")
 #: a named id column is an identifier when it has at least this share of distinct values per record
 NAMED_ID_DISTINCT_SHARE = 0.05
-#: the roles, as the config names them
-ROLES = ("identifier", "quasi", "sensitive", "insensitive", "person")
+#: column-name words that mark a survey's sampling weight (numbers ≥ 1, some not whole: role weight)
+WEIGHT_WORDS = ("weight", "wgt", "wt", "weights", "sampling_weight", "sweight", "pweight", "fweight")
+#: column-name words that mark a household id (values shared by a household's records: role household)
+HOUSEHOLD_WORDS = ("hh", "household", "hid", "hhid", "household_id")
+#: the roles, as the config names them (the survey roles of issue 28 last)
+ROLES = ("identifier", "quasi", "sensitive", "insensitive", "person", "weight", "household", "pseudonym")
 
 
 @dataclass(frozen=True)
@@ -99,12 +107,6 @@ class ColumnAdvice:
     extra: dict = field(default_factory=dict, compare=False, repr=False)
 
 
-def _words(name: str) -> set[str]:
-    """The words of a column name (``date_of_birth``, ``DateOfBirth``, ``marital-status``)."""
-    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(name))
-    return {w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w}
-
-
 def _span_years(values: pd.Series) -> float:
     texts = sample_texts(values)
     when = read_dates(texts, None)
@@ -130,7 +132,7 @@ def _identifier_by_uniqueness(name: str, values: pd.Series, type_: str, shape: s
     if type_ == "numeric" and shape == "integer":
         nums = pd.to_numeric(values, errors="coerce").dropna()
         run = nums.nunique() / max(float(nums.max() - nums.min() + 1), 1.0)
-        if run >= 0.9 or _words(name) & set(IDENTIFIER_WORDS):
+        if run >= 0.9 or name_words(name) & set(IDENTIFIER_WORDS):
             return f"{share} and they count up like record numbers: an identifier, so it is dropped"
     return None
 
@@ -145,7 +147,7 @@ def _person_algorithms() -> str:
 def _named_identifier(name: str, type_: str, distinct: int, n: int) -> str | None:
     """Why a column whose name says it names a person or a record (``patient_id``, ``person``, ``mrn``)
     is an identifier even though its values repeat (several records per person), or None."""
-    words = _words(name)
+    words = name_words(name)
     said = sorted(words & set(PERSON_WORDS)) or sorted(words & set(NAMED_ID_WORDS))
     if not said or type_ != "categorical" or distinct < max(2, NAMED_ID_DISTINCT_SHARE * n):
         return None
@@ -153,23 +155,61 @@ def _named_identifier(name: str, type_: str, distinct: int, n: int) -> str | Non
             "(an identifier), so it is dropped; when a person has several records, give it role person instead")
 
 
+def _said(name: str, words: tuple[str, ...]) -> list[str]:
+    """The words of ``words`` the column's name holds (whole words, or the whole name)."""
+    low = name.strip().lower()
+    return sorted((name_words(name) | {low}) & set(words))
+
+
+def _weight(name: str, values: pd.Series) -> str | None:
+    """Why the column is a survey's sampling weight, or None: its name says so and its values are numbers
+    ≥ 1 of which some are not whole (a count of people would be whole; a weight is an estimate)."""
+    said = _said(name, WEIGHT_WORDS)
+    if not said:
+        return None
+    nums = pd.to_numeric(values.astype("string").str.strip(), errors="coerce")
+    if nums.isna().any() or not len(nums) or (nums < 1).any() or (nums == nums.round()).all():
+        return None
+    return (f"its name says {said[0]!r} and every value is a number >= 1, some not whole: a sampling weight (the "
+            "population units each record stands for), published unchanged; sdcMicro's risk measures use it")
+
+
+def _household(name: str, distinct: int, n: int) -> str | None:
+    """Why the column is a household id, or None: its name says so and some households hold several records."""
+    said = _said(name, HOUSEHOLD_WORDS)
+    if not said or distinct < 2 or distinct >= n:
+        return None
+    return (f"its name says {said[0]!r} and {distinct:,} values are shared by {n:,} records: a household id, never "
+            "published as it is (dropped; publish: renumbered keeps households linkable); household risk uses it")
+
+
 def _one(name: str, values: pd.Series, n: int) -> ColumnAdvice:
     """The advice on one column before the quasi-identifiers are ranked."""
-    type_, shape = infer_type(values)
+    type_, shape = infer_type(values, name=name)
     distinct, unique_share = _facts(values)
-    kind = identifier_kind(values)
+    kind = identifier_kind(values, name=name)
     if kind is not None:
         k = KINDS[kind]
         why = (f"its values look like {k.name} ({k.safe_harbor} are direct identifiers under HIPAA Safe Harbor): "
                "dropped before anything else")
         return ColumnAdvice(name, type_, "identifier", why, (Candidate("identifier", 1.0, why),), shape, kind,
                             distinct, unique_share)
+    survey = _weight(name, values)
+    if survey is not None:
+        return ColumnAdvice(name, type_, "weight", survey, (Candidate("weight", 0.9, survey),
+                            Candidate("insensitive", 0.3, "if it is not a sampling weight, published as it is")),
+                            shape, None, distinct, unique_share)
     unique = _identifier_by_uniqueness(name, values, type_, shape, unique_share, n)
     if unique is not None:
         cands = (Candidate("identifier", unique_share, unique),
                  Candidate("quasi", 1 - unique_share, "if the values mean something beyond the record, generalize it"))
         return ColumnAdvice(name, type_, "identifier", unique, cands, shape, None, distinct, unique_share,
                             extra={"by_uniqueness": True})
+    household = _household(name, distinct, n)
+    if household is not None:
+        return ColumnAdvice(name, type_, "household", household, (Candidate("household", 0.9, household),
+                            Candidate("identifier", 0.5, "drop it without household risk")), shape, None, distinct,
+                            unique_share)
     named = _named_identifier(name, type_, distinct, n)
     if named is not None:
         cands = (Candidate("identifier", 0.9, named),
@@ -182,7 +222,7 @@ def _one(name: str, values: pd.Series, n: int) -> ColumnAdvice:
         return ColumnAdvice(name, type_, "quasi", why, (Candidate("quasi", 0.9, why),
                             Candidate("identifier", 0.5, "drop it if the year is not needed either")), shape, "dob",
                             distinct, unique_share)
-    words = _words(name) & set(SENSITIVE_WORDS)
+    words = name_words(name) & set(SENSITIVE_WORDS)
     if words and distinct > 1:
         why = (f"its name says {sorted(words)[0]!r}: what the release must not let anyone learn about a person "
                "(sensitive); protected by the privacy models, never generalized away")

@@ -24,8 +24,9 @@ __all__ = [
     "propose_fixes",
 ]
 
-#: the roles a column can take, as the config names them
-ROLES = ("quasi", "sensitive", "insensitive", "identifier", "person")
+#: the roles a column can take here, as the config names them: the survey roles weight and household too
+#: (a pseudonym is left out: its key must come from a file or an environment variable, not a browser form)
+ROLES = ("quasi", "sensitive", "insensitive", "identifier", "person", "weight", "household")
 #: the types a column can take (``None``: inferred from the values)
 TYPES = ("categorical", "numeric", "date", "ordinal")
 

@@ -35,6 +35,8 @@ ROLE_WORDS = {
     "insensitive": "insensitive (published as is)",
     "identifier": "identifier (removed)",
     "person": "person column (removed; records grouped by person)",
+    "weight": "sampling weight (published as is; survey risk)",
+    "household": "household id (removed; household risk)",
 }
 TYPE_WORDS = {"categorical": "categories", "numeric": "numbers", "date": "dates", "ordinal": "ordered categories"}
 

@@ -15,7 +15,12 @@ remain, take the centroid of the remaining records, the record ``x_r`` farthest 
 of ``x_r`` and its ``k − 1`` nearest remaining records; then the record ``x_s`` farthest from ``x_r``
 and the group of ``x_s`` and its ``k − 1`` nearest. With ``2k … 3k − 1`` left, one more group around the
 record farthest from the centroid and the rest as the last group; with fewer than ``2k`` left, they
-form the last group. Every tie goes to the lowest record index. Groups have ``k … 2k − 1`` records;
+form the last group. Every tie goes to the lowest record index. The centroid's numeric mean is the
+correctly rounded sum of the remaining known values over their number (independent of their order).
+MDAV runs on the distinct tuples with their records (:mod:`~anonkit.algorithms.cluster._mdav_tuples`:
+O(distinct tuples) a round, the groups of the record-by-record :func:`mdav_groups` exactly; issue 30:
+Adult ×10 replicated costs about 10× Adult, but ×10 *distinct* tuples still about 100×, as every round
+scans the remaining tuples). Groups have ``k … 2k − 1`` records;
 when the whole table has fewer than ``k`` records it is one group that is too small and is
 suppressed (``satisfied`` false).
 
@@ -40,6 +45,12 @@ unless suppressing the failing groups of MDAV without these merges loses fewer r
 then what is published (``notes['merge_fallback']``). ``failing="suppress"`` suppresses failing
 groups whole instead. Merged groups may exceed ``2k − 1`` records. ``notes['model_merges']`` counts
 the merges done for the models, ``notes['merge_rounds']`` the release rounds.
+
+k-map and δ-presence (a research subset of a population) are judged on the population records inside
+the region each class publishes, as the verifier recounts them; a class covering too few is merged
+with its nearest until it passes (:mod:`anonkit.algorithms.cluster._population`), before the merges
+for the other models; what still fails is suppressed. They need ``output: intervals`` when there are
+numeric QIs (a centroid covers only the population records holding exactly the mean).
 
 Records suppressed up front (``missing="suppress"``) take no part. Otherwise a missing numeric
 value has ``δ = 1`` to anything (§0.3: worst case; means and standardization ignore it), and a
@@ -81,14 +92,21 @@ from typing import Literal
 
 import numpy as np
 
+from anonkit.algorithms.cluster._mdav_combos import mdav_groups_combos
+from anonkit.algorithms.cluster._mdav_tuples import exact_mean, mdav_groups_tuples
+from anonkit.algorithms.cluster._mdav_tuples import missing_one as _missing_one
 from anonkit.algorithms.cluster._merge import DEFAULT_FAILING, Failing, merge_until_pass, needs_merging
+from anonkit.algorithms.cluster._population import enforce_population
 from anonkit.algorithms.cluster.kaca import check_single_root
 from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression, check_references, required_size
 from anonkit.algorithms.local import partition_release
+from anonkit.algorithms.partition.regions import explain_population, population_models
 from anonkit.algorithms.spec import algorithm
 from anonkit.distance import to_unit
+from anonkit.errors import InputError
 from anonkit.hierarchy import PairwiseLCA
 from anonkit.models import Criterion
+from anonkit.models.population import counts_published_regions
 from anonkit.release import Release
 from anonkit.table import Table
 
@@ -157,7 +175,7 @@ class _Space:
 
 @algorithm("mdav", family="cluster", summary="microaggregation (MDAV, MDAV-generic for categorical "
            "quasi-identifiers): groups of k to 2k−1 records around the farthest records; classes failing "
-           "l/t/β/δ are merged with their nearest")
+           "l/t/β/δ are merged with their nearest", explain=explain_population)
 def mdav(
     table: Table,
     models: list[Criterion],
@@ -185,11 +203,15 @@ def mdav(
     started = time.perf_counter()
     models = list(models)
     check_references(table, models)
+    if output == "centroids" and population_models(models) and table.numeric:
+        raise InputError("mdav publishes centroids, which cover no population record but their own value, so k-map "
+                         "and δ-presence cannot be enforced: set algorithm.output: intervals", key="algorithm.output")
     k = required_size(models)
     check_single_root(table, [j for j, q in enumerate(table.qi) if q not in table.numeric])
     rows = np.flatnonzero(~table.presuppressed)
     space = _Space(table, rows, standardize)
-    group = mdav_groups(space, k)
+    # = mdav_groups(space, k): on the categorical combinations with one numeric QI, else on the distinct tuples
+    group = (mdav_groups_combos if space.Z.shape[0] == 1 else mdav_groups_tuples)(space, k)
     record_class = np.full(table.n, -1, dtype=np.int64)
     record_class[rows] = group
     n_groups = int(group.max()) + 1 if group.size else 0
@@ -215,11 +237,22 @@ def mdav(
         return rel
 
     # classes publishing identical values are merged by partition_release
-    if failing == "merge" and n_groups and needs_merging(models):
+    counted = population_models(models)  # k-map, δ-presence: judged on the published regions (_population.py)
+    rest = [m for m in models if m not in counted]
+    if counted and n_groups:
+        groups = _Groups(space, rows, group, n_groups)
+
+        def finish(rc: np.ndarray) -> Release:
+            if failing == "merge" and needs_merging(rest):
+                return merge_until_pass(table, rest, groups, rc, 2 * n_groups, build)
+            return build(rc, rest)
+
+        rel = enforce_population(table, counted, groups, record_class, lambda rc: build(rc, rest), finish)
+    elif failing == "merge" and n_groups and needs_merging(models):
         groups = _Groups(space, rows, group, n_groups)
         rel = merge_until_pass(table, models, groups, record_class, 2 * n_groups, build)
     else:
-        rel = build(record_class, models)
+        rel = build(record_class, rest)
     rel.notes["k"] = k
     rel.notes["groups"] = n_groups
     rel.record_group = record_class  # MDAV's group of every record (−1: suppressed up front)
@@ -230,6 +263,9 @@ def mdav(
     rel.notes["information_loss"] = information_loss(space, final, released >= 0)
     rel.seconds = time.perf_counter() - started
     return rel
+
+
+counts_published_regions(mdav.spec.name)  # k-map and δ-presence on the published regions (intervals)
 
 
 class _Groups:
@@ -370,21 +406,14 @@ def _nearest(dist: np.ndarray, seed: int, k: int) -> np.ndarray:
     return np.sort(np.concatenate([below, tied]))
 
 
-def _missing_one(term: np.ndarray) -> np.ndarray:
-    """δ² = 1 where a value is missing on either side (spec §0.3), in place."""
-    term[np.isnan(term)] = 1.0
-    return term
-
-
 def _centroid_dist(space: _Space, Z: list[np.ndarray], C: list[np.ndarray], m: int) -> np.ndarray:
     """Squared distance of every remaining record to the centroid of the remaining records."""
     out = np.zeros(m)
     for i, z in enumerate(Z):
         if space.missing[i]:
-            known = z[~np.isnan(z)]
-            out += _missing_one((z - (known.mean() if known.size else np.nan)) ** 2)
+            out += _missing_one((z - exact_mean(z[~np.isnan(z)])) ** 2)
         else:
-            out += (z - z.mean()) ** 2
+            out += (z - exact_mean(z)) ** 2
     for i, c in enumerate(C):
         share = np.bincount(c, minlength=space.sizes[i]) / m
         out += ((1.0 - share) ** 2).take(c)
@@ -402,7 +431,10 @@ def _record_dist(space: _Space, Z: list[np.ndarray], C: list[np.ndarray], m: int
 
 
 def mdav_groups(space: _Space, k: int) -> np.ndarray:
-    """Group id of every record of ``space`` (in its order), groups numbered as formed."""
+    """Group id of every record of ``space`` (in its order), groups numbered as formed: MDAV record
+    by record, O(records) a round — the reference that :func:`mdav_groups_tuples` (what
+    :func:`mdav` runs) is held equal to. The centroid's mean is :func:`exact_mean` (the correctly
+    rounded sum over the count), so it does not depend on the order of the remaining records."""
     m = space.Z.shape[1] if space.Z.shape[0] else space.C.shape[1]
     group = np.full(m, -1, dtype=np.int64)
     rem = np.arange(m)  # remaining records, ascending, so a first maximum is the lowest index

@@ -25,6 +25,7 @@ import numpy as np
 from anonkit.algorithms.transform import NodeEvaluation
 from anonkit.metrics import SearchMetric, aggregate_values, arx_round, attribute_weights, gs_factors
 from anonkit.metrics.loss import normalized_loss
+from anonkit.metrics.payout import PAYOUT, node_payout
 from anonkit.metrics.quality import QUALITY_MODELS, node_quality
 from anonkit.table import Table
 
@@ -71,7 +72,7 @@ class NodeScorer:
         level_only = name == "height" or (name in ("entropy", "precision") and metric.monotonic)
         # (records suppressed up front for missing values make suppression-aware metrics
         # non-monotone even without a suppression limit)
-        self.monotone = level_only or name == "dm*" or (max_suppression == 0.0 and not pre.any())
+        self.monotone = level_only or name == "dm*" or (max_suppression == 0.0 and not pre.any() and name != PAYOUT)
         #: the lower bound equals the exact score
         self.exact_bound = level_only
 
@@ -143,6 +144,8 @@ class NodeScorer:
     # ------------------------------------------------------------------ exact
     def exact(self, ev: NodeEvaluation) -> float | tuple[float, ...]:
         """The node's score with its failing classes suppressed (ARX's scoring of a node)."""
+        if self.metric.name == PAYOUT:  # ARX's publisher payout (metrics/payout.py)
+            return node_payout(self.table, ev.levels, ev.tuple_class, ev.class_ok, ev.class_sizes, self.metric)
         if self.metric.name in QUALITY_MODELS:  # ARX's single-dimensional models (metrics/quality.py)
             return node_quality(self.metric.name, self.table, ev.levels, ev.tuple_class, ev.class_ok, ev.class_sizes,
                                 gs=self.metric.gs)

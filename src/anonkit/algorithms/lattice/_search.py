@@ -129,7 +129,8 @@ class Search:
 
     # ------------------------------------------------------------------ checks
     def evaluate(self, node: tuple[int, ...]) -> NodeEvaluation:
-        return evaluate_node(self.table, node, self.models, limit=self.limit, monotone=self.monotone, cache=self.cache)
+        return evaluate_node(self.table, node, self.models, limit=self.limit, monotone=self.monotone, cache=self.cache,
+                             metric=self.metric)
 
     def check(self, node: tuple[int, ...]) -> bool:
         """Is ``node`` anonymous? Checks it unless its status is known; tags; scores it if anonymous."""

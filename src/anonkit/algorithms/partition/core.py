@@ -42,6 +42,10 @@ WHOLE_TABLE_FAILS = "the models cannot be met: the whole table fails them, so no
 #: proposed cut (of the partitions ``starts[i]:ends[i]`` of the permuted rows into ``nchild[i]``
 #: children, row ``r`` in child ``lab[r]``) is allowed, beyond every child holding ``kmin`` rows
 Accept = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+#: ``extra(X, starts, ends, child offsets, children, child labels) -> {need: one value per child}``: class
+#: statistics of the proposed children beyond sizes and histograms (the population inside each child's
+#: published region, :mod:`anonkit.algorithms.partition.regions`)
+Extra = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], dict[str, np.ndarray]]
 
 #: :func:`~anonkit.algorithms.partition.mondrian.mondrian` runs its loop on two threads
 #: (``cut(..., threads=2)``) from this many active records up; below it the work is too small to
@@ -73,11 +77,13 @@ def classes_pass(stats: ClassStats, models: Sequence[Criterion]) -> np.ndarray:
     return good
 
 
-def table_passes(n: int, hist: dict[str, np.ndarray], domains: dict, models: Sequence[Criterion], kmin: int) -> bool:
+def table_passes(n: int, hist: dict[str, np.ndarray], domains: dict, models: Sequence[Criterion], kmin: int,
+                 extra: dict[str, np.ndarray] | None = None) -> bool:
     """Whether the whole table — ``n`` records, ``hist[a]`` (1 × domain) the histogram of every
-    protected attribute — may be released at all: at least ``kmin`` records, satisfying every model.
-    When it may not, Mondrian tries no cut and releases nothing (:data:`WHOLE_TABLE_FAILS`)."""
-    root = ClassStats(np.array([float(n)]), hist, domains)
+    protected attribute, ``extra`` further statistics of it — may be released at all: at least
+    ``kmin`` records, satisfying every model. When it may not, Mondrian tries no cut and releases
+    nothing (:data:`WHOLE_TABLE_FAILS`)."""
+    root = ClassStats(np.array([float(n)]), hist, domains, extra=dict(extra or {}))
     return not (n < kmin or not all(bool(m.passes(root)[0]) for m in models))
 
 
@@ -99,10 +105,11 @@ def offsets(counts: np.ndarray) -> np.ndarray:
 
 
 def cuts_pass(sizes: np.ndarray, hist: dict[str, np.ndarray], domains: dict, models: Sequence[Criterion],
-              nchild: np.ndarray) -> np.ndarray:
-    """Whether all children of every proposed cut satisfy every model: ``sizes`` and ``hist`` (one row
-    per child) hold the children of the cuts in order, ``nchild[i]`` of them for cut ``i``."""
-    good = classes_pass(ClassStats(sizes, hist, domains), models)
+              nchild: np.ndarray, extra: dict[str, np.ndarray] | None = None) -> np.ndarray:
+    """Whether all children of every proposed cut satisfy every model: ``sizes``, ``hist`` and
+    ``extra`` (one row per child) hold the children of the cuts in order, ``nchild[i]`` of them for
+    cut ``i``."""
+    good = classes_pass(ClassStats(sizes, hist, domains, extra=dict(extra or {})), models)
     return np.logical_and.reduceat(good, offsets(nchild)[:-1])
 
 
@@ -123,10 +130,12 @@ def choose_cuts(W: np.ndarray, attempt: Callable[[np.ndarray, np.ndarray], np.nd
         pend = pend[~ok]
 
 
-def model_accept(d: int, hist_attrs: list[str], domains: dict, models: Sequence[Criterion]) -> Accept:
+def model_accept(d: int, hist_attrs: list[str], domains: dict, models: Sequence[Criterion],
+                 extra: Extra | None = None) -> Accept:
     """The :data:`Accept` of the privacy models for :func:`cut`: every child of a cut satisfies every
     model on its size and the histograms of ``hist_attrs`` (rows ``d``, ``d + 1``… of the code
-    matrix), counted by a kernel. Thread-safe: it allocates its own memory."""
+    matrix), counted by a kernel, and on the statistics ``extra`` gives. Thread-safe: it allocates
+    its own memory (and so must ``extra``)."""
     K = kernels()
 
     def accept(X: np.ndarray, ps: np.ndarray, pe: np.ndarray, coff: np.ndarray, nchild: np.ndarray,
@@ -141,7 +150,8 @@ def model_accept(d: int, hist_attrs: list[str], domains: dict, models: Sequence[
             h = np.zeros((len(sizes), domains[name].size))
             K["hist"](X, d + a, ps, pe, c2[:-1], lab, h)
             hist[name] = h
-        return cuts_pass(sizes, hist, domains, models, nchild)
+        more = None if extra is None else extra(X, ps, pe, c2[:-1], nchild, lab)
+        return cuts_pass(sizes, hist, domains, models, nchild, more)
 
     return accept
 

@@ -15,11 +15,22 @@ ties: the first QI) and takes the first *allowable* cut:
 A cut is allowable when it yields at least two non-empty children, each with at least ``k`` records
 (``k`` = the largest ``minimum_class_size`` of the models, the largest k of the k-anonymity models
 among them) and each satisfying every model (``Criterion.passes`` on the children's statistics).
-A partition without an allowable cut becomes a final group. The whole table must satisfy the models
-itself, otherwise nothing can be released and the result is a single (suppressed) class. In relaxed
-mode, final groups that would be published alike (overlapping halves can produce them) become one
-class (``partition_release`` merges them). Records suppressed up front (``Table.presuppressed``)
-take no part. A missing value of a numeric QI counts as one more value above all others.
+A partition without an allowable cut becomes a final group.
+
+k-map and δ-presence (a research subset of a population, :mod:`anonkit.models.population`) are judged
+on the population records inside the region each child *publishes* — the tight box of its records:
+the interval ``[min, max]`` of every numeric QI, the lowest common ancestor of every categorical one —
+as the verifier recounts it from the published cells (:mod:`anonkit.algorithms.partition.regions`).
+A cut is allowed only when every child's box still covers ``k`` population records (and keeps δ within
+dmax). Relaxed mode's partitions published alike are one class whose δ may exceed dmax: such a class
+is suppressed after the release is built, as is a whole table that fails. δ-presence with ``dmin > 0``
+is refused before any work (population records between the boxes would have δ = 0 and nothing to
+suppress), as is a numeric QI with missing values (a class holding one publishes a hierarchy node).
+
+The whole table must satisfy the models itself, otherwise nothing can be released and the result is a
+single (suppressed) class. In relaxed mode, final groups that would be published alike (overlapping
+halves can produce them) become one class (``partition_release`` merges them). Records suppressed up
+front (``Table.presuppressed``) take no part. A missing value of a numeric QI counts as one more value above all others.
 
 Implementation: the partitions of one depth are processed together, breadth first. Every partition
 is a contiguous block of columns of a code matrix with one row per QI (numeric: value ranks;
@@ -59,8 +70,16 @@ from anonkit.algorithms.partition.core import (
     table_passes,
 )
 from anonkit.algorithms.partition.encoding import Encoding
+from anonkit.algorithms.partition.regions import (
+    check_countable,
+    enforce_on_release,
+    explain_population,
+    mondrian_population,
+    population_models,
+)
 from anonkit.algorithms.spec import algorithm
 from anonkit.models import Criterion
+from anonkit.models.population import counts_published_regions
 from anonkit.release import Release
 from anonkit.table import Table
 
@@ -70,7 +89,8 @@ Mode = Literal["strict", "relaxed"]
 # ---------------------------------------------------------------------------------------- algorithm
 @algorithm("mondrian", family="partition", summary="top-down multidimensional partitioning (strict or relaxed) "
            "with every model as the split condition; numeric quasi-identifiers become intervals", label="Mondrian",
-           engines=("local", "spark"), runners={"spark": "anonkit.engines.spark_partition:partition_on_spark"})
+           engines=("local", "spark"), runners={"spark": "anonkit.engines.spark_partition:partition_on_spark"},
+           explain=explain_population)
 def mondrian(
     table: Table,
     models: list[Criterion],
@@ -97,19 +117,21 @@ def mondrian(
     params = {"mode": mode}
     record_class = np.zeros(table.n, dtype=np.int64)
     record_class, partitions = _partition(table, models, mode, record_class)
-    rel = partition_release(
-        table,
-        record_class,
-        models,
-        algorithm="mondrian",
-        max_suppression=max_suppression,
-        started=started,
-        params=params,
-    )
+    counted = population_models(models)  # judged on the published regions, after the release is built
+    rest = [m for m in models if m not in counted]
+
+    def build(rc: np.ndarray) -> Release:
+        return partition_release(table, rc, rest, algorithm="mondrian", max_suppression=max_suppression,
+                                 started=started, params=params)
+
+    rel = enforce_on_release(table, record_class, build(record_class), counted, build)
     rel.notes["partitions"] = partitions
     if rel.n_classes == 0 and partitions == 1:
         rel.message = WHOLE_TABLE_FAILS
     return rel
+
+
+counts_published_regions(mondrian.spec.name)  # k-map and δ-presence on the published boxes
 
 
 def _partition(table: Table, models: list[Criterion], mode: str, record_class: np.ndarray) -> tuple[np.ndarray, int]:
@@ -129,12 +151,17 @@ def _partition(table: Table, models: list[Criterion], mode: str, record_class: n
         )[None, :].astype(float)
         for a in hist_attrs
     }
-    if not table_passes(n, root_hist, table.domains, models, kmin):
+    enc, extra, root = None, None, None
+    if population_models(models):  # the population inside every child's published region (regions.py)
+        check_countable(table, active)
+        enc = Encoding(table, active, hist_attrs)
+        extra, root = mondrian_population(table, enc)
+    if not table_passes(n, root_hist, table.domains, models, kmin, None if root is None else root(enc.X)):
         return record_class, 1  # one class, which the models fail: nothing is released
 
-    enc = Encoding(table, active, hist_attrs)
+    enc = Encoding(table, active, hist_attrs) if enc is None else enc
     perm = np.arange(n, dtype=np.int64) if active is None else active.astype(np.int64)
-    accept = model_accept(enc.d, hist_attrs, table.domains, models)
+    accept = model_accept(enc.d, hist_attrs, table.domains, models, extra)
     n_final = cut(enc, enc.X, perm, kmin, accept, record_class, relaxed=mode == "relaxed", threads=_cores())
     return record_class, n_final
 

@@ -30,9 +30,47 @@ def print_check(data: str, report: dict) -> None:
         for key, v in r.items():
             shown = v if isinstance(v, str) else ("—" if v is None else f"{v:.4g}")
             t.add_row(escape(f"{s}: {key}"), escape(shown))
+    population = report.get("population")
+    if population is not None:
+        for what, shown in population_rows(population):
+            t.add_row(escape(what), escape(shown))
+    survey = report.get("survey")
+    if survey is not None:
+        for what, shown in survey_rows(survey):
+            t.add_row(escape(what), escape(shown))
     console.out.print(t)
-    for note in report["notes"]:
+    for note in [*report["notes"], *(population or {}).get("notes", [])]:
         console.err.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
+
+
+def population_rows(p: dict) -> list[tuple[str, str]]:
+    """``anonkit check --population``'s rows: the population's records, k-map, δ-presence's bounds."""
+    rows = [("population records", f"{p['records']:,}"),
+            ("k-map (population)", "—" if p["k_map"] is None else f"{p['k_map']:,}")]
+    if p.get("delta_min") is not None:
+        rows.append((f"δ-presence (from the {p['delta_from']})", f"{p['delta_min']:.4g} ≤ δ ≤ {p['delta_max']:.4g}"))
+    return rows
+
+
+def survey_rows(s: dict) -> list[tuple[str, str]]:
+    """sdcMicro's survey measures (``--weight``, ``--household``, ``--suda2``; the audit's survey section)."""
+    r = s["individual_risk"]
+    base = "weights " + s["weight_column"] if s.get("weight_column") else "no weights: the table is the population"
+    rows = [("individual risk: highest", f"{r['max']:.4g} ({base})"),
+            ("individual risk: mean (global risk)", f"{r['mean']:.4g}"),
+            (f"records above {s['threshold']:.4g}", f"{r['above']:,} ({pct(r['above_share'])})"),
+            ("expected re-identifications", f"{s['expected_reidentifications']:.4g}")]
+    hh = s.get("household")
+    if hh is not None:
+        rows += [("household risk: highest", f"{hh['max']:.4g}"),
+                 ("household expected re-identifications", f"{hh['expected_reidentifications']:.4g}")]
+    sd = s.get("suda2")
+    if sd is not None:
+        top = ", ".join(f"{c['attribute']} {c['percent']:.1f} %" for c in sd["attribute_contributions"])
+        rows += [(f"DIS-SUDA: highest (fraction {sd['dis_fraction']:.4g})", f"{sd['dis_suda']['max']:.4g}"),
+                 ("records with a special unique", f"{sd['records_with_msu']:,}"),
+                 ("SUDA contributions", top or "—")]
+    return rows
 
 
 def print_leakage(data: str, report: dict, tau: float) -> None:

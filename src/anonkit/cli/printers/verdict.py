@@ -18,9 +18,7 @@ def print_verdict(s: dict, *, advice: bool = True) -> None:
     v = s.get("verdict")
     if not v:
         return
-    t = v["thresholds"]
-    basis = f"highest risk {pct(t['highest_risk'])} ({v.get('highest_risk_from') or 'audit.thresholds'}), " \
-            f"average risk {pct(t['average_risk'])}, attacks {pct(t['attack_risk'])}"
+    basis = threshold_words(v)
     if v["ok"]:
         console.out.print(f"[bold green]Verdict: every check holds[/] ({v['checks']} checks: {judged(v)}; "
                           f"{escape(basis)})", highlight=False, soft_wrap=True)
@@ -31,6 +29,20 @@ def print_verdict(s: dict, *, advice: bool = True) -> None:
                       f"fail: {escape(failing)} ({escape(basis)})", highlight=False, soft_wrap=True)
     if advice:
         print_advice(v.get("advice"))
+
+
+def threshold_words(v: dict) -> str:
+    """The thresholds the verdict judged against, each with where it came from (``thresholds_from``:
+    the config, the model that states it, anonkit's default); a verdict without it names the
+    highest risk's basis only."""
+    t, source = v["thresholds"], v.get("thresholds_from")
+    highest = f"highest risk {pct(t['highest_risk'])} ({v.get('highest_risk_from') or 'audit.thresholds'})"
+    if not source:
+        return f"{highest}, average risk {pct(t['average_risk'])}, attacks {pct(t['attack_risk'])}"
+    words = [highest, f"average risk {pct(t['average_risk'])} ({source['average_risk']})"]
+    if not source["population_uniqueness"].startswith("anonkit's default"):
+        words.append(f"population uniqueness {pct(t['population_uniqueness'])} ({source['population_uniqueness']})")
+    return ", ".join([*words, f"attacks {pct(t['attack_risk'])} ({source['attack_risk']})"])
 
 
 def judged(v: dict) -> str:

@@ -1,0 +1,182 @@
+"""Fixed costs and measures (issue 30, item 1): what a run costs outside its algorithm, CPU and wall.
+
+Run: python benchmarks/bench_fixed_costs.py [--runs 5] [--algorithms flash,mondrian,…] [--no-processes]
+     [--no-algorithms]
+
+1. **Whole processes** (each a fresh interpreter, as a user runs it): ``anonkit --version``, ``anonkit
+   --help``, the bundled Adult job (``anonkit anonymize examples/adult.yaml``, in a temporary copy of
+   ``examples/`` so nothing is written into the repository) with ``--no-fixes`` and as the README runs
+   it (the changes that pass tried by running them). CPU time is the children's user + system time
+   (``resource.getrusage(RUSAGE_CHILDREN)``: every thread of the process, numba's compilation included);
+   the commands alternate run by run so that machine noise hits each alike. Medians over ``--runs``.
+2. **anonymize() on Adult, per algorithm** (warm: one call first, then ``--runs`` calls, algorithms
+   alternating): the call's CPU time (``time.process_time``), the algorithm's own (its declared
+   function, timed around), the default summary's measures (``runner.summary.measured_summary``: every
+   measure, the generalization, the score), and each measure of :data:`anonkit.metrics.METRICS` timed
+   alone on the measured release; the largest measure is set against the algorithm (issue 30: no default
+   measure may cost more than the algorithm). Record linkage is also timed by the pair enumeration alone
+   (``metrics.risk._candidates_custom``, what every local recoding used before the pattern method) on the
+   releases with intervals, so the before/after figure is from the same run.
+
+The load average is printed before and after each part: on a shared machine quote it with the figures.
+The models: 5-anonymity (Anatomy: distinct 3-diversity of occupation, which it enforces); Adult's eight
+quasi-identifiers (age numeric), occupation sensitive; MDAV publishes intervals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+QI8 = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"]
+ALGORITHMS = ["flash", "top-down", "flash-local", "mondrian", "kaca", "mdav", "anatomy", "stack-and-deal"]
+OPTIONS = {"mdav": {"output": "intervals"}}
+
+
+def load_average() -> str:
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def child_run(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=900)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0,):
+        raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()[-300:]}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
+def processes(runs: int) -> None:
+    exe = shutil.which("anonkit") or f"{sys.executable} -m anonkit"
+    base = exe.split()
+    print(f"\n== whole processes ({runs} runs each, alternating); load average before: {load_average()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp) / "examples"
+        shutil.copytree(ROOT / "examples", work)
+        out = work / "adult-anonymized.csv"
+        commands = {
+            "anonkit --version": [*base, "--version"],
+            "anonkit --help": [*base, "--help"],
+            "bundled job --no-fixes": [*base, "anonymize", "adult.yaml", "--no-fixes"],
+            "bundled job (README)": [*base, "anonymize", "adult.yaml"],
+        }
+        figures: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+        for _ in range(runs):
+            for name, cmd in commands.items():
+                out.unlink(missing_ok=True)
+                figures[name].append(child_run(cmd, work))
+    for name, got in figures.items():
+        cpu = statistics.median(c for c, _ in got)
+        wall = statistics.median(w for _, w in got)
+        print(f"  {name:26s} CPU {cpu:7.3f} s   wall {wall:7.3f} s")
+    print(f"  load average after: {load_average()}")
+
+
+class Clock:
+    """CPU seconds spent inside a wrapped function (the last call)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def wrap(self, fn):  # type: ignore[no-untyped-def]
+        @functools.wraps(fn)
+        def timed(*args, **kwargs):  # type: ignore[no-untyped-def]
+            start = time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.seconds = time.process_time() - start
+
+        return timed
+
+
+def algorithms(names: list[str], runs: int) -> None:
+    import anonkit.runner.anonymize as runner
+    from anonkit import Schema, anonymize, load_adult
+    from anonkit.algorithms import registry
+    from anonkit.metrics import METRICS, risk
+    from anonkit.models import DistinctLDiversity, KAnonymity
+    from anonkit.release import CUSTOM
+
+    frame, h = load_adult()
+    schema = Schema.of(quasi=QI8, sensitive=["occupation"], hierarchies={q: h[q] for q in QI8},
+                       types={"age": "numeric"})
+    measures_clock, clocks = Clock(), {name: Clock() for name in names}
+    runner.measured_summary = measures_clock.wrap(runner.measured_summary)
+    for name in names:  # the algorithm's own time: its declared function, timed around
+        spec = registry.algorithms()[name]
+        object.__setattr__(spec, "run", clocks[name].wrap(spec.run))
+
+    def call(name: str):  # type: ignore[no-untyped-def]
+        models = [DistinctLDiversity("occupation", 3)] if name == "anatomy" else [KAnonymity(5)]
+        start = time.process_time()
+        result = anonymize(frame, schema, models, algorithm=name, **OPTIONS.get(name, {}))
+        return time.process_time() - start, result
+
+    print(f"\n== anonymize() on Adult ({len(frame):,} records), warm, {runs} runs, algorithms alternating; "
+          f"load average before: {load_average()}")
+    for name in names:
+        call(name)  # warm-up: imports, numba's cache, the registry
+    rows: dict[str, dict[str, list[float]]] = {n: {"call": [], "algorithm": [], "measures": []} for n in names}
+    per_measure: dict[str, dict[str, list[float]]] = {n: {m: [] for m in [*METRICS, "rl-pairs"]} for n in names}
+    for _ in range(runs):
+        for name in names:
+            seconds, result = call(name)
+            rows[name]["call"].append(seconds)
+            rows[name]["algorithm"].append(clocks[name].seconds)
+            rows[name]["measures"].append(measures_clock.seconds)
+            measured = result.release.counted()
+            for metric, fn in METRICS.items():
+                start = time.process_time()
+                fn(measured.table, measured)
+                per_measure[name][metric].append(time.process_time() - start)
+            if (measured.class_levels == CUSTOM).any():
+                start = time.process_time()
+                out = np.zeros(measured.table.distinct.size)
+                risk._candidates_custom(measured.table, measured, np.flatnonzero(measured.class_sizes() > 0), out)
+                per_measure[name]["rl-pairs"].append(time.process_time() - start)
+    print(f"  {'algorithm':15s} {'call':>7s} {'alg':>7s} {'measures':>8s}  {'largest measure':26s} {'÷ alg':>6s}  "
+          f"{'RL by pairs':>11s}")
+    for name in names:
+        med = {k: statistics.median(v) for k, v in rows[name].items()}
+        each = {m: statistics.median(v) for m, v in per_measure[name].items() if v and m != "rl-pairs"}
+        worst = max(each, key=each.__getitem__)
+        pairs = per_measure[name]["rl-pairs"]
+        ratio = each[worst] / med["algorithm"] if med["algorithm"] > 0 else float("inf")
+        flag = "" if ratio <= 1 else "  <- dominates"
+        print(f"  {name:15s} {med['call']:7.3f} {med['algorithm']:7.3f} {med['measures']:8.3f}  "
+              f"{worst + f' {each[worst]:.3f}':26s} {ratio:6.2f}  "
+              f"{(f'{statistics.median(pairs):.3f}' if pairs else '-'):>11s}{flag}")
+    print(f"  (CPU seconds, medians; load average after: {load_average()})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--algorithms", default=",".join(ALGORITHMS))
+    parser.add_argument("--no-processes", action="store_true")
+    parser.add_argument("--no-algorithms", action="store_true")
+    args = parser.parse_args()
+    if not args.no_processes:
+        processes(args.runs)
+    if not args.no_algorithms:
+        algorithms([a for a in args.algorithms.split(",") if a], args.runs)
+
+
+if __name__ == "__main__":
+    main()
