@@ -304,8 +304,12 @@ def test_seed_reaches_kaca_through_the_config(toy: Path) -> None:
 def test_ctrl_c_inside_a_kernel_stops_the_job(tmp_path: Path) -> None:
     """UHRA on Adult spends seconds inside numba kernels; Ctrl-C must still stop it: exit 130 with one line,
     nothing written (had the job run on to its end, the release would be there)."""
-    for f in (ROOT / "examples").glob("adult-uhra.yaml"):
-        shutil.copy(f, tmp_path / f.name)
+    # the example with a refinement of up to 100,000 passes: UHRA's kernels run on for minutes (since its
+    # bounded distance, the example's 100 passes end in about 2 s, before the interrupt could arrive)
+    text = (ROOT / "examples" / "adult-uhra.yaml").read_text()
+    (tmp_path / "adult-uhra.yaml").write_text(text.replace("  max_suppression: 0.05", "  max_passes: 100000\n"
+                                                                                       "  max_suppression: 0.05", 1))
+    assert "max_passes: 100000" in (tmp_path / "adult-uhra.yaml").read_text()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     # a shell that ran the tests in the background (``… &``) ignores SIGINT, its children inherit that and
     # Python keeps an ignored SIGINT ignored: the child gets the default disposition back, as in a terminal
