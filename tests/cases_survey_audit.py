@@ -4,8 +4,8 @@
 ``anonkit check --weight/--household/--suda2`` refuses, before any other figure is computed, a weight column that
 is missing from the table, not a number, below 1, empty or infinite (naming the row), a weight or household column
 that is a quasi-identifier, the same column as both, and a household id that is missing. The config refuses an
-``audit.thresholds.individual_risk`` outside (0, 1] or not a number. Once the ``individual-risk`` model is
-registered (``models/registry.py`` ORDER), the criterion's cases join: no weight role, a threshold out of range,
+``audit.thresholds.individual_risk`` outside (0, 1] or not a number. The ``individual-risk`` model's cases: no
+weight role, a threshold out of range,
 missing or not a number, a key that does not apply, Mondrian (whose cuts cannot sum the weights).
 """
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from anonkit.models.registry import ORDER
 from bad_input_kit import TOY, C, Case, add_model, put
 
 ROWS = 9
@@ -134,4 +133,4 @@ MODEL_CASES = [
 ]
 
 #: the criterion's cases join once the model is registered (the lead's integration of models/individual_risk.py)
-CASES = [*CHECK_CASES, *AUDIT_CASES, *(MODEL_CASES if "individual-risk" in ORDER else [])]
+CASES = [*CHECK_CASES, *AUDIT_CASES, *MODEL_CASES]

@@ -44,7 +44,6 @@ from anonkit.models import (
     TCloseness,
     ThetaSensitivity,
 )
-from anonkit.models.registry import ORDER
 from anonkit.schema import Attribute, Schema
 from bad_input_kit import assert_refused, base_config, run, toy_dir
 
@@ -71,8 +70,8 @@ VALID_MODELS: dict[str, dict[str, Any]] = {
               "adversary_cost": 40}
        for name in ("profitability", "profitability-journalist", "no-attack-profitability",
                     "no-attack-profitability-journalist")},
-    # sdcMicro's individual risk (issue 28), once registered (models/registry.py ORDER)
-    **({"individual-risk": {"model": "individual-risk", "threshold": 0.1}} if "individual-risk" in ORDER else {}),
+    # sdcMicro's individual risk (issue 28)
+    "individual-risk": {"model": "individual-risk", "threshold": 0.1},
 }
 VALID_ATTRIBUTES: dict[str, dict[str, Any]] = {
     "quasi": {"role": "quasi"}, "sensitive": {"role": "sensitive"}, "identifier": {"role": "identifier"},

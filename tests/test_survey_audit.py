@@ -34,16 +34,12 @@ from anonkit.cli import app
 from anonkit.config import DEFAULT_INDIVIDUAL_RISK, AuditThresholds
 from anonkit.errors import InputError
 from anonkit.models import KAnonymity
-from anonkit.models.registry import ORDER
 from anonkit.risk import suda2, survey_risk
 from anonkit.start.roles import suggest_roles
 from survey_toy import lay_out, read_out, survey_frame
 
 cli = CliRunner()
 QI = ["ZIPCode", "Age"]
-#: the criterion's tests need the model registered (models/registry.py ORDER: the lead's integration)
-REGISTERED = "individual-risk" in ORDER
-needs_model = pytest.mark.skipif(not REGISTERED, reason="individual-risk is not registered yet (lead's patch)")
 #: a release of the toy: generalized cells, one suppressed record (all ``*``) and one suppressed cell
 RELEASE = pd.DataFrame({
     "ZIPCode": ["476**", "476**", "476**", "479**", "479**", "479**", "*", "476**", "476**"],
@@ -226,7 +222,6 @@ def _criterion_config(tmp: Path, algorithm: dict, threshold: float = 0.2) -> Pat
     return lay_out(tmp, privacy=[{"model": "individual-risk", "threshold": threshold}, *extra], algorithm=algorithm)
 
 
-@needs_model
 @pytest.mark.parametrize("algorithm", [{"name": "flash"}, {"name": "mdav"}])
 def test_the_criterions_releases_pass_the_verifier(tmp_path: Path, algorithm: dict) -> None:
     from anonkit.models.individual_risk import IndividualRisk
@@ -250,7 +245,6 @@ def test_the_criterions_releases_pass_the_verifier(tmp_path: Path, algorithm: di
         verify(out.drop(columns=["W"]), schema, [IndividualRisk(0.2)])
 
 
-@needs_model
 def test_the_criterion_without_a_weight_is_refused_before_any_work() -> None:
     from anonkit import anonymize
     from anonkit.models.individual_risk import IndividualRisk
@@ -263,7 +257,6 @@ def test_the_criterion_without_a_weight_is_refused_before_any_work() -> None:
     assert anonymize(frame, weighted, [IndividualRisk(0.5)], algorithm="flash").verification.ok  # control
 
 
-@needs_model
 @settings(max_examples=20, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from("xyz"), st.floats(1, 40, allow_nan=False)),
                 min_size=2, max_size=15))
@@ -288,7 +281,6 @@ def test_the_config_knows_the_threshold() -> None:
     assert AuditThresholds(individual_risk=0.05).individual_risk == 0.05
 
 
-@needs_model
 def test_the_advice_adds_the_criterion_when_the_survey_verdict_fails(tmp_path: Path) -> None:
     lay_out(tmp_path, privacy=[{"model": "k-anonymity", "k": 2}], algorithm={"name": "flash"},
             audit={"thresholds": {"individual_risk": 0.05, "attack_risk": 1.0, "highest_risk": 1, "average_risk": 1}})

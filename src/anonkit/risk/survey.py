@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from anonkit.errors import InputError
+from anonkit.models.individual_risk import benedetti_franconi
 from anonkit.risk._keys import MISSING, group_ids, household_ids, key_codes, weights_array
 
 #: sdcMicro's default share with which a key with missing values counts toward the keys it matches.
@@ -208,21 +209,13 @@ def individual_risk(freq: SampleFrequencies, *, method: str = DEFAULT_RISK_METHO
         survey = freq.weighted
     if not survey:
         return 1.0 / fk
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pk = fk / Fk
-        odds = pk / (1 - pk)
-        log_inv = np.log(1 / pk)
-        one = odds * log_inv
-        two = odds - odds**2 * log_inv
-        many = pk / (fk - (1 - pk))
-    rk = np.where(fk > 2, many, np.where(fk == 2, two, one))
+    rk = benedetti_franconi(fk, Fk)  # the approximation, as the individual-risk model judges a class
     if method == "exact":
-        rk = rk.copy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pk = fk / Fk
         big = np.flatnonzero((fk > 2) & (fk != Fk))
         for (f, p), rows in pd.Series(big).groupby([fk[big], pk[big]]):
             rk[rows.to_numpy()] = _exact_checked(f, p)
-    same = fk == Fk
-    rk = np.where(same, 1.0 / fk, rk)
     return rk * float(qual)
 
 

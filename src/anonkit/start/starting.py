@@ -36,7 +36,7 @@ from anonkit.hierarchy.builders.periods import date_ladder, year_level
 from anonkit.risk.thresholds import DEFAULT_HIGHEST_RISK
 from anonkit.start.hierarchies import auto_hierarchy, built_hierarchy
 from anonkit.start.risk import models_for_risk
-from anonkit.start.roles import ColumnAdvice, suggest_roles
+from anonkit.start.roles import ROLES, ColumnAdvice, suggest_roles
 
 #: the t of the t-closeness suggested for every sensitive attribute
 DEFAULT_T = 0.2
@@ -168,7 +168,7 @@ def _yaml(point: StartingPoint) -> str:
     path = c["input"].get("path", "")
     out = [f"# anonkit starting config for {Path(str(path)).name or 'the input'}, written by `anonkit init`:",
            "# roles, types and hierarchies were guessed from the data; read every reason below, change what",
-           "# is wrong (role: identifier | quasi | sensitive | insensitive), then run:",
+           "# is wrong, then run (the roles: " + ", ".join(ROLES) + "):",
            "#   anonkit anonymize THIS_FILE",
            "# The run prints a verdict (the audit); when it fails it says the change that passes.",
            f"input: {_flow(c['input'])}", "attributes:"]
