@@ -5,7 +5,8 @@ models it cannot enforce with wildcard cells (other models, k on some attributes
 attribute), a value that would read as a suppressed cell, a person column — and says "cannot be met"
 (exit 1) when ``max_cells`` or the models cannot hold.
 
-Before the algorithm existed every case was refused as an unknown algorithm, so none of these lines was said.
+Before the algorithm existed every case was refused as an unknown algorithm, so none of these lines was said;
+before strata, combs and households (items 1, 3, 7) each of those options was refused as "not an option".
 """
 
 from __future__ import annotations
@@ -93,4 +94,67 @@ CASES = [
     # the options of other algorithms
     C("ls-mode-not-an-option", 2, ("'mode' is not an option of local-suppression",), cfg=(_ls(mode="strict"),)),
     C("ls-k-option", 2, ("'k' is not an option of local-suppression",), cfg=(_ls(k=3),)),
+]
+
+# ---------------------------------------------------------------- strata, key combinations, households (items 1, 3, 7)
+_HH_ROWS = ("47677;29;3;gastric ulcer;1", "47602;22;4;gastritis;1", "47678;27;5;stomach cancer;1",
+            "47905;43;6;gastritis;2", "47909;52;11;flu;2", "47906;47;8;bronchitis;2",
+            "47605;30;7;bronchitis;3", "47673;36;9;pneumonia;3", "47607;32;10;stomach cancer;3")
+_HH = write("test2.csv", HEADER + ";HH\n" + "\n".join(_HH_ROWS) + "\n")
+_HH_ROLE = put("attributes.HH", {"role": "household"})
+_REGION = write("test2.csv", HEADER + ";Region\n" + "\n".join(
+    r.rsplit(";", 1)[0] + (";north" if i < 7 else ";south") for i, r in enumerate(_HH_ROWS)) + "\n")
+_REGION_ROLE = put("attributes.Region", {"role": "insensitive"})
+
+CASES += [
+    # strata: published columns that are not keys
+    C("ls-strata-unknown", 2, ("strata", "column the table does not have", "Region"), cfg=(_ls(strata=["Region"]),)),
+    C("ls-strata-is-a-key", 2, ("'Age' is a quasi-identifier and a stratum", "remove it"),
+      cfg=(_ls(strata=["Age"]),)),
+    C("ls-strata-identifier", 2, ("stratum column is published unchanged", "identifier", "Salary"),
+      cfg=(_ls(strata=["Salary"]), put("attributes.Salary", {"role": "identifier"}))),
+    C("ls-strata-household", 2, ("stratum column", "household", "HH"),
+      cfg=(_ls(strata=["HH"]), _HH_ROLE), files=(_HH,)),
+    C("ls-strata-empty", 2, ("strata is empty",), cfg=(_ls(strata=[]),)),
+    C("ls-strata-twice", 2, ("strata name a column twice", "Disease"), cfg=(_ls(strata=["Disease", "Disease"]),)),
+    C("ls-strata-text", 2, ("option 'strata'", "valid list"), cfg=(_ls(strata="Disease"),)),
+    C("ls-strata-number", 2, ("option 'strata'", "valid string"), cfg=(_ls(strata=[1]),)),
+    C("ls-stratum-smaller-than-k", 1, ("stratum Disease=", "fewer than k = 3", "merge strata or lower k"),
+      cfg=(_ls(strata=["Disease"]),)),
+    C("ls-stratum-south-smaller-than-k", 1, ("stratum Region=south", "2 records", "fewer than k = 3"),
+      cfg=(_ls(strata=["Region"]), _REGION_ROLE), files=(_REGION,)),
+    C("ls-stratum-fewer-l-values", 1, ("stratum Region=", "distinct value", "fewer than l = 3", "merge strata"),
+      cfg=(_ls(strata=["Region"]), _REGION_ROLE, put("privacy.0.k", 2), add_model({**DL, "l": 3})),
+      files=(_REGION,)),
+    # combs: sizes of key subsets, each with its k
+    C("ls-combs-zero", 2, ("combs", "greater than or equal to 1"), cfg=(_ls(combs=[0]),)),
+    C("ls-combs-too-large", 2, ("a size in combs must lie in [1, 2]", "3"), cfg=(_ls(combs=[3]),)),
+    C("ls-combs-empty", 2, ("combs is empty",), cfg=(_ls(combs=[]),)),
+    C("ls-combs-twice", 2, ("combs lists a size twice",), cfg=(_ls(combs=[1, 1]),)),
+    C("ls-combs-text", 2, ("option 'combs'", "valid list"), cfg=(_ls(combs="all"),)),
+    C("ls-combs-k-length", 2, ("combs_k gives 1 values for 2 sizes", "one k per size"),
+      cfg=(_ls(combs=[1, 2], combs_k=[4]),)),
+    C("ls-combs-k-longer", 2, ("combs_k gives 3 values for 1 sizes",), cfg=(_ls(combs=[1], combs_k=[4, 3, 2]),)),
+    C("ls-combs-k-without-combs", 2, ("combs_k", "give combs too"), cfg=(_ls(combs_k=[4]),)),
+    C("ls-combs-k-zero", 2, ("combs_k", "greater than or equal to 1"), cfg=(_ls(combs=[1], combs_k=[0]),)),
+    C("ls-combs-k-above-records", 1, ("fewer than k = 12", "lower k"), cfg=(_ls(combs=[1], combs_k=[12]),)),
+    C("ls-combs-optimal", 2, ("method optimal does not solve key combinations", "method heuristic"),
+      cfg=(_ls(combs=[1], method="optimal"),)),
+    # households kept together
+    C("ls-households-unknown", 2, ("households", "independent", "together"), cfg=(_ls(households="merged"),)),
+    C("ls-households-no-role", 2, ("households: together needs a column with role household",),
+      cfg=(_ls(households="together", household_keys=["ZIPCode"]),)),
+    C("ls-household-keys-without-together", 2, ("household_keys", "households: together"),
+      cfg=(_ls(household_keys=["ZIPCode"]), _HH_ROLE), files=(_HH,)),
+    C("ls-households-no-keys", 2, ("households: together needs household_keys",),
+      cfg=(_ls(households="together"), _HH_ROLE), files=(_HH,)),
+    C("ls-household-keys-not-qi", 2, ("household_keys", "not a quasi-identifier", "Disease"),
+      cfg=(_ls(households="together", household_keys=["Disease"]), _HH_ROLE), files=(_HH,)),
+    C("ls-household-keys-twice", 2, ("household_keys name an attribute twice", "ZIPCode"),
+      cfg=(_ls(households="together", household_keys=["ZIPCode", "ZIPCode"]), _HH_ROLE), files=(_HH,)),
+    C("ls-household-key-differs", 2, ("'ZIPCode' differs within a household", "not a household-level key"),
+      cfg=(_ls(households="together", household_keys=["ZIPCode"]), _HH_ROLE), files=(_HH,)),
+    C("ls-households-optimal", 2, ("method optimal does not solve households kept together",),
+      cfg=(_ls(households="together", household_keys=["ZIPCode"], method="optimal"), _HH_ROLE),
+      files=(_HH, edit_toy("47602", "47677"))),
 ]

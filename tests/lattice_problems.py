@@ -27,6 +27,10 @@ from anonkit.models import (
 )
 
 #: the hypothesis settings of the random lattice problems (no deadline; big tables are no health failure)
+#: examples of the slow brute-force properties (each a few tens of ms; derandomized, so the same ones
+#: every run). They ran 1,000 until the suite neared CI's 15 minutes; 300 keep the agreement checked
+#: on several hundred lattices beside the 60-example quick properties.
+MANY = 300
 SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
 
 

@@ -12,7 +12,7 @@ import pandas as pd
 
 from anonkit import Hierarchy, Schema
 from anonkit.algorithms import Algorithm
-from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness, ThetaSensitivity
+from anonkit.models import DifferentialPrivacy, DistinctLDiversity, KAnonymity, TCloseness, ThetaSensitivity
 
 #: every disease's category (θ-sensitivity; spec §1.5)
 CATEGORIES = {"cold": "Asymptomatic", "flu": "Low", "ulcer": "Mild", "cancer": "Severe"}
@@ -33,7 +33,18 @@ def draw_options(spec: Algorithm, heights: list[int], rng: np.random.Generator) 
             out[name] = choices[int(rng.integers(len(choices)))]
         elif info.is_required():
             raise AssertionError(f"{spec.name}: the suite cannot draw the required option {name!r}")
-    return out
+    return out | SUITE_OPTIONS.get(spec.name, {})
+
+
+#: what the suite's table needs some algorithms to be told (their other options are drawn)
+SUITE_OPTIONS: dict[str, dict] = {
+    "safepub": {"seeded": True},  # one transformation (a degree is drawn) and draws a test can repeat
+    "local-suppression": {"households": "independent"},  # the suite's table has no households (record-swap's has)
+    "record-swap": {"hierarchy": ["zip"], "risk": "k-anonymity"},  # the geography swapped (test_swap: other risks)
+    "shuffle": {"columns": ["age"], "predictors": ["zip"]},  # the one numeric column, modelled on zip
+}
+#: the algorithms that read households (the suite gives them an ``hh`` column)
+HOUSEHOLDS = ("record-swap",)
 
 
 def _choices(annotation: object) -> list:
@@ -48,9 +59,10 @@ def _choices(annotation: object) -> list:
     return []
 
 
-def random_table(seed: int, n: int, persons: bool = False) -> tuple[pd.DataFrame, Schema]:
+def random_table(seed: int, n: int, persons: bool = False, households: bool = False) -> tuple[pd.DataFrame, Schema]:
     """``n`` records; with ``persons`` they belong to persons of 1 to 3 records (equal QIs), a
-    ``pid`` column names them."""
+    ``pid`` column names them; with ``households`` they live in households of 1 to 3 records (one
+    zip per household: the geography), an ``hh`` column (role household) names them."""
     rng = np.random.default_rng(seed)
     age = rng.integers(20, 40, n)
     zips = rng.choice(["1234", "1235", "1299", "1300"], n)
@@ -58,6 +70,9 @@ def random_table(seed: int, n: int, persons: bool = False) -> tuple[pd.DataFrame
     if persons:
         pid = np.repeat(np.arange(n), rng.integers(1, 4, n))[:n]
         age, zips = age[pid], zips[pid]
+    hh = np.repeat(np.arange(n), rng.integers(1, 4, n))[:n]
+    if households:
+        zips = zips[hh]
     frame = pd.DataFrame(
         {
             "name": [f"person{i}" for i in range(n)],
@@ -69,12 +84,14 @@ def random_table(seed: int, n: int, persons: bool = False) -> tuple[pd.DataFrame
     )
     if persons:
         frame.insert(0, "pid", [f"p{i}" for i in pid])
+    if households:
+        frame["hh"] = [f"h{i}" for i in hh]
     h_age = Hierarchy([[str(a), f"{a // 10 * 10}-{a // 10 * 10 + 9}", "*"] for a in range(20, 40)], name="age")
     h_zip = Hierarchy([[z, z[:3] + "*", "*"] for z in ["1234", "1235", "1299", "1300"]], name="zip")
     schema = Schema.of(
         identifier=["name"], quasi=["age", "zip"], sensitive=["disease"], insensitive=["note"],
         hierarchies={"age": h_age, "zip": h_zip}, types={"age": "numeric"}, categories={"disease": CATEGORIES},
-        person="pid" if persons else None,
+        person="pid" if persons else None, household="hh" if households else None,
     )
     return frame, schema
 
@@ -82,6 +99,8 @@ def random_table(seed: int, n: int, persons: bool = False) -> tuple[pd.DataFrame
 def suite_models(spec: Algorithm, k: int, with_l: bool, t: float | None) -> list:
     """k, distinct 2-diversity and t-closeness; an algorithm that publishes per-person tables takes
     only the models it guarantees (θ-sensitivity or l-diversity for the diversity part)."""
+    if spec.name == "safepub":  # SafePub enforces its differential-privacy model (k follows from ε, δ: 33 here;
+        return [DifferentialPrivacy(2.0, 0.01)]  # δ below 1/n for the suite's tables of at most 60 rows)
     models: list = [KAnonymity(k)]
     if spec.verifier is not None:
         if with_l:

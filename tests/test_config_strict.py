@@ -72,6 +72,8 @@ VALID_MODELS: dict[str, dict[str, Any]] = {
                     "no-attack-profitability-journalist")},
     # sdcMicro's individual risk (issue 28)
     "individual-risk": {"model": "individual-risk", "threshold": 0.1},
+    # ARX's SafePub (issue 29)
+    "differential-privacy": {"model": "differential-privacy", "epsilon": 2.0, "delta": 1e-6},
 }
 VALID_ATTRIBUTES: dict[str, dict[str, Any]] = {
     "quasi": {"role": "quasi"}, "sensitive": {"role": "sensitive"}, "identifier": {"role": "identifier"},

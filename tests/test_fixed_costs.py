@@ -4,7 +4,8 @@
 * Record linkage's candidates by pattern (:mod:`anonkit.metrics._linkage`) are exactly the pair
   enumeration's, on random local recodings and on the bucket releases that made it necessary.
 * ``anonkit --version`` answered before the command line loads prints what the command line prints;
-  ``anonkit --help`` loads no numpy, pandas or numba.
+  ``anonkit --help`` loads no numpy, pandas or numba, and no command: it lists the commands from their
+  sources, byte for byte the whole command line's help.
 * The numpy→numba switch counts CPU time, so waiting (a busy machine) never loads numba.
 """
 
@@ -186,6 +187,91 @@ def test_help_loads_no_numpy_pandas_or_numba() -> None:
         imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
         assert len(imported) > 10  # the probe sees imports at all
         assert not imported & {"numpy", "pandas", "numba", "pyarrow"}, args
+
+
+def _render(command, args: list[str], width: int, prog: str = "anonkit") -> tuple[object, str]:  # type: ignore[no-untyped-def]
+    """What ``command`` prints (stdout and stderr, in order) and its exit code for ``args`` at ``width`` columns."""
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    code: object = None
+    was = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(width)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            command.main(args, prog_name=prog, standalone_mode=True)
+    except SystemExit as done:
+        code = done.code
+    finally:
+        if was is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = was
+    return code, out.getvalue()
+
+
+@pytest.mark.parametrize("width", [80, 52, 120])
+@pytest.mark.parametrize("args", [["--help"], []])
+def test_the_help_without_commands_is_the_whole_command_lines(args: list[str], width: int) -> None:
+    """``anonkit --help`` (and ``anonkit`` alone) listed from the commands' sources, without importing
+    one, is byte for byte what the command line with every command registered prints, exit code included."""
+    import typer
+
+    import anonkit.cli as cli
+
+    light = cli.help_only_group(cli._root(), cli.COMMANDS)
+    assert light is not None
+    whole = _render(typer.main.get_command(cli.app), args, width)
+    assert _render(light, args, width) == whole
+    assert "Commands:" in whole[1] and all(f"  {name} " in whole[1] for name, _ in cli.COMMANDS)
+
+
+def test_each_declared_help_is_the_registered_commands() -> None:
+    """:func:`declared_help` reads from a command's source what Typer registers for it; a target
+    whose help the source cannot give (no such name, a decorated function) is ``None``, and then the
+    help-only group is not made (the whole command line answers)."""
+    import typer
+
+    import anonkit.cli as cli
+    from anonkit.cli.helptext import declared_help, help_only_group
+
+    registered = typer.main.get_command(cli.app).commands  # type: ignore[attr-defined]
+    assert [name for name, _ in cli.COMMANDS] == list(registered)
+    for name, target in cli.COMMANDS:
+        assert declared_help(target) == registered[name].help, name
+    assert declared_help("anonkit.cli.init:no_such_command") is None
+    assert declared_help("anonkit.cli.helptext:HelpGroup") is None  # a class, not a command
+    assert declared_help("anonkit.cli.no_such_module:x") is None
+    assert help_only_group(cli._root(), [*cli.COMMANDS, ("x", "anonkit.cli.init:no_such_command")]) is None
+
+
+def _loaded_after(*argv: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """The console script's entry run with ``argv``, and the modules it had loaded when it exited
+    (printed by an exit handler after its own output: ``-X importtime`` misses ``importlib.import_module``)."""
+    probe = ("import atexit, sys; atexit.register(lambda: print('\\nLOADED', ' '.join(sorted(sys.modules)))); "
+             f"sys.argv = ['anonkit', *{list(argv)!r}]; from anonkit._entry import main; main()")
+    done = _run("-c", probe)
+    text, _, loaded = done.stdout.rpartition("\nLOADED ")
+    return subprocess.CompletedProcess(done.args, done.returncode, text, done.stderr), set(loaded.split())
+
+
+def test_help_imports_no_command_and_prints_the_whole_help() -> None:
+    """The process ``anonkit --help`` imports no command module and no rich, and prints what the whole
+    command line prints; a command's own ``--help`` (the control) does import its module."""
+    import typer
+
+    import anonkit.cli as cli
+
+    commands = {target.partition(":")[0] for _, target in cli.COMMANDS}
+    done, loaded = _loaded_after("--help")
+    assert done.returncode == 0, done.stderr
+    assert "anonkit.cli.helptext" in loaded
+    assert not loaded & (commands | {"rich", "anonkit.cli.console", "numpy", "pandas", "numba"})
+    assert done.stdout == _render(typer.main.get_command(cli.app), ["--help"], 80)[1]
+    control, loaded = _loaded_after("models", "--help")
+    assert control.returncode == 0, control.stderr
+    assert {"anonkit.cli.models", "rich"} <= loaded
 
 
 # ---------------------------------------------------------------------------------------- tiering

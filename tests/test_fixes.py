@@ -186,6 +186,27 @@ def test_same_plan_same_list(tmp_path: Path) -> None:
     assert propose_fixes(_plan(tmp_path, cfg), max_tries=6) == first
 
 
+def test_the_advice_reruns_are_reused_not_run_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's advice reran some changed configs already (``Result.reruns``); the fixes' trials of the
+    same configs reuse them — fewer runs, the same list as from the summary alone (which has no reruns)."""
+    import anonkit.fixes.trial as trial
+
+    _toy(tmp_path, n=120, seed=3)
+    cfg = _toy_config(2, INFERENCE)
+    plan = _plan(tmp_path, cfg)
+    result = run(plan)
+    assert not result.summary["verdict"]["ok"] and result.reruns  # the advice reran its candidates
+    runs: list[int] = []
+    real = trial.anonymize_checked
+    monkeypatch.setattr(trial, "anonymize_checked", lambda *a, **k: runs.append(1) or real(*a, **k))
+    reused = propose_fixes(plan, result=result, max_tries=8)
+    with_reuse = len(runs)
+    runs.clear()
+    fresh = propose_fixes(plan, result=result.summary, max_tries=8)
+    assert reused == fresh and with_reuse < len(runs)  # the same list, from fewer runs
+    assert set(result.reruns) and all(len(v) == 2 for v in result.reruns.values())
+
+
 def test_max_tries_bounds_the_runs(tmp_path: Path) -> None:
     _toy(tmp_path, n=120, seed=3)
     cfg = _toy_config(2, INFERENCE)

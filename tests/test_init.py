@@ -77,3 +77,27 @@ def test_init_reads_every_format(suffix: str, tmp_path: Path) -> None:
     assert code == 0, err
     code, _, err = run_cli("anonymize", str(tmp_path / "c.yaml"), "--no-fixes")
     assert code == 0, err
+
+
+def test_an_id_column_is_dropped_and_its_reason_names_new_id_and_pseudonym(tmp_path: Path) -> None:
+    """An id column stays role identifier by default (fail closed: nothing of it published); its reason says
+    what to give it instead — new-id for linked rows in this release, pseudonym with a key across releases —
+    and the config's list of roles offers new-id. The control: a quasi-identifier's reason names neither."""
+    n = 60
+    frame = pd.DataFrame({"record_id": [f"R{i:04d}" for i in range(n)], "age": [20 + i % 7 for i in range(n)],
+                          "sex": ["m", "f"] * (n // 2), "visits": list(range(n))})
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    code, _, err = run_cli("init", str(tmp_path / "t.csv"), "-o", str(tmp_path / "start.yaml"))
+    assert code == 0, err
+    text = (tmp_path / "start.yaml").read_text()
+    assert yaml.safe_load(text)["attributes"]["record_id"]["role"] == "identifier"
+    reason, said = {}, []
+    for line in text.splitlines():  # a column's reason: the comment lines just before it
+        if line.startswith("  # "):
+            said.append(line[4:])
+        else:
+            reason[line.split(":")[0].strip()] = " ".join(said)
+            said = []
+    assert "give it role new-id; across releases, role pseudonym with a key" in reason["record_id"]
+    assert "new-id" not in reason["age"] and "pseudonym" not in reason["age"]
+    assert "new-id" in next(line for line in text.splitlines() if "the roles:" in line)

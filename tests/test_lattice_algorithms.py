@@ -27,7 +27,7 @@ from anonkit.errors import InputError
 from anonkit.metrics import SearchMetric, score
 from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness
 from anonkit.verifier import verify
-from lattice_problems import SETTINGS, Problem, near_best, node_of, problems
+from lattice_problems import MANY, SETTINGS, Problem, near_best, node_of, problems
 
 OPTIMAL = ("flash", "ola", "incognito")
 AGES = [21, 23, 25, 32, 35, 38]
@@ -238,14 +238,14 @@ def test_optimal_algorithms_match_brute_force_variants(problem: Problem) -> None
 
 
 @pytest.mark.slow
-@settings(max_examples=1000, **SETTINGS)
+@settings(max_examples=MANY, **SETTINGS)
 @given(problem=problems())
 def test_optimal_algorithms_match_brute_force_many(problem: Problem) -> None:
     check_against_brute_force(problem)
 
 
 @pytest.mark.slow
-@settings(max_examples=1000, **SETTINGS)
+@settings(max_examples=MANY, **SETTINGS)
 @given(problem=problems(variants=True))
 def test_optimal_algorithms_match_brute_force_variants_many(problem: Problem) -> None:
     check_against_brute_force(problem)
@@ -274,7 +274,7 @@ def test_optimal_algorithms_match_brute_force_weighted_loss(problem: Problem) ->
 
 
 @pytest.mark.slow
-@settings(max_examples=500, **SETTINGS)
+@settings(max_examples=MANY, **SETTINGS)
 @given(problem=weighted_loss_problems())
 def test_optimal_algorithms_match_brute_force_weighted_loss_many(problem: Problem) -> None:
     check_against_brute_force(problem)

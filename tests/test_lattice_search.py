@@ -36,7 +36,7 @@ from anonkit.algorithms.lattice._space import (
 )
 from anonkit.algorithms.lattice.flash import flash
 from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness
-from lattice_problems import SETTINGS, Problem, near_best, node_of, problems
+from lattice_problems import MANY, SETTINGS, Problem, near_best, node_of, problems
 
 ALL = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
        "salary-class"]
@@ -125,7 +125,7 @@ def test_pruned_flash_finds_the_exhaustive_optimum_variants(problem: Problem) ->
 
 
 @pytest.mark.slow
-@settings(max_examples=600, **SETTINGS)
+@settings(max_examples=MANY, **SETTINGS)
 @given(problem=st.one_of(problems(max_qis=4, max_height=3, max_n=300), problems(variants=True)))
 def test_pruned_flash_finds_the_exhaustive_optimum_many(problem: Problem) -> None:
     check_pruned_flash(problem)

@@ -145,7 +145,8 @@ def test_the_audit_report_names_its_input(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------------------ shipped examples
 #: examples whose comment says why their audit fails (and must say so)
-EXPLAINED = {"adult", "adult-fixed", "adult-uhra", "tcloseness-paper"}
+EXPLAINED = {"adult", "adult-fixed", "adult-uhra", "tcloseness-paper", "survey-swap",
+             "survey-local-suppression", "survey-microaggregation"}
 
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in EXAMPLES.glob("*.yaml") if p.stem != "adult-spark"))
@@ -224,3 +225,13 @@ def test_a_release_without_a_sensitive_attribute_gets_its_verdict(tmp_path: Path
     summary, audit, _code = _anonymize_and_audit(path)
     assert summary["satisfied"] and "verdict" in summary and audit["verdicts"], (summary, audit)
     assert summary["verdict"]["thresholds"] == audit["thresholds"]
+
+
+def test_a_perturbative_run_is_advised_without_model_reruns(tmp_path: Path) -> None:
+    """Microaggregation enforces no model (the audit judges its release): raising k would change
+    nothing, so the advice reruns nothing and says what to change instead."""
+    config = _example(tmp_path, "survey-microaggregation")
+    summary, _audit, _code = _anonymize_and_audit(config)
+    advice = summary["verdict"]["advice"]
+    assert not summary["verdict"]["ok"] and advice["tried"] == [] and not advice["holds"]
+    assert "enforces no privacy model" in advice["gives"] and advice["key"].startswith("audit.thresholds.")

@@ -257,6 +257,8 @@ def _option_cases() -> Iterator[tuple[str, str, object]]:
 
 
 def _required_options(name: str) -> dict[str, object]:
+    if name == "safepub":  # one transformation is required (levels, degree or steps)
+        return {"degree": "medium"}
     return {"levels": {"Age": 0, "ZIPCode": 0}} if name == "fixed" else {}
 
 

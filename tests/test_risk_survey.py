@@ -402,11 +402,97 @@ def test_loglinear_refuses_missing_keys_and_huge_tables(monkeypatch):
         loglinear_risk(missing, ["a", "b"], weights="w")
     import anonkit.risk.loglinear as ll
 
-    monkeypatch.setattr(ll, "MAX_CELLS", 3)
+    monkeypatch.setattr(ll, "MAX_CELLS", 3)  # only a model with interactions materializes the table
     with pytest.raises(InputError, match="4 cells"):
-        loglinear_risk(GOOD, ["a", "b"], weights="w")
+        loglinear_risk(GOOD, ["a", "b"], weights="w", interactions=[("a", "b")])
+    assert loglinear_risk(GOOD, ["a", "b"], weights="w").cells == 3  # main effects: never the table
     monkeypatch.setattr(ll, "MAX_CELLS", 4)
-    assert loglinear_risk(GOOD, ["a", "b"], weights="w").cells == 3  # the control
+    assert loglinear_risk(GOOD, ["a", "b"], weights="w", interactions=[("a", "b")]).cells == 3  # the control
+
+
+def _dense_modrisk(data, keys, w, method, interactions, numeric):
+    """A reference: R's IRLS on the dense full-grid design (every level combination), lstsq each step."""
+    levels = [pd.unique(data[k]) for k in keys]
+    mesh = np.meshgrid(*[np.arange(len(v)) for v in levels], indexing="ij")
+    grid = [m.ravel() for m in mesh]
+    cell = np.zeros(len(data), dtype=np.int64)
+    for k, v in zip(keys, levels, strict=True):
+        cell = cell * len(v) + pd.Index(v).get_indexer(data[k])
+    size = grid[0].size
+    counts = np.bincount(cell, minlength=size).astype(float)
+    wsum, incl = np.bincount(cell, w, size), np.bincount(cell, 1 / w, size)
+
+    def block(j):
+        if keys[j] in numeric:
+            return levels[j].astype(float)[grid[j]][:, None]
+        return np.eye(len(levels[j]))[grid[j]][:, 1:]
+
+    cols = [np.ones((size, 1))] + [block(j) for j in range(len(keys))]
+    for a, b in interactions:
+        ba, bb = block(keys.index(a)), block(keys.index(b))
+        cols.append((ba[:, :, None] * bb[:, None, :]).reshape(size, -1))
+    y, off = counts, np.zeros(size)
+    if method == "CE":
+        off = np.log(np.where(wsum > 0, counts / np.where(wsum > 0, wsum, 1), 0) + 0.1)
+    elif method == "PML":
+        y = np.round(wsum * counts.sum() / wsum.sum())
+    elif method == "weightedLLM":
+        cols.append(wsum[:, None])
+    x = np.hstack(cols)
+    mu = y + 0.1
+    eta = np.log(mu)
+
+    def dev(mu):
+        return 2 * np.sum(np.where(y > 0, y * np.log(np.where(y > 0, y, 1) / mu), 0) - (y - mu))
+
+    old = dev(mu)
+    for _ in range(25):
+        sw = np.sqrt(mu)
+        beta = np.linalg.lstsq(x * sw[:, None], (eta - off + (y - mu) / mu) * sw, rcond=None)[0]
+        eta = x @ beta + off
+        mu = np.exp(eta)
+        new = dev(mu)
+        if abs(new - old) / (abs(new) + 0.1) < 1e-8:
+            break
+        old = new
+    else:
+        return None
+    keep = counts > 0
+    v = (1 - incl[keep & (counts == 1)]) * mu[keep & (counts == 1)]
+    match = np.where(v > 0, (1 - np.exp(-v)) / np.where(v > 0, v, 1), 1)
+    return np.sum(np.exp(-v)) / keep.sum(), np.sum(match) / keep.sum()
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.data())
+def test_loglinear_matches_the_dense_full_grid_fit(draw):
+    """The fit on the observed cells' rows plus the table's sums (product form, or the materialized table with
+    interactions) is R's IRLS on the dense full-grid design — any method, numeric keys, interactions."""
+    n = draw.draw(st.integers(3, 30))
+    cols = {k: draw.draw(st.lists(st.integers(0, size), min_size=n, max_size=n))
+            for k, size in (("a", 3), ("b", 2), ("c", 4))}
+    w = np.array(draw.draw(st.lists(st.integers(1, 300), min_size=n, max_size=n)), dtype=float)
+    data = pd.DataFrame(cols).assign(w=w)
+    method = draw.draw(st.sampled_from(["default", "CE", "PML", "weightedLLM"]))
+    numeric = draw.draw(st.sampled_from([[], ["c"]]))
+    interactions = draw.draw(st.sampled_from([[], [("a", "b")], [("a", "c"), ("b", "c")]]))
+    keys = ["a", "b", "c"]
+    with np.errstate(all="ignore"):
+        try:
+            got = loglinear_risk(data, keys, weights="w", method=method, interactions=interactions, numeric=numeric)
+        except InputError as e:  # R's glm stops too when no step halving finds a finite deviance
+            assert method == "weightedLLM" and "diverges" in str(e)
+            return
+        try:
+            want = _dense_modrisk(data, keys, w, method, interactions, numeric)
+        except np.linalg.LinAlgError:  # the dense reference overflows (it has no step halving)
+            want = None
+    if method != "weightedLLM":  # the other methods always have a maximum-likelihood fit
+        assert got.converged and want is not None
+    if want is None or not got.converged:  # a diverging weightedLLM: the 25th step's figures vary
+        return
+    gr1, gr2 = want
+    assert got.gr1 == pytest.approx(gr1, rel=1e-7, abs=1e-12) and got.gr2 == pytest.approx(gr2, rel=1e-7, abs=1e-12)
 
 
 def test_loglinear_without_weights_uses_one():

@@ -85,7 +85,9 @@ def test_the_pipeline_goes_through_the_engine() -> None:
 def test_linked_tables_are_declared_and_published_by_name() -> None:
     linked = {a.name: a.tables for a in algorithms().values() if a.tables}
     assert linked == {"anatomy": ("qit", "st"), "angelization": ("qt", "st"), "kl-diversity": ("persons",),
-                      "local-suppression": ("table",), "pram": ("perturbed",), "add-noise": ("perturbed",)}
+                      "local-suppression": ("table",), "pram": ("perturbed",), "add-noise": ("perturbed",),
+                      "rank-swap": ("perturbed",), "record-swap": ("perturbed",), "shuffle": ("perturbed",),
+                      "microaggregation": ("perturbed",)}
     frame = pd.DataFrame({"q": list("abcdefgh"), "s": list("xyzwxyzw")})
     result = anonymize(frame, Schema.of(quasi=["q"], sensitive=["s"]), [DistinctLDiversity("s", 2)],
                        algorithm="anatomy", l=2)

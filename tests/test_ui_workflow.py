@@ -200,7 +200,7 @@ def test_steps_are_reachable_by_keyboard_and_labelled() -> None:
         assert not unlabelled, unlabelled
 
 
-@pytest.mark.slow  # about 90 s: Adult's run and audit, twice (the page's and the CLI's)
+@pytest.mark.long  # about 90 s: Adult's run and audit, twice (the page's and the CLI's); -m long runs it
 def test_adult_from_a_new_csv_to_a_downloaded_release(tmp_path, adult_frame) -> None:  # type: ignore[no-untyped-def]
     table = tmp_path / "adult.csv"
     adult_frame.to_csv(table, index=False)

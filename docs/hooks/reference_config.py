@@ -292,12 +292,20 @@ def _simple(title: str, cls: type[BaseModel], prefix: str) -> list[str]:
 
 def config_markdown() -> str:
     """The whole config reference."""
-    from anonkit.config import AuditConfig, AuditThresholds, OutputConfig, PostAnalyticsConfig, SparkConfig
+    from anonkit.config import (
+        AuditConfig,
+        AuditThresholds,
+        MeasuresConfig,
+        OutputConfig,
+        PostAnalyticsConfig,
+        SparkConfig,
+    )
 
     lines = [*_top(), *_input(), *_attributes(), *_builders(), *_privacy(), *_algorithm(),
              *_simple("output", OutputConfig, "output."),
              *_simple("post_analytics", PostAnalyticsConfig, "post_analytics."),
              *_simple("audit", AuditConfig, "audit."),
              *_simple("audit.thresholds", AuditThresholds, "audit.thresholds."),
-             *_simple("spark", SparkConfig, "spark.")]
+             *_simple("spark", SparkConfig, "spark."),
+             *_simple("measures", MeasuresConfig, "measures.")]
     return "\n".join(lines)

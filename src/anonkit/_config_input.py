@@ -17,7 +17,8 @@ does not hold it:
   a household ``publish`` (``drop`` or ``renumbered``) and ``seed``; a pseudonym ``publish``
   (``hmac`` or ``renumbered``), ``seed``, and its key's source, ``key_file`` or ``key_env`` — never
   the key itself (a ``key:`` in the config is refused: the config is copied into summaries).
-  ``format`` (a date's strftime pattern) goes with type ``date`` only.
+  ``format`` (a date's strftime pattern) goes with type ``date`` only. A new-id column takes nothing but
+  its role: its random ids are drawn from the run's ``seed``.
 """
 
 from __future__ import annotations
@@ -395,6 +396,14 @@ class PseudonymAttribute(AttributeConfig):
         return self
 
 
+class NewIdAttribute(AttributeConfig):
+    """An id replaced by random ids drawn from the run's seed (sdcMicro's ``createNewID``); no key, no
+    seed of its own (``seed:`` of the run, or ``--seed``, draws them)."""
+
+    label: ClassVar[str] = "a new-id column (random ids from the run's seed)"
+    role: Literal["new-id", "new_id", "newid"]
+
+
 class InsensitiveAttribute(AttributeConfig):
     label: ClassVar[str] = "an insensitive attribute (published as it is)"
     role: Literal["insensitive", "other"]
@@ -402,12 +411,12 @@ class InsensitiveAttribute(AttributeConfig):
 
 ATTRIBUTE_CLASSES: tuple[type[AttributeConfig], ...] = (
     QuasiAttribute, SensitiveAttribute, IdentifierAttribute, PersonAttribute, InsensitiveAttribute,
-    WeightAttribute, HouseholdAttribute, PseudonymAttribute,
+    WeightAttribute, HouseholdAttribute, PseudonymAttribute, NewIdAttribute,
 )
 
 AttributeSpec = Annotated[
     QuasiAttribute | SensitiveAttribute | IdentifierAttribute | PersonAttribute | InsensitiveAttribute
-    | WeightAttribute | HouseholdAttribute | PseudonymAttribute,
+    | WeightAttribute | HouseholdAttribute | PseudonymAttribute | NewIdAttribute,
     Field(discriminator="role"),
 ]
 

@@ -229,6 +229,10 @@ PROFITABILITY_ENTRIES: tuple[type[ModelEntry], ...] = tuple(
         ("Profitability", "profitability"), ("JournalistProfitability", "profitability-journalist"),
         ("NoAttackProfitability", "no-attack-profitability"),
         ("JournalistNoAttackProfitability", "no-attack-profitability-journalist")))
+#: SafePub's (ε, δ)-differential privacy (issue 29): enforced by the safepub algorithm only
+DifferentialPrivacyConfig = model_entry(
+    "DifferentialPrivacyConfig", _SPECS["differential-privacy"],
+    doc="``{model: differential-privacy, epsilon: 2, delta: 1e-6}``: SafePub's sampling and k (algorithm safepub).")
 
 #: every ``privacy:`` entry class (the union's members, in the order the docs list them)
 MODEL_ENTRIES: tuple[type[ModelEntry], ...] = (
@@ -236,7 +240,7 @@ MODEL_ENTRIES: tuple[type[ModelEntry], ...] = (
     BetaLikenessConfig, DeltaDisclosureConfig, BackgroundKnowledgeConfig, ThetaSensitivityConfig,
 )
 MODEL_ENTRIES = tuple(sorted((*MODEL_ENTRIES, *POPULATION_ENTRIES, *RISK_ENTRIES, IndividualRiskConfig,
-                              *PROFITABILITY_ENTRIES),
+                              *PROFITABILITY_ENTRIES, DifferentialPrivacyConfig),
                              key=lambda e: list(_SPECS).index(e.spec.name)))
 assert [e.spec.name for e in MODEL_ENTRIES] == list(_SPECS), "an entry class per declared model, in order"
 

@@ -71,11 +71,12 @@ class PublishedMatrix:
         return self.matrix.ndim == 2 and self.matrix.shape == (len(self.categories), len(self.categories))
 
 
-def _result(name: str, passed: bool, achieved: float, failing: int = 0) -> ModelResult:
+def model_result(name: str, passed: bool, achieved: float, failing: int = 0) -> ModelResult:
+    """One promise checked, as a verifier result (one failing 'class' when it fails, ``failing`` records)."""
     return ModelResult(name, bool(passed), float(achieved), 0 if passed else 1, int(failing))
 
 
-def _text(column: pd.Series) -> np.ndarray:
+def cell_texts(column: pd.Series) -> np.ndarray:
     """Cells as text (``None`` where missing), so ``3`` and ``3.0`` read from a file compare as written."""
     out = column.astype(str).to_numpy(dtype=object)
     out[column.isna().to_numpy()] = None
@@ -93,7 +94,7 @@ def unchanged_results(original: pd.DataFrame, published: pd.DataFrame, perturbed
     ``perturbed`` equal to the input's, cell for cell (as text, missing as missing)."""
     same_columns = list(original.columns) == list(published.columns)
     same_rows = len(original) == len(published)
-    out = [_result("published columns and rows are the input's", same_columns and same_rows,
+    out = [model_result("published columns and rows are the input's", same_columns and same_rows,
                    float(same_columns and same_rows))]
     if not (same_columns and same_rows):
         return out
@@ -101,8 +102,8 @@ def unchanged_results(original: pd.DataFrame, published: pd.DataFrame, perturbed
     for name in original.columns:
         if name in perturbed or original[name].equals(published[name]):  # (the same values: no text needed)
             continue
-        differing += int(np.count_nonzero(_text(original[name]) != _text(published[name])))
-    out.append(_result("every other column as in the input", differing == 0, differing, differing))
+        differing += int(np.count_nonzero(cell_texts(original[name]) != cell_texts(published[name])))
+    out.append(model_result("every other column as in the input", differing == 0, differing, differing))
     return out
 
 
@@ -112,7 +113,7 @@ def stratum_masks(original: pd.DataFrame, by: Sequence[str]) -> dict[tuple[str, 
     without them), in sorted order."""
     if not by:
         return {(): np.ones(len(original), dtype=bool)}
-    texts = pd.DataFrame({c: pd.Series(_text(original[c]), dtype=object).fillna("") for c in by})
+    texts = pd.DataFrame({c: pd.Series(cell_texts(original[c]), dtype=object).fillna("") for c in by})
     group = texts.groupby(list(by), sort=True).ngroup().to_numpy()
     keys = texts.drop_duplicates().sort_values(list(by)).itertuples(index=False, name=None)
     return {tuple(f"{c}={v}" for c, v in zip(by, key, strict=True)): group == g for g, key in enumerate(keys)}
@@ -162,7 +163,7 @@ def pram_checks(original: pd.DataFrame, published: pd.DataFrame, notes: dict, pa
     named column whose matrices are all missing fails."""
     matrices = matrices_from_notes(original, notes, params)
     missing = [c for c in params["columns"] if not any(m.column == c for m in matrices)]
-    out = [_result(f"PRAM {c}: a published matrix", False, 0.0, len(original)) for c in missing]
+    out = [model_result(f"PRAM {c}: a published matrix", False, 0.0, len(original)) for c in missing]
     return out + pram_results(original, published, matrices, params.get("by") or [])
 
 
@@ -181,7 +182,7 @@ def pram_results(original: pd.DataFrame, published: pd.DataFrame, matrices: Sequ
     out: list[ModelResult] = []
     for column in dict.fromkeys(m.column for m in matrices):
         mats = {m.stratum: m for m in matrices if m.column == column}
-        orig, pub = _text(original[column]), _text(published[column])
+        orig, pub = cell_texts(original[column]), cell_texts(published[column])
         stochastic = invariant = allowed = True
         worst_row = worst_pi = 0.0
         bad_cells = 0
@@ -213,10 +214,10 @@ def pram_results(original: pd.DataFrame, published: pd.DataFrame, matrices: Sequ
             bad = (o_missing != q_missing) | (both & ~known)
             bad[known] |= p[i[known], j[known]] <= 0
             bad_cells += int(bad.sum())
-        out.append(_result(f"PRAM {column}: published matrix is stochastic", stochastic, worst_row))
+        out.append(model_result(f"PRAM {column}: published matrix is stochastic", stochastic, worst_row))
         if any(m.invariant for m in mats.values()):
-            out.append(_result(f"PRAM {column}: invariant (π P = π for the input's π)", invariant, worst_pi))
-        out.append(_result(f"PRAM {column}: every change has positive probability", allowed and bad_cells == 0,
+            out.append(model_result(f"PRAM {column}: invariant (π P = π for the input's π)", invariant, worst_pi))
+        out.append(model_result(f"PRAM {column}: every change has positive probability", allowed and bad_cells == 0,
                            bad_cells, bad_cells))
     return out
 
@@ -231,7 +232,7 @@ def pram_chi_square(original: pd.DataFrame, published: pd.DataFrame, matrices: S
     out: dict[str, dict[str, float]] = {}
     for column in dict.fromkeys(m.column for m in matrices):
         stat, df = 0.0, 0
-        orig, pub = _text(original[column]), _text(published[column])
+        orig, pub = cell_texts(original[column]), cell_texts(published[column])
         for m in (m for m in matrices if m.column == column):
             rows = strata.get(m.stratum)
             if rows is None:
@@ -292,9 +293,9 @@ def noise_results(original: pd.DataFrame, published: pd.DataFrame, columns: Sequ
             sigma = float(level) / 100 * sd  # type: ignore[arg-type]
         noises[name] = (kept, y - x)
         ok, got = _level_ok(noise, sigma)
-        out.append(_result(f"noise {name}: standard deviation {sigma:.6g} (recomputed {got:.6g})", ok, got,
+        out.append(model_result(f"noise {name}: standard deviation {sigma:.6g} (recomputed {got:.6g})", ok, got,
                            0 if ok else int(kept.sum())))
-        out.append(_result(f"noise {name}: missing values kept", same_missing, float(same_missing)))
+        out.append(model_result(f"noise {name}: missing values kept", same_missing, float(same_missing)))
     if method == "correlated" and len(columns) > 1:
         out.append(_correlations_kept(original, noises, columns))
     return out
@@ -320,7 +321,7 @@ def _correlations_kept(original: pd.DataFrame, noises: dict[str, tuple[np.ndarra
             gap = abs(r - rho)
             worst = max(worst, gap)
             ok &= gap <= TOLERANCE_Z * max(1 - rho**2, 1e-3) / np.sqrt(n - 1)
-    return _result("noise: the data's correlations kept by the noise", ok, worst)
+    return model_result("noise: the data's correlations kept by the noise", ok, worst)
 
 
 def sigma_key(column: str) -> str:
@@ -342,5 +343,5 @@ def noise_checks(original: pd.DataFrame, published: pd.DataFrame, notes: dict, p
         stated = notes.get(sigma_key(name))
         if stated is None or abs(float(stated) - ratio * sd) > 1e-9 * max(1.0, ratio * sd):
             wrong += 1
-    out.append(_result("noise: the stated standard deviations are the level's", wrong == 0, wrong))
+    out.append(model_result("noise: the stated standard deviations are the level's", wrong == 0, wrong))
     return out

@@ -6,7 +6,12 @@ included). The exact-tuple verifier (:func:`anonkit.verifier.verify`) would read
 its own and count smaller classes; this one recounts, from the published table alone, what such a
 release promises:
 
-* ``fk ≥ k`` for every published row (each k-anonymity model);
+* ``fk ≥ k`` for every published row (each k-anonymity model), counted within the row's stratum
+  when the release declares strata (the stratum columns, published unchanged, must agree);
+* with key combinations (sdcMicro's ``combs``), ``fk ≥ k_s`` recounted on every subset of ``s``
+  quasi-identifiers;
+* with households kept together, every household-level key equal (or ``*``) in every published
+  member of a household (the household of each published row through the private link);
 * at least ``l`` distinct sensitive values among the rows compatible with each row (each distinct
   l-diversity model);
 * through the publisher's private link (the input row of every published row), that every
@@ -19,6 +24,7 @@ by pattern on the columns both keep), so it shares nothing with the algorithm's 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -101,6 +107,43 @@ def wildcard_counts(qi: pd.DataFrame, marker: str, sensitive: pd.Series | None =
     return fk[row_of], out_l
 
 
+def _with_stratum(qi: pd.DataFrame, published: pd.DataFrame, strata: Sequence[str]) -> pd.DataFrame:
+    """``qi`` with one more column, the stratum of each row as a label that can never be the marker, so
+    that rows of different strata never match."""
+    if not strata:
+        return qi
+    cells = published[list(strata)].astype(object).where(published[list(strata)].notna(), "\x00missing")
+    codes = pd.MultiIndex.from_frame(cells.astype(str)).factorize()[0]
+    return qi.assign(**{"\x00stratum": [f"\x00stratum{c}" for c in codes]})
+
+
+def _subset_results(qi: pd.DataFrame, published: pd.DataFrame, strata: Sequence[str],
+                    combs: Sequence[tuple[int, int]], marker: str) -> list[ModelResult]:
+    """``fk ≥ k_s`` on every subset of ``s`` quasi-identifiers, one result per size."""
+    out = []
+    for size, k in combs:
+        failing, lowest, subsets = 0, None, 0
+        for cols in itertools.combinations(list(qi.columns), size):
+            fk, _ = wildcard_counts(_with_stratum(qi[list(cols)], published, strata), marker)
+            failing += int((fk < k).sum())
+            lowest = int(fk.min()) if lowest is None else min(lowest, int(fk.min()))
+            subsets += 1
+        out.append(ModelResult(f"{k}-anonymity on each of the {subsets} combinations of {size} quasi-identifiers "
+                               "(suppressed cells match any value)", failing == 0, float(lowest or 0),
+                               int(failing > 0), failing))
+    return out
+
+
+def _household_result(published: pd.DataFrame, households: np.ndarray, keys: Sequence[str]) -> ModelResult:
+    """Rows of published members of a household whose household-level keys differ from another member's."""
+    frame = pd.DataFrame({k: _text(published[k].reset_index(drop=True)) for k in keys})
+    frame["\x00hh"] = np.asarray(households)
+    distinct = frame.groupby("\x00hh")[list(keys)].transform("nunique")
+    bad_rows = int((distinct > 1).any(axis=1).sum())
+    return ModelResult(f"households together: {', '.join(keys)} equal (or all suppressed) within each household",
+                       bad_rows == 0, float(bad_rows), int(bad_rows > 0), bad_rows)
+
+
 def _cells_kept(published: pd.DataFrame, source: pd.DataFrame, codes: np.ndarray, rows: np.ndarray,
                 qi: Sequence[str], hierarchies: Sequence[Hierarchy], levels: Mapping[str, int], marker: str) -> int:
     """Published cells that are neither the marker nor the input's (generalized) value."""
@@ -122,9 +165,13 @@ def _cells_kept(published: pd.DataFrame, source: pd.DataFrame, codes: np.ndarray
 
 def verify_wildcard(published: pd.DataFrame, source: pd.DataFrame, codes: np.ndarray, rows: np.ndarray, *,
                     qi: Sequence[str], hierarchies: Sequence[Hierarchy], levels: Mapping[str, int],
-                    models: Sequence[object], marker: str = "*", records: int | None = None) -> Verification:
+                    models: Sequence[object], marker: str = "*", records: int | None = None,
+                    strata: Sequence[str] = (), combs: Sequence[tuple[int, int]] = (),
+                    households: np.ndarray | None = None, household_keys: Sequence[str] = ()) -> Verification:
     """The verdict (module docstring) on ``published``, whose row ``i`` is input record ``rows[i]``
-    of ``source`` (leaf codes ``codes``), quasi-identifiers ``qi`` recoded to ``levels``."""
+    of ``source`` (leaf codes ``codes``), quasi-identifiers ``qi`` recoded to ``levels``; ``strata``
+    the stratum columns, ``combs`` ``(size, k)`` pairs, ``households`` the household of every
+    published row and ``household_keys`` the keys kept equal within each."""
     results: list[ModelResult] = []
     n = len(published)
     qi_frame = published[list(qi)]
@@ -134,7 +181,8 @@ def verify_wildcard(published: pd.DataFrame, source: pd.DataFrame, codes: np.nda
     bad = _cells_kept(published, source, codes, rows, qi, hierarchies, levels, marker)
     results.append(ModelResult("cells: each is the input's (recoded) value or the suppression marker", bad == 0,
                                float(bad), int(bad > 0), bad))
-    fk, _ = wildcard_counts(qi_frame, marker)
+    keyed = _with_stratum(qi_frame, published, strata)
+    fk, _ = wildcard_counts(keyed, marker)
     for m in models:
         name = getattr(m, "name", "")
         if name == "k-anonymity":
@@ -145,7 +193,7 @@ def verify_wildcard(published: pd.DataFrame, source: pd.DataFrame, codes: np.nda
                                        int(fail.sum())))
         elif name == "distinct-l-diversity":
             sens = m.sensitive  # type: ignore[attr-defined]
-            _, dl = wildcard_counts(qi_frame, marker, published[sens])
+            _, dl = wildcard_counts(keyed, marker, published[sens])
             need = int(np.ceil(float(m.l)))  # type: ignore[attr-defined]
             fail = dl < need  # type: ignore[operator]
             results.append(ModelResult(f"{m.describe()} (suppressed cells match any value)",  # type: ignore[attr-defined]
@@ -154,6 +202,12 @@ def verify_wildcard(published: pd.DataFrame, source: pd.DataFrame, codes: np.nda
         else:
             results.append(ModelResult(f"{name or m!r}: not judged with wildcards",
                                        False, 0.0, 1, n))
+    results.extend(_subset_results(qi_frame, published, strata, combs, marker))
+    if household_keys:
+        if households is None or len(households) != n:
+            results.append(ModelResult("households together: no household of every published row", False, 0.0, 1, n))
+        else:
+            results.append(_household_result(published, households, household_keys))
     ok = all(r.passed for r in results) and n > 0
     total = records if records is not None else n
     classes = len(qi_frame.drop_duplicates()) if n else 0

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import ConfigDict, Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from anonkit._config_input import (
     ATTRIBUTE_CLASSES,
@@ -77,6 +77,7 @@ from anonkit.engines import DEFAULT_PARTITION_ROWS
 from anonkit.errors import InputError
 from anonkit.io import FORMAT_NAMES, check_format
 from anonkit.io.registry import formats_taking
+from anonkit.metrics import check_skipped
 from anonkit.models import Criterion
 from anonkit.release import MAX_SEED
 from anonkit.risk.thresholds import (
@@ -89,8 +90,9 @@ from anonkit.risk.thresholds import (
 __all__ = [
     "MAX_CONFIG_DEPTH", "MAX_CONFIG_NODES", "AlgorithmConfig", "AttributeConfig", "AuditConfig", "AuditThresholds",
     "BackgroundKnowledgeConfig", "BetaLikenessConfig", "BuilderConfig", "Config", "DeltaDisclosureConfig",
-    "DistinctLConfig", "EntropyLConfig", "FrequencyLConfig", "InputConfig", "KAnonymityConfig", "MetricConfig",
-    "ModelConfig", "OutputConfig", "PostAnalyticsConfig", "PriorConfig", "RecursiveLConfig", "SparkConfig",
+    "DistinctLConfig", "EntropyLConfig", "FrequencyLConfig", "InputConfig", "KAnonymityConfig", "MeasuresConfig",
+    "MetricConfig", "ModelConfig", "OutputConfig", "PostAnalyticsConfig", "PriorConfig", "RecursiveLConfig",
+    "SparkConfig",
     "TClosenessConfig", "ThetaSensitivityConfig", "check_shape", "load_config", "parse_config", "read_yaml",
 ]
 
@@ -240,6 +242,25 @@ class AuditConfig(_Strict):
     required: bool = False
 
 
+class MeasuresConfig(_Strict):
+    """``measures: {skip: [record_linkage]}``: the optional measures the run's summary leaves out
+    (:data:`anonkit.metrics.OPTIONAL_MEASURES`, each with why it is optional; ``anonkit models`` does not
+    list them, this docstring and the configuration reference do). Every default measure is always
+    computed; naming one, an unknown measure or one twice is refused in one line listing the known ones.
+    The summary names each skipped measure with its reason (``skipped_measures``), and the printed
+    summary shows it as "not computed (measures.skip)"."""
+
+    skip: tuple[str, ...] = ()
+
+    @field_validator("skip", mode="before")
+    @classmethod
+    def _known(cls, value: object) -> tuple[str, ...]:
+        try:
+            return check_skipped(value, "measures.skip")
+        except InputError as exc:
+            raise ValueError(exc.message) from None
+
+
 class Config(_Strict):
     """The whole config. Every input column needs a role under ``attributes`` unless
     ``default_role`` (``insensitive`` or ``quasi``) gives the unlisted ones one (fail closed: an
@@ -257,6 +278,8 @@ class Config(_Strict):
     #: where the row-level work runs: this process (``local``) or Apache Spark (``spark``, the ``spark`` extra)
     engine: Literal["local", "spark"] = "local"
     spark: SparkConfig | None = None
+    #: ``measures: {skip: [record_linkage]}``: optional measures left out of the summary
+    measures: MeasuresConfig = Field(default_factory=MeasuresConfig)
 
     @model_validator(mode="after")
     def _some_quasi(self) -> Config:

@@ -1,6 +1,6 @@
-"""Survey columns that are carried, not generalized: sampling weights, household ids, pseudonyms.
+"""Survey columns that are carried, not generalized: sampling weights, household ids, pseudonyms, new ids.
 
-Three column roles (:class:`anonkit.schema.Role`) hold values a release carries without
+Four column roles (:class:`anonkit.schema.Role`) hold values a release carries without
 generalizing them, each under its own rule:
 
 * **weight** — a survey's sampling weight, one finite number > 0 per record. It is published
@@ -23,6 +23,15 @@ generalizing them, each under its own rule:
   match, which is what ``publish: renumbered`` gives, honestly named. Collision bound: pseudonyms
   are 130-bit values (26 base32 characters), so n distinct values collide with probability at most
   n²/2¹³¹ (below 10⁻²¹ for a billion values).
+* **new-id** — an id (a person or record id) replaced by random tokens drawn from the run's seed
+  (sdcMicro's ``createNewID``): every row that had the same original value gets the same token (a
+  person's rows stay linked within the release), each distinct value its own (a bijection), and the
+  token is never derived from the value. The token is :data:`NEW_ID_CHARS` lower-case hexadecimal
+  digits (64 random bits): fixed-width, so its length says nothing, and not sequential — numbers
+  1 … n given in input order would publish the input order, which every release hides by shuffling
+  its rows. The same seed gives the same tokens (the run is reproducible); another seed draws
+  unrelated ones, so two releases cannot be linked through this column (unlike a keyed pseudonym,
+  which is meant to link them). A token drawn twice is redrawn (the column stays a bijection).
 """
 
 from __future__ import annotations
@@ -49,6 +58,8 @@ PSEUDONYM_CHARS = 26
 PUBLISH_CHOICES = {"household": ("drop", "renumbered"), "pseudonym": ("hmac", "renumbered")}
 #: the seed of a renumbering unless the attribute gives ``seed``
 DEFAULT_RENUMBER_SEED = 0
+#: the characters of a new id (role new-id): lower-case hexadecimal, 4 bits each (64 random bits)
+NEW_ID_CHARS = 16
 
 
 def read_key(column: str, *, key_file: str | os.PathLike[str] | None, key_env: str | None) -> bytes:
@@ -97,6 +108,20 @@ def renumbered(codes: np.ndarray, n: int, seed: int) -> np.ndarray:
     """New ids ``1 … n`` for codes ``0 … n−1``, in a random order drawn from ``seed`` (sdcMicro's
     ``createNewID``): the same codes and seed give the same ids; the ids say nothing of the input's."""
     return (np.random.default_rng(seed).permutation(n) + 1)[codes]
+
+
+def new_ids(n: int, seed: int, column: str) -> np.ndarray:
+    """``n`` distinct tokens of :data:`NEW_ID_CHARS` hexadecimal digits drawn from ``seed`` and the
+    column's name (two new-id columns of one run draw different tokens): token ``i`` stands for the
+    ``i``-th distinct value. Only ``n`` reaches the draw, never a value."""
+    stream = int.from_bytes(hashlib.sha256(column.encode("utf-8")).digest()[:8], "big")
+    rng = np.random.default_rng([seed, stream])
+    bits = rng.integers(0, 2**64, size=n, dtype=np.uint64)
+    while n and len(np.unique(bits)) < n:  # a repeat (about n²/2⁶⁵): redraw the later copies
+        _, first = np.unique(bits, return_index=True)
+        again = np.setdiff1d(np.arange(n), first)
+        bits[again] = rng.integers(0, 2**64, size=len(again), dtype=np.uint64)
+    return np.asarray([format(int(b), f"0{NEW_ID_CHARS}x") for b in bits], dtype=object)
 
 
 def _codes(column: pd.Series, name: str, what: str) -> tuple[np.ndarray, np.ndarray]:
@@ -176,4 +201,11 @@ def survey_columns(frame: pd.DataFrame, schema: object) -> SurveyColumns:
                          "stable for the same key, not reversible without it")
         out = out.copy(deep=False) if out is frame else out
         out[name] = values
+    for name in schema.new_ids:  # type: ignore[attr-defined]
+        codes, labels = _codes(frame[name], name, "value to replace by a new id")
+        out = out.copy(deep=False) if out is frame else out
+        out[name] = new_ids(len(labels), schema[name].seed, name)[codes]  # type: ignore[index]
+        notes.append(f"{name} is published as new random ids ({NEW_ID_CHARS} hexadecimal digits) drawn from the "
+                     "run's seed: the same id for the same value within this release, unrelated to the value and "
+                     "to other releases")
     return SurveyColumns(out, weight, household, n_households, notes)

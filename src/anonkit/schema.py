@@ -6,8 +6,9 @@ that mean people count its distinct values), *quasi*
 (quasi-identifier, generalized), *sensitive* (protected by l-diversity, t-closeness, …) and
 *insensitive* (passed through unchanged), and the survey roles of :mod:`anonkit.pseudonyms`:
 *weight* (a sampling weight, published unchanged, never generalized), *household* (a household
-id: dropped, or renumbered) and *pseudonym* (a direct identifier replaced by a keyed HMAC
-pseudonym). Types: *categorical*, *ordinal* (an explicit order),
+id: dropped, or renumbered), *pseudonym* (a direct identifier replaced by a keyed HMAC
+pseudonym) and *new-id* (an id replaced by random ids drawn from the run's seed, sdcMicro's
+``createNewID``). Types: *categorical*, *ordinal* (an explicit order),
 *numeric* and *date*.
 """
 
@@ -38,6 +39,9 @@ class Role(StrEnum):
     HOUSEHOLD = "household"
     #: a direct identifier published as a keyed pseudonym (HMAC-SHA256) or renumbered
     PSEUDONYM = "pseudonym"
+    #: an id replaced by random tokens drawn from the run's seed (sdcMicro's ``createNewID``): the same
+    #: token for every row of one original value, unrelated to the value and to any other run's
+    NEW_ID = "new-id"
 
 
 class AttrType(StrEnum):
@@ -65,9 +69,12 @@ _ROLE_ALIASES = {
     "household": Role.HOUSEHOLD,
     "hh": Role.HOUSEHOLD,
     "pseudonym": Role.PSEUDONYM,
+    "new-id": Role.NEW_ID,
+    "new_id": Role.NEW_ID,
+    "newid": Role.NEW_ID,
 }
 #: the roles whose cells are carried as they are (or replaced whole), never generalized nor judged
-SURVEY_ROLES = (Role.WEIGHT, Role.HOUSEHOLD, Role.PSEUDONYM)
+SURVEY_ROLES = (Role.WEIGHT, Role.HOUSEHOLD, Role.PSEUDONYM, Role.NEW_ID)
 
 
 def parse_role(text: str | Role) -> Role:
@@ -114,7 +121,8 @@ class Attribute:
     #: pseudonym: where its key is read (a file, or an environment variable); the key is never stored here
     key_file: str | None = None
     key_env: str | None = None
-    #: ``publish: renumbered``: the seed of the new ids' random order
+    #: ``publish: renumbered``: the seed of the new ids' random order; role new-id: the run's seed
+    #: (set by the runner, :meth:`Schema.with_run_seed`)
     seed: int = DEFAULT_RENUMBER_SEED
 
     def __post_init__(self) -> None:
@@ -253,6 +261,7 @@ class Schema:
         weight: str | None = None,
         household: str | None = None,
         pseudonym: Iterable[str] = (),
+        new_id: Iterable[str] = (),
         publish: Mapping[str, str] | None = None,
         key_file: str | None = None,
         key_env: str | None = None,
@@ -263,14 +272,16 @@ class Schema:
         category_order: Mapping[str, Iterable[str]] | None = None,
     ) -> Schema:
         _check_of_arguments({"quasi": quasi, "sensitive": sensitive, "identifier": identifier,
-                             "insensitive": insensitive, "pseudonym": pseudonym},
+                             "insensitive": insensitive, "pseudonym": pseudonym,
+                             "new_id": new_id},
                             {"hierarchies": hierarchies, "types": types, "categories": categories,
                              "category_order": category_order, "publish": publish})
         attrs = _role_attributes(
             ((Role.IDENTIFIER, identifier), (Role.QUASI, quasi), (Role.SENSITIVE, sensitive),
              (Role.INSENSITIVE, insensitive), (Role.PERSON, [] if person is None else [person]),
              (Role.WEIGHT, [] if weight is None else [weight]),
-             (Role.HOUSEHOLD, [] if household is None else [household]), (Role.PSEUDONYM, pseudonym)),
+             (Role.HOUSEHOLD, [] if household is None else [household]), (Role.PSEUDONYM, pseudonym),
+             (Role.NEW_ID, new_id)),
             publish or {}, key_file, key_env)
         for name, h in (hierarchies or {}).items():
             if name not in attrs:
@@ -329,6 +340,19 @@ class Schema:
     @property
     def pseudonyms(self) -> list[str]:
         return self.names(Role.PSEUDONYM)
+
+    @property
+    def new_ids(self) -> list[str]:
+        """The new-id columns (role new-id), in schema order."""
+        return self.names(Role.NEW_ID)
+
+    def with_run_seed(self, seed: int) -> Schema:
+        """This schema with every new-id column drawing its tokens from the run's ``seed`` (the runner
+        calls it once, before encoding: one run is reproducible, runs with other seeds share nothing)."""
+        if not self.new_ids:
+            return self
+        attrs = {n: replace(a, seed=seed) if a.role == Role.NEW_ID else a for n, a in self.attributes.items()}
+        return Schema(attrs, self.default_role)
 
     @property
     def never_published(self) -> list[str]:

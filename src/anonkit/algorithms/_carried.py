@@ -41,7 +41,7 @@ DEFAULT_INSENSITIVE: Insensitive = "keep"
 SEPARATOR = ";"
 #: the survey roles whose columns a release publishes as the table holds them (issue 28): the weight
 #: unchanged, a pseudonym as its keyed pseudonym or new id, a household only when renumbered
-CARRIED_SURVEY_ROLES = (Role.WEIGHT, Role.PSEUDONYM, Role.HOUSEHOLD)
+CARRIED_SURVEY_ROLES = (Role.WEIGHT, Role.PSEUDONYM, Role.NEW_ID, Role.HOUSEHOLD)
 
 
 def insensitive_columns(table: Table) -> list[str]:

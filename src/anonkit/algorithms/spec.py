@@ -85,6 +85,8 @@ Precheck = Callable[["Table", list["Criterion"], Mapping[str, object]], "str | N
 Explain = Callable[["Table", list["Criterion"], "Release", Mapping[str, object]], "str | None"]
 Implies = Callable[["Table", list["Criterion"], Mapping[str, object]], list["Criterion"]]
 TablesVerifier = Callable[["Table", "Release", list["Criterion"]], "Verification"]
+#: options checked together (one excludes another, one needs another), given the validated options
+OptionsCheck = Callable[[Mapping[str, object], str], None]
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,9 @@ class Algorithm:
     explain: Explain | None = None
     implies: Implies | None = None
     verifier: TablesVerifier | None = None
+    #: ``check(options, where)``: options that must be given together or apart, refused (InputError naming
+    #: the key, prefixed by ``where``) when the options are validated, before any work
+    check: OptionsCheck | None = None
     on_failure: str = "raise algorithm.max_suppression or relax the models"
     label: str | None = None
     #: the engines that run it (:mod:`anonkit.engines`): ``local``, and ``spark`` when its release is a
@@ -134,6 +139,9 @@ class Algorithm:
 
     def enforces_model(self, model: Criterion) -> bool:
         """Whether this algorithm enforces ``model`` (rather than only judging it afterwards)."""
+        only = getattr(model, "enforced_by", None)  # a model only its own algorithms enforce (SafePub's DP)
+        if only is not None:
+            return self.name in only
         if model.spec.record_level:
             return model.name in self.enforces if not isinstance(self.enforces, str) else False
         if model.spec.scope == "release" or model.spec.needs & NODE_NEEDS:
@@ -145,6 +153,10 @@ class Algorithm:
         model judging a statistic of the full-domain node (:data:`anonkit.stats.NODE_NEEDS`) this
         algorithm cannot enforce: judged class by class afterwards it would suppress everything."""
         for m in models:
+            only = getattr(m, "enforced_by", None)
+            if only is not None and self.name not in only:
+                raise InputError(f"{m.name} is enforced only by {', '.join(only)} (it samples the records), not "
+                                 f"{self.name}: choose algorithm {only[0]}", key="algorithm.name")
             node = bool(m.spec.needs & NODE_NEEDS)
             if (m.spec.scope == "release" or node) and not self.enforces_model(m):
                 takers = ", ".join(a.name for a in declared() if a.enforces_model(m))
@@ -226,7 +238,10 @@ class Algorithm:
             else:
                 msg = f"got {err.get('input')!r}; {msg[0].lower()}{msg[1:]}"
             raise InputError(f"{self.name} option {loc!r}: {msg}", key=f"{where}{loc}") from None
-        return {k: getattr(parsed, k) for k in parsed.model_fields_set}
+        options = {k: getattr(parsed, k) for k in parsed.model_fields_set}
+        if self.check is not None:
+            self.check(options, where)
+        return options
 
     def __call__(self, table: Table, models: Iterable[Criterion], **kwargs: object) -> Release:
         """Run with validated options (runtime inputs pass through)."""
@@ -255,6 +270,7 @@ def algorithm(
     explain: Explain | None = None,
     implies: Implies | None = None,
     verifier: TablesVerifier | None = None,
+    check: OptionsCheck | None = None,
     on_failure: str | None = None,
     label: str | None = None,
     engines: Iterable[str] = ("local",),
@@ -285,6 +301,7 @@ def algorithm(
             explain=explain,
             implies=implies,
             verifier=verifier,
+            check=check,
             on_failure=on_failure or Algorithm.on_failure,
             label=label,
             engines=frozenset(engines),

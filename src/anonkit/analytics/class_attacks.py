@@ -134,7 +134,7 @@ def attack_homogeneity(published: PublishedRelease, sensitive: str | None = None
     name, hist, sizes, domain = _view(published, sensitive)
     hom = homogeneous_classes(hist)
     learned = np.argmax(hist, axis=1)
-    totals = hist.sum(axis=0)
+    totals = published.value_totals(name)
     top = int(np.argmax(totals)) if totals.size else 0
     per_value = np.bincount(learned[hom], weights=sizes[hom], minlength=domain.size)
     details: dict[str, Any] = {
@@ -240,7 +240,7 @@ def attack_similarity(
     """
     tolerance = _check_unit(tolerance, "tolerance", low=0.0, high=1.0)
     name, hist, sizes, domain = _view(published, sensitive)
-    totals = hist.sum(axis=0)
+    totals = published.value_totals(name)
     distinct = np.count_nonzero(hist > 0, axis=1)
     hierarchy = published.hierarchy(name)
     positions = published.positions(name) if hierarchy is None else None

@@ -40,7 +40,9 @@ from anonkit.verifier import DomainSpec, released_stats
 
 __all__ = [
     "PublishedRelease",
+    "Reference",
     "Unit",
+    "domain_specs",
     "private_rows",
     "published_buckets",
     "published_release",
@@ -76,6 +78,17 @@ class PublishedRelease:
         How every sensitive domain was built (numeric, declared order, hierarchy).
     class_ids:
         The group id of every class as published (``kind="buckets"``); ``None`` for a table.
+    compatible:
+        A release read with wildcards (:func:`anonkit.analytics.wildcard.wildcard_table`): its
+        classes are the distinct published patterns (``stats.sizes`` their rows), ``compatible``
+        the published rows compatible with each (a ``marker`` cell matching any value) and
+        ``stats.hist`` the sensitive counts of those compatible rows. ``None``: classes are exact.
+    released:
+        Per sensitive attribute, the published counts of each value over the whole release (the
+        baselines' distribution); ``None``: the histograms' column sums, which are those counts
+        when classes are disjoint.
+    marker:
+        The wildcard text of a release read with wildcards.
     """
 
     kind: Literal["table", "buckets"]
@@ -84,6 +97,9 @@ class PublishedRelease:
     stats: ClassStats
     specs: dict[str, DomainSpec]
     class_ids: np.ndarray | None = None
+    compatible: np.ndarray | None = None
+    released: dict[str, np.ndarray] | None = None
+    marker: str | None = None
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -125,6 +141,14 @@ class PublishedRelease:
     def histogram(self, name: str | None = None) -> np.ndarray:
         """The ``C × S`` published counts of every sensitive value per class."""
         return self.stats.hist[self.attribute(name)]
+
+    def value_totals(self, name: str | None = None) -> np.ndarray:
+        """The published count of every sensitive value over the whole release (what a release-blind
+        baseline knows): :attr:`released` when set (overlapping classes), else the histogram's sums."""
+        name = self.attribute(name)
+        if self.released is not None:
+            return np.asarray(self.released[name], dtype=np.float64)
+        return self.stats.hist[name].sum(axis=0)
 
     def domain(self, name: str | None = None) -> SensitiveDomain:
         return self.stats.domains[self.attribute(name)]
@@ -171,6 +195,29 @@ def _sensitive_names(schema: Schema | None, sensitive: str | Iterable[str] | Non
 
 
 # ---------------------------------------------------------------------------------------- one table
+def domain_specs(frame: pd.DataFrame, schema: Schema | None, quasi: Iterable[str] | None,
+                 sensitive: str | Iterable[str] | None, hierarchies: Mapping[str, Hierarchy] | None,
+                 reference: Reference, needs_sensitive: bool = True) -> tuple[list[str], dict[str, DomainSpec]]:
+    """The quasi-identifier columns and every sensitive attribute's :class:`DomainSpec` of a one-table
+    release (the arguments of :func:`published_table`), each column checked to be in ``frame``."""
+    if quasi is None:
+        if schema is None:
+            raise InputError("which columns are quasi-identifiers? give a schema or quasi=", key="quasi")
+        quasi = schema.quasi
+    qis = [str(q) for q in quasi]
+    names = _sensitive_names(schema, sensitive, required=needs_sensitive)
+    for name in [*qis, *names]:
+        if name not in frame.columns:
+            raise InputError(f"the release lacks a column; it has: {', '.join(map(str, frame.columns))}", column=name)
+    specs = {}
+    for name in names:
+        if reference is not None and name not in reference:
+            raise InputError("the reference lacks a sensitive attribute", column=name, key="reference")
+        values = reference[name] if reference is not None else frame[name]
+        specs[name] = _spec(name, schema, pd.Series(list(values), dtype=object), hierarchies)
+    return qis, specs
+
+
 def published_table(
     frame: pd.DataFrame,
     schema: Schema | None = None,
@@ -206,22 +253,8 @@ def published_table(
         published sensitive value absent from ``reference``; a non-numeric value of a numeric
         attribute.
     """
-    if quasi is None:
-        if schema is None:
-            raise InputError("which columns are quasi-identifiers? give a schema or quasi=", key="quasi")
-        quasi = schema.quasi
-    qis = [str(q) for q in quasi]
-    names = _sensitive_names(schema, sensitive, required=needs_sensitive)
+    qis, specs = domain_specs(frame, schema, quasi, sensitive, hierarchies, reference, needs_sensitive)
     frame = frame.reset_index(drop=True)
-    for name in [*qis, *names]:
-        if name not in frame.columns:
-            raise InputError(f"the release lacks a column; it has: {', '.join(map(str, frame.columns))}", column=name)
-    specs = {}
-    for name in names:
-        if reference is not None and name not in reference:
-            raise InputError("the reference lacks a sensitive attribute", column=name, key="reference")
-        values = reference[name] if reference is not None else frame[name]
-        specs[name] = _spec(name, schema, pd.Series(list(values), dtype=object), hierarchies)
     stats, cls, supp = released_stats(frame, qis, specs, reference=reference)
     row_class = np.full(len(frame), -1, dtype=np.int64)
     row_class[~supp] = cls

@@ -194,13 +194,22 @@ def _t_lever(config: Config, attacked: str, schema: Schema) -> list[dict]:
 
 
 def advise(config: Config, report: dict[str, Any], schema: Schema, frame: pd.DataFrame,
-           rerun: Rerun) -> dict[str, Any] | None:
+           rerun: Rerun, *, judged_only: str | None = None) -> dict[str, Any] | None:
     """The advice for a failed audit ``report`` (``None`` when every check holds): ``{"change",
     "key", "value", "holds", "gives", "tried"}``. ``rerun(config)`` anonymizes and audits a changed
-    config and returns its audit dict, or the reason its models cannot be met."""
+    config and returns its audit dict, or the reason its models cannot be met. ``judged_only``: the
+    name of an algorithm that enforces no model (a perturbative method): the models are judged on its
+    release, never enforced, so no model change is rerun — the advice says what to change instead."""
     failing = _failing(report)
     if not failing:
         return None
+    if judged_only is not None:
+        worst = failing[0]
+        return {"change": None, "key": f"audit.thresholds.{_threshold_key(worst)}", "value": worst["value"],
+                "holds": False, "gives": f"no model change was rerun: {judged_only} enforces no privacy model (the "
+                "audit judges its release), so a stronger model changes nothing; change its own options or publish "
+                "the columns that single people out coarsened or perturbed too, or the release passes only if the "
+                f"audit accepts {worst['check']} = {worst['value']:.4g}", "tried": []}
     if len(frame) > ADVICE_MAX_RECORDS:
         return _without_reruns(config, failing, len(frame))
     tried: list[str] = []

@@ -5,16 +5,27 @@ The release is read as the config's output describes it: one table, or, for an a
 publishes linked tables (Anatomy's ``qit``/``st``, angelization's ``qt``/``st``), each table beside
 the named path (``NAME-qit.csv``, …) exactly as ``anonkit anonymize`` writes them. Every cell of a
 release is read as text (published labels such as ``20-39`` or ``{a,b}`` are not numbers).
+
+How the cells are *read* comes from the algorithm's declaration (:func:`release_reading`), never from
+the data (a ``*`` may be a real value in another release): a release of the ``suppress`` family
+publishes a suppressed cell as ``*`` that matches any value (``AuditInputs.wildcard``); a per-person
+table (an algorithm counting persons that publishes one table: kl-diversity) publishes each
+person's set of sensitive values as its sensitive cell (``AuditInputs.transactions``). An audit
+built without an algorithm (:class:`AuditInputs` by hand) reads every cell as a value, and says so
+in a note when the schema's quasi-identifiers hold ``*`` in some rows only.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from anonkit._values import strip_cells
+from anonkit.algorithms.spec import Algorithm
 from anonkit.config import Config
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
@@ -22,9 +33,19 @@ from anonkit.io import check_format, read_table
 from anonkit.plan import Plan
 from anonkit.plan.load import config_schema, load_input, load_subset
 from anonkit.plan.places import location, output_targets
+from anonkit.release import SUPPRESSED
 from anonkit.schema import Schema
 
-__all__ = ["AuditInputs", "load_audit_inputs", "published_text", "read_extra", "read_release", "research_subset"]
+__all__ = ["NEAREST_FAMILIES", "WILDCARD_FAMILIES", "AuditInputs", "load_audit_inputs", "published_text",
+           "read_extra", "read_release", "release_reading", "research_subset"]
+
+#: the algorithm families whose releases publish a suppressed quasi-identifier cell as a marker that
+#: matches any value (sdcMicro's semantics), and that marker
+WILDCARD_FAMILIES: dict[str, str] = {"suppress": SUPPRESSED}
+#: the algorithm families whose releases publish exact-looking values that are not the original ones
+#: (perturbed values; ``synth``: synthetic tables, a family to come): the singling-out, linkability and
+#: inference attacks run in anonymeter's nearest-neighbour form (:mod:`anonkit.analytics.nearest`)
+NEAREST_FAMILIES = frozenset({"perturb", "synth"})
 
 
 @dataclass
@@ -41,6 +62,18 @@ class AuditInputs:
     #: the whole input when the release is of its research subset (``input.subset``): k-map and
     #: δ-presence are recounted in it; ``original`` is then the subset's rows
     population: pd.DataFrame | None = None
+    #: the text of a suppressed cell that matches any value (:func:`release_reading`); ``None``: every
+    #: published cell is a value of its own
+    wildcard: str | None = None
+    #: one row per person whose sensitive cell is the person's set of values, ``{a;b}`` (kl-diversity,
+    #: :func:`release_reading`)
+    transactions: bool = False
+    #: the columns whose published value splits a wildcard release into strata (sdcMicro's
+    #: ``strataVars``, the algorithm's ``strata`` option): a row is compatible only within its stratum
+    strata: tuple[str, ...] = ()
+    #: the release's rows hold exact-looking values that are not the original ones (a family of
+    #: :data:`NEAREST_FAMILIES`): the anonymeter-style attacks match by nearest neighbour (Gower distance)
+    nearest: bool = False
 
     @property
     def hierarchies(self) -> dict[str, Hierarchy]:
@@ -64,6 +97,21 @@ def published_text(frame: pd.DataFrame) -> pd.DataFrame:
     """Every cell of a published table as text (labels such as ``20-39`` are not numbers; missing
     cells stay missing)."""
     return frame.astype("string").astype(object).where(frame.notna(), None)
+
+
+def release_reading(algorithm: Algorithm | None, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """How the audit reads the cells of a release ``algorithm`` made with ``options``, from its
+    declaration (the :class:`AuditInputs` fields ``wildcard``, ``transactions`` and ``strata``): a
+    family of :data:`WILDCARD_FAMILIES` publishes wildcards, counted within the strata its ``strata``
+    option names; an algorithm that counts persons and publishes one table publishes each person's set
+    of sensitive values; a family of :data:`NEAREST_FAMILIES` publishes exact-looking values that
+    are not the original ones (``nearest``). ``None`` (no algorithm known): every cell is a value."""
+    if algorithm is None:
+        return {"wildcard": None, "transactions": False, "strata": (), "nearest": False}
+    wildcard = WILDCARD_FAMILIES.get(algorithm.family)
+    strata = tuple(str(c) for c in ((options or {}).get("strata") or ())) if wildcard is not None else ()
+    return {"wildcard": wildcard, "transactions": bool(algorithm.persons and len(algorithm.tables) == 1),
+            "strata": strata, "nearest": algorithm.family in NEAREST_FAMILIES}
 
 
 def read_release(config: Config, location: str, *, key: str = "RELEASE") -> tuple[
@@ -144,4 +192,5 @@ def load_audit_inputs(plan: Plan, release: str, *, population_table: str | None 
             if missing:
                 raise InputError(f"the {name} lacks a column of the input", column=missing[0])
     return AuditInputs(schema=schema, original=frame, release=released, population_table=pop, control=ctl,
-                       other=second, release_location=shown, population=population)
+                       other=second, release_location=shown, population=population,
+                       **release_reading(plan.algorithm, plan.options))

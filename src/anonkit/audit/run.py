@@ -20,6 +20,12 @@ release), the original input, the schema and the config's privacy models:
    publisher's private link and the adversary's priors are at hand (``anonkit anonymize``).
 4. **Verdicts** against the thresholds (:mod:`anonkit.audit.verdicts`).
 
+How the cells are read follows the release's algorithm (:func:`anonkit.audit.inputs.release_reading`):
+a ``local-suppression`` release's ``*`` matches any value, so its classes are each record's
+compatible rows (:mod:`anonkit.audit.wildcard`, the verifier's ``fk``); a kl-diversity per-person
+table's ``{a;b}`` sensitive cells are judged as its verifier reads them and attacked through what
+each class publishes about the input's values (:mod:`anonkit.analytics.transactions`).
+
 The result is a JSON-ready dict (the schema the report renders): ``thresholds``, ``population``,
 ``risk``, ``attacks`` (each :meth:`~anonkit.analytics.outcome.AttackOutcome.to_dict`), ``verdicts``,
 ``ok``, ``notes`` and ``seconds`` per part.
@@ -39,11 +45,16 @@ from anonkit.analytics import class_attacks as ca
 from anonkit.analytics.adversary import inference_attack, linkability_attack, singling_out_attack
 from anonkit.analytics.cover import population_counts
 from anonkit.analytics.matching import unsorted_matching_attack
+from anonkit.analytics.nearest import FORM as NEAREST_FORM
+from anonkit.analytics.nearest import nn_inference_attack, nn_linkability_attack, nn_singling_out_attack
 from anonkit.analytics.outcome import AttackOutcome
 from anonkit.analytics.published import PublishedRelease, published_buckets, published_table
-from anonkit.audit.inputs import AuditInputs
+from anonkit.analytics.transactions import transaction_schema, transaction_table
+from anonkit.analytics.wildcard import wildcard_table
+from anonkit.audit.inputs import AuditInputs, release_reading
 from anonkit.audit.survey import survey_figures
 from anonkit.audit.verdicts import effective_thresholds, threshold_basis, thresholds_from, verdicts
+from anonkit.audit.wildcard import wildcard_models, wildcard_risk
 from anonkit.config import AuditThresholds
 from anonkit.errors import InputError
 from anonkit.models import Criterion
@@ -91,7 +102,29 @@ def _published(inputs: AuditInputs) -> PublishedRelease:
         if len(frames) != 2:
             raise InputError(f"a bucketized release has two tables, this one {len(frames)}", key="RELEASE")
         return published_buckets(frames[0], frames[1], schema, reference=reference)
+    if inputs.wildcard is not None:  # suppressed cells match any value: classes are the compatible rows
+        return wildcard_table(release, schema, marker=inputs.wildcard, reference=reference, strata=inputs.strata)
+    if inputs.transactions:  # one row per person, the sensitive cell the person's set of values
+        return transaction_table(release, schema, reference=reference)
     return published_table(release, schema, reference=reference, needs_sensitive=False)
+
+
+def _reading_notes(inputs: AuditInputs) -> list[str]:
+    """Say so when a release read without wildcards (its algorithm does not suppress cells, or is not
+    known) has ``*`` in some of its unsuppressed rows of a quasi-identifier only: each such ``*`` is
+    read as a value."""
+    frame = inputs.release
+    if inputs.wildcard is not None or not isinstance(frame, pd.DataFrame):
+        return []
+    qis = [q for q in inputs.schema.quasi if q in frame.columns]
+    stars = {q: (frame[q].astype(object) == "*").to_numpy() for q in qis}
+    marked = np.logical_and.reduce(list(stars.values())) if qis else np.zeros(len(frame), dtype=bool)
+    for q in qis:  # rows with every quasi-identifier '*' are suppressed records (ARX's marking), not values
+        star = stars[q][~marked]
+        if star.any() and not star.all():
+            return [f"{q!r} publishes '*' in some rows: read as a value of its own (a release of the suppress "
+                    "family, whose '*' matches any value, is read so when its config names that algorithm)"]
+    return []
 
 
 def _models(inputs: AuditInputs, published: PublishedRelease, models: list[Criterion]) -> tuple[
@@ -113,6 +146,15 @@ def _models(inputs: AuditInputs, published: PublishedRelease, models: list[Crite
                      "(and anonkit check --population), not from the published table alone")
         counted = []
     out = []
+    if one_table and inputs.wildcard is not None:
+        if counted:
+            notes.append(f"{counted[0].describe()} is counted in the population class by class: not judged on a "
+                         "release whose suppressed cells match any value (verified by anonkit anonymize)")
+        judged, more = wildcard_models(published, class_models)
+        return judged, notes + more
+    if one_table and inputs.transactions:  # the transaction texts as values, as the algorithm's verifier reads them
+        return model_results(verify(inputs.release, transaction_schema(inputs.schema, inputs.release),
+                                    class_models + counted, suppressed="drop")), notes
     if one_table:
         reference = {s: inputs.original[s] for s in inputs.schema.sensitive if s in inputs.original.columns}
         out = model_results(verify(inputs.release, inputs.schema, class_models, reference=reference))
@@ -167,6 +209,8 @@ def _population_sizes(inputs: AuditInputs, published: PublishedRelease) -> np.nd
 def _risk(inputs: AuditInputs, published: PublishedRelease, thresholds: AuditThresholds,
           population: int | None) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
     pop_sizes = _population_sizes(inputs, published)
+    if published.compatible is not None:
+        return wildcard_risk(published, thresholds, population, pop_sizes)
     notes: list[str] = []
     if inputs.population_table is not None and pop_sizes is None:
         notes.append("the population table is matched on one-table releases only: journalist risk is the "
@@ -293,6 +337,7 @@ def audit(
     t0 = time.perf_counter()
     tick(0, total, "reading the release's classes")
     published = _published(inputs)
+    notes += _reading_notes(inputs)
     model_results, model_notes = _models(inputs, published, list(models))
     notes += model_notes
     seconds["models"] = round(time.perf_counter() - t0, 6)
@@ -312,6 +357,10 @@ def audit(
     qt = inputs.release if one_table else next(iter(inputs.release.values()))  # type: ignore[union-attr]
     if not one_table:  # the quasi table without its group id (not an attribute of the original)
         qt = qt[[c for c in qt.columns if c in inputs.original.columns]]
+    if inputs.transactions:  # a set {a;b} is no cell the matching attacks read: they match the other columns
+        qt = qt[[c for c in qt.columns if c not in schema.sensitive]]
+        notes.append("per-person transactions: singling-out and linkability match the published columns but the "
+                     "sensitive set; inference is not run (its guess would be a set, never a value)")
     out: list[dict[str, Any]] = []
     sensitive = [s for s in schema.sensitive if s in published.sensitive]
     for i, name in enumerate(names, start=2):
@@ -325,12 +374,11 @@ def audit(
                 continue
             _attack(name, lambda: ca.attack_background_knowledge(published, priors, rows=rows,
                                                                  source=inputs.original), seconds, notes, out)
-        elif name == "singling-out":
-            _attack(name, lambda: singling_out_attack(qt, inputs.original, schema, control=inputs.control,
-                                                      n_attacks=targets, seed=seed), seconds, notes, out)
-        elif name == "linkability":
-            _attack(name, lambda: linkability_attack(qt, inputs.original, schema, control=inputs.control,
-                                                     n_attacks=targets, seed=seed), seconds, notes, out)
+        elif name in ("singling-out", "linkability"):  # by nearest neighbour on a perturbed or synthetic release
+            fn = {"singling-out": (nn_singling_out_attack if inputs.nearest else singling_out_attack),
+                  "linkability": (nn_linkability_attack if inputs.nearest else linkability_attack)}[name]
+            _attack(name, lambda fn=fn: fn(qt, inputs.original, schema, control=inputs.control, n_attacks=targets,
+                                           seed=seed), seconds, notes, out)
         elif name == "inference":
             _inference_attacks(inputs, sensitive, one_table, targets, seed, seconds, notes, out)
         elif name == "unsorted-matching":
@@ -352,6 +400,7 @@ def audit(
                       population_given=population_given)
     seconds["total"] = round(time.perf_counter() - t0, 6)
     tick(total, total, "done")
+    form = _attack_form(inputs, out, notes)
     return {
         "release": inputs.release_location,
         "thresholds": thresholds.model_dump(),
@@ -360,12 +409,24 @@ def audit(
         "population": pop,
         "models": model_results,
         "risk": risk,
+        "attack_form": form,
         "attacks": out,
         "verdicts": checks,
         "ok": all(v["holds"] for v in checks),
         "notes": notes,
         "seconds": seconds,
     }
+
+
+def _attack_form(inputs: AuditInputs, out: list[dict[str, Any]], notes: list[str]) -> str:
+    """Which form the singling-out, linkability and inference attacks took (the audit's ``attack_form``);
+    a note says so when the nearest-neighbour form ran."""
+    if not inputs.nearest:
+        return "cover (released cells cover the original values)"
+    if any(a["name"] in ("singling-out", "linkability") or a["name"].startswith("inference") for a in out):
+        notes.append(f"singling-out, linkability and inference: {NEAREST_FORM} (the release publishes exact-looking "
+                     "values that are not the original ones; anonymeter's form)")
+    return NEAREST_FORM
 
 
 def _class_attacks(name: str, published: PublishedRelease, sensitive: list[str], seconds: dict[str, float],
@@ -388,9 +449,12 @@ def _inference_attacks(inputs: AuditInputs, sensitive: list[str], one_table: boo
         notes.append("inference: not run on linked tables (the sensitive values sit in the sensitive "
                      "table; the homogeneity, similarity and skewness attacks read them per group)")
         return
+    if inputs.transactions:
+        return
     for s in sensitive:
         label = "inference" if len(sensitive) == 1 else f"inference ({s})"
-        _attack(label, lambda s=s, label=label: _renamed(inference_attack(
+        fn = nn_inference_attack if inputs.nearest else inference_attack
+        _attack(label, lambda s=s, label=label, fn=fn: _renamed(fn(
             inputs.release, inputs.original, inputs.schema, s, control=inputs.control, n_attacks=targets,
             seed=seed), label), seconds, notes, out)
 
@@ -421,7 +485,8 @@ def audit_frames(plan: Plan, release: pd.DataFrame | dict[str, pd.DataFrame], *,
     frame, population = research_subset(config, base, frame)
     inputs = AuditInputs(schema=schema, original=frame, release=release,
                          population_table=read_extra(spec.population_table, config, base, "audit.population_table"),
-                         control=read_extra(spec.control, config, base, "audit.control"), population=population)
+                         control=read_extra(spec.control, config, base, "audit.control"), population=population,
+                         **release_reading(plan.algorithm, plan.options))
     return audit(inputs, models=list(plan.models), thresholds=spec.thresholds, population=spec.population,
                  attacks=spec.attacks, seed=spec.seed, targets=spec.targets, step=step)
 

@@ -4,45 +4,50 @@ Exit codes: 0 success; 1 the privacy models cannot be met (nothing is written); 
 error naming the column, value and row, or the config key); 130 interrupted.
 
 A thin layer: each command (one module per group: ``anonymize``, ``check`` with ``analyze``,
-``location`` with ``cloak`` and ``broker``, ``algorithms``, ``models``, ``audit``, ``report``, ``explore``,
-``experiments``) parses its flags, calls the job and prints; ``printers/`` holds what is printed for
-people, ``console`` where it goes (and the one-line error), ``running`` the interruptible job and its
-progress display, ``helptext`` how ``--help`` reads (wrapped between words at 80 columns, every command
-that is registered here included). Importing this package loads no pandas, numpy or numba: every command imports its
-job when it runs.
+``risk`` (sdcMicro's per-record survey risk), ``location`` with ``cloak`` and ``broker``, ``algorithms``,
+``models``, ``audit``, ``report``, ``explore``, ``experiments``) parses its flags, calls the job and prints;
+``printers/`` holds what is printed for people, ``console`` where it goes (and the one-line error),
+``running`` the interruptible job and its progress display, ``helptext`` how ``--help`` reads (wrapped
+between words at 80 columns, every command that is registered here included). Importing this package
+loads no pandas, numpy or numba: every command imports its job when it runs. ``anonkit --help`` (and
+``anonkit`` alone) imports no command at all (issue 30: at most 0.15 CPU-s): :data:`COMMANDS` names
+them as text, the help lists them from their docstrings read in their sources, byte for byte what the
+whole command line prints (``tests/test_fixed_costs.py``); :data:`app` registers them on first use.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
-from anonkit.cli import (
-    algorithms,
-    anonymize,
-    audit,
-    check,
-    evaluate,
-    experiments,
-    explore,
-    init,
-    location,
-    models,
-    report,
-    ui,
-)
-from anonkit.cli.helptext import MARKUP_MODE, HelpGroup
+from anonkit.cli.helptext import MARKUP_MODE, HelpGroup, help_only_group
 
-app = typer.Typer(
-    cls=HelpGroup,  # --help wrapped between words at 80 columns, flags without <bool> (cli/helptext.py)
-    rich_markup_mode=MARKUP_MODE,
-    add_completion=False,
-    no_args_is_help=True,
-    help="anonkit: privacy-preserving publishing of microdata.",
-    pretty_exceptions_enable=False,
+#: the commands, in the order ``anonkit --help`` lists them: the name and ``"module:attribute"``, a
+#: function (a command) or a :class:`typer.Typer` (a group of sub-commands). Declared as text so that
+#: ``anonkit --help`` lists them without importing them (:func:`anonkit.cli.helptext.help_only_group`);
+#: :data:`app` imports and registers every one.
+COMMANDS: tuple[tuple[str, str], ...] = (
+    ("init", "anonkit.cli.init:init"),
+    ("anonymize", "anonkit.cli.anonymize:anonymize"),
+    ("check", "anonkit.cli.check:check"),
+    ("analyze", "anonkit.cli.check:analyze"),
+    ("risk", "anonkit.cli.risk:risk_command"),
+    ("cloak", "anonkit.cli.location:cloak"),
+    ("broker", "anonkit.cli.location:broker"),
+    ("algorithms", "anonkit.cli.algorithms:list_algorithms"),
+    ("models", "anonkit.cli.models:list_models"),
+    ("audit", "anonkit.cli.audit:audit_command"),
+    ("evaluate", "anonkit.cli.evaluate:evaluate_command"),
+    ("report", "anonkit.cli.report:report_command"),
+    ("explore", "anonkit.cli.explore:explore_command"),
+    ("ui", "anonkit.cli.ui:ui_command"),
+    ("experiment", "anonkit.cli.experiments:experiment_app"),
 )
+#: the command lines that print ``anonkit``'s own help (nothing, or ``--help`` alone): answered by
+#: :func:`help_only_group` without importing a command
+TOP_HELP = ((), ("--help",))
 
 
 def _print_version(asked: bool) -> None:
@@ -54,7 +59,6 @@ def _print_version(asked: bool) -> None:
         raise typer.Exit(0)
 
 
-@app.callback()
 def _options(
     version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version,
                                           help="Print anonkit's version and exit.")] = False,
@@ -62,27 +66,60 @@ def _options(
     """The options of ``anonkit`` itself (before any command)."""
 
 
-# the commands, in the order ``anonkit --help`` lists them
-app.command("init")(init.init)
-app.command()(anonymize.anonymize)
-app.command()(check.check)
-app.command()(check.analyze)
-app.command()(location.cloak)
-app.command()(location.broker)
-app.command("algorithms")(algorithms.list_algorithms)
-app.command("models")(models.list_models)
-app.command("audit")(audit.audit_command)
-app.command("evaluate")(evaluate.evaluate_command)
-app.command("report")(report.report_command)
-app.command("explore")(explore.explore_command)
-app.command("ui")(ui.ui_command)
-app.add_typer(experiments.experiment_app, name="experiment")
+def _root() -> typer.Typer:
+    """``anonkit`` itself, without its commands: its help, its options."""
+    root = typer.Typer(
+        cls=HelpGroup,  # --help wrapped between words at 80 columns, flags without <bool> (cli/helptext.py)
+        rich_markup_mode=MARKUP_MODE,
+        add_completion=False,
+        no_args_is_help=True,
+        help="anonkit: privacy-preserving publishing of microdata.",
+        pretty_exceptions_enable=False,
+    )
+    root.callback()(_options)
+    return root
+
+
+def _target(target: str) -> Any:
+    """The object a ``"module:attribute"`` string of :data:`COMMANDS` names (imported; the strings are
+    where ``tests/test_architecture.py`` counts these imports)."""
+    import pkgutil
+
+    return pkgutil.resolve_name(target)
+
+
+def _app() -> typer.Typer:
+    """The whole command line: :func:`_root` with every command of :data:`COMMANDS` registered (made once)."""
+    built = globals().get("app")
+    if built is None:
+        built = _root()
+        for name, target in COMMANDS:
+            command = _target(target)
+            if isinstance(command, typer.Typer):
+                built.add_typer(command, name=name)
+            else:
+                built.command(name)(command)
+        globals()["app"] = built
+    return built
+
+
+def __getattr__(name: str) -> Any:
+    """``anonkit.cli.app`` made on first use, so that ``anonkit --help`` imports no command. Any other
+    missing name is an ``AttributeError``: ``from anonkit.cli import console`` then imports the
+    submodule (building the app there would import every command inside that import: a cycle)."""
+    if name == "app":
+        return _app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
     """Console-script entry point."""
     try:
-        app()
+        group = help_only_group(_root(), COMMANDS) if tuple(sys.argv[1:]) in TOP_HELP else None
+        if group is not None:
+            group()
+        else:
+            _app()()
     except KeyboardInterrupt:  # before a job started (imports, config): nothing was written
         print("interrupted: nothing was written", file=sys.stderr)
         _leave(130)

@@ -17,8 +17,8 @@ from anonkit.errors import InputError
 def explore_command(
     config: Annotated[Path, typer.Argument(help="YAML config file (its models, algorithm and audit thresholds).")],
     vary: Annotated[list[str], typer.Option("--vary", help="KEY=V1,V2 (any number of values): a model parameter (k, l, "
-                                            "c, t, beta, delta, J, lambda) or algorithm option to vary; repeat for "
-                                            "a grid.")],
+                                            "c, t, beta, delta, epsilon, J, lambda and more) or algorithm option to "
+                                            "vary; repeat for a grid.")],
     algorithms: Annotated[str | None, typer.Option("--algorithms", help="Algorithms to run, e.g. flash,mondrian "
                                                    "(default: the config's).")] = None,
     risk: Annotated[str, typer.Option("--risk", help="The risk on the map's x axis: prosecutor_highest, "

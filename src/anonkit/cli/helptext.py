@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 #: Typer's help renderer for every ``anonkit`` app: None is click's plain formatter (see above)
 MARKUP_MODE = None
@@ -120,3 +120,44 @@ class HelpGroup(TyperGroup):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+
+def declared_help(target: str) -> str | None:
+    """The help a command target (``"module:attribute"``) declares, read from its module's source
+    without importing the module: a function's docstring (cleaned, as Typer takes it), or the
+    ``help=`` text of a ``typer.Typer(…)`` assigned to the name. ``None`` when the source cannot say
+    (no source file, no such name, help that is not a plain string): the caller then imports."""
+    import ast
+    import importlib.util
+
+    module, _, attribute = target.partition(":")
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    with open(spec.origin, encoding="utf-8") as source:
+        tree = ast.parse(source.read(), spec.origin)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == attribute:
+            return None if node.decorator_list else ast.get_docstring(node)
+        named = isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attribute
+                                                      for t in node.targets)
+        if named and isinstance(node.value, ast.Call):  # type: ignore[union-attr]
+            given = [k.value for k in node.value.keywords if k.arg == "help"]  # type: ignore[union-attr]
+            if len(given) == 1 and isinstance(given[0], ast.Constant) and isinstance(given[0].value, str):
+                return inspect.cleandoc(given[0].value)
+    return None
+
+
+def help_only_group(group: typer.Typer, commands: Sequence[tuple[str, str]]) -> Any:
+    """``group`` (``anonkit`` without its commands) as the command whose ``--help`` lists ``commands``
+    (name, ``"module:attribute"``) in order, each with the help its source declares
+    (:func:`declared_help`), without importing one: a stand-in command per name, which only the help
+    reads. The help is the whole command line's byte for byte (``tests/test_fixed_costs.py``).
+    ``None`` when a command's help cannot be read so: the caller then loads the whole command line."""
+    root = typer.main.get_command(group)
+    for name, target in commands:
+        text = declared_help(target)
+        if text is None:
+            return None
+        root.add_command(TyperCommand(name=name, help=text, rich_markup_mode=MARKUP_MODE))  # type: ignore[attr-defined]
+    return root

@@ -273,8 +273,8 @@ class SparkEngine:
             raise InputError("data with several records per person does not run on engine: spark; "
                              "use engine: local", column=ordered.person)
         if ordered.survey_columns:  # weights checked, households renumbered, pseudonyms keyed: on the local engine
-            raise InputError("the survey roles (weight, household, pseudonym) do not run on engine: spark; use engine: "
-                             "local", column=ordered.survey_columns[0])
+            raise InputError("the survey roles (weight, household, pseudonym, new-id) do not run on engine: spark; "
+                             "use engine: local", column=ordered.survey_columns[0])
         keep = [c for c in columns if c in ordered.quasi or c in ordered.sensitive]
         counted = df.groupBy(*keep).agg(F.count(F.lit(1)).alias(_COUNT)) if keep else df.agg(
             F.count(F.lit(1)).alias(_COUNT))

@@ -270,8 +270,8 @@ def _checked(df: Any, schema: Schema, models: list[Criterion]) -> tuple[Schema, 
         raise InputError("a person column is not distributed by Mondrian on Spark; use engine: local",
                          column=schema.person)
     if schema.survey_columns:
-        raise InputError("the survey roles (weight, household, pseudonym) do not run on engine: spark; use engine: "
-                         "local", column=schema.survey_columns[0])
+        raise InputError("the survey roles (weight, household, pseudonym, new-id) do not run on engine: spark; "
+                         "use engine: local", column=schema.survey_columns[0])
     if not schema.quasi:
         raise InputError("Mondrian needs at least one quasi-identifier")
     hist_attrs = protected_attributes(models)

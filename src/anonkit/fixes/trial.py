@@ -7,7 +7,8 @@ algorithm settings, never the attributes, so both stay valid), then for each cha
 :func:`anonkit.runner.anonymize.anonymize_checked` (encode, algorithm, the independent verifier,
 the measures) → :func:`anonkit.runner.audit_step.audit_result` (the audit and the one verdict; its
 thresholds follow the changed models, as they would in the changed config). ``audit.required`` is
-switched off in the trial so a failing verdict is measured rather than refused. A config with
+switched off in the trial so a failing verdict is measured rather than refused. A config the run's
+advice already reran (``Result.reruns``) is not run again: its release and audit are reused. A config with
 ``post_analytics`` (which may add fake records before the audit) is run whole by
 :func:`anonkit.runner.run` instead, still writing nothing.
 """
@@ -27,7 +28,8 @@ from anonkit.plan import Plan, plan_from_config
 from anonkit.plan.load import config_priors, config_schema, load_input, research_subset
 from anonkit.runner import run
 from anonkit.runner.anonymize import anonymize_checked
-from anonkit.runner.audit_step import audit_result
+from anonkit.runner.audit_step import audit_result, rerun_key
+from anonkit.runner.result import Result
 from anonkit.schema import AttrType
 
 __all__ = ["Trial", "Trials"]
@@ -53,7 +55,7 @@ def _without_required(data: dict[str, Any]) -> dict[str, Any]:
 class Trials:
     """The runs of one plan's changed configs (see the module docstring)."""
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, known: Mapping[str, tuple[Result, dict[str, Any]]] | None = None) -> None:
         config = plan.config
         if config is None:
             raise InputError("proposals are computed from a config: a plan made in Python has none", key="plan")
@@ -62,6 +64,8 @@ class Trials:
                              "rerun (try the change on a sample with engine: local)", key="engine")
         self.plan = plan
         self.runs = 0
+        #: the runs already made of this input (the advice's reruns, by :func:`rerun_key`): reused, not rerun
+        self.known = dict(known or {})
         frame, defaults = load_input(config, plan.base, plan.input_path)
         if config.input.strip and not is_compact(frame) and len(frame.columns):
             frame = frame.apply(strip_cells)
@@ -100,6 +104,9 @@ class Trials:
         try:
             if config.post_analytics is not None:  # fakes may join the release before the audit: the whole run
                 result = run(changed)
+            elif (made := self.known.pop(rerun_key(config, changed.seed), None)) is not None:
+                result, report = made  # the advice ran this very config: its release and audit
+                audit_result(changed, result, population=self.population, report=report)
             else:
                 priors, _note = config_priors(config, plan.base)
                 result = anonymize_checked(self.frame, self.schema, changed, priors=priors,

@@ -15,7 +15,7 @@ the measures from here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,7 +58,9 @@ from anonkit.table import Table
 
 __all__ = [
     "AGGREGATES",
+    "DEFAULT_MEASURES",
     "METRICS",
+    "OPTIONAL_MEASURES",
     "SEARCH_METRICS",
     "ClassSizeStats",
     "ProsecutorRisk",
@@ -70,6 +72,7 @@ __all__ = [
     "arx_round",
     "attribute_weights",
     "cavg",
+    "check_skipped",
     "class_size_stats",
     "compute_metrics",
     "discernibility",
@@ -159,6 +162,44 @@ def _bind(name: str) -> Metric:
 #: Every scalar measure by name, with default parameters: ``METRICS[name](table, release) -> float``.
 #: ``whd`` is the total distortion (uniform weights); ``loss`` ARX's Loss (gs 0.5, geometric mean).
 METRICS: dict[str, Metric] = {name: _bind(name) for name in _PARAMETRIZED}
+
+#: The measures of :data:`METRICS` a run may leave out of its summary (config ``measures: {skip: […]}``,
+#: ``anonymize(…, skip_measures=[…])``), each with why it is optional: what makes it cost more than the
+#: rest. Every other measure is a *default* one: computed from class statistics or distinct tuples in
+#: vectorized code, it never costs more than the algorithm on Adult (issue 30; the figures are
+#: ``benchmarks/bench_fixed_costs.py``'s per-measure table), so it is always in the summary — the
+#: printed summary, the report and the UI read those unconditionally. A skipped measure is absent from
+#: ``summary["metrics"]`` and named with this reason in ``summary["skipped_measures"]``; every optional
+#: measure is computed unless skipped, so a run that skips nothing has the summary it had before.
+OPTIONAL_MEASURES: dict[str, str] = {
+    "record_linkage": "matches every distinct tuple against every class whose published values cover it; on a "
+                      "release with intervals or sets (local recoding, buckets) that is classes × tuples of work, "
+                      "the one measure that can cost more than the algorithm",
+}
+#: the measures every summary has: :data:`METRICS` less :data:`OPTIONAL_MEASURES`
+DEFAULT_MEASURES: tuple[str, ...] = tuple(name for name in METRICS if name not in OPTIONAL_MEASURES)
+
+
+def check_skipped(names: object, key: str) -> tuple[str, ...]:
+    """``names`` (a list of measure names) as the measures a run skips, or a one-line :class:`InputError`
+    naming ``key``: only an optional measure may be skipped (a default one is what the summary's readers
+    rely on), a name once. Fail closed: a misspelt name would otherwise compute what the user switched off."""
+    if isinstance(names, str | bytes | Mapping) or not isinstance(names, Iterable):
+        raise InputError(f"expected a list of measure names, got {type(names).__name__}: e.g. [record_linkage]",
+                         key=key)
+    optional = ", ".join(OPTIONAL_MEASURES)
+    seen: list[str] = []
+    for name in names:
+        if not isinstance(name, str) or name not in METRICS:
+            raise InputError(f"unknown measure {name!r}; optional measures (may be skipped): {optional}; "
+                             f"default measures (always computed): {', '.join(DEFAULT_MEASURES)}", key=key, value=name)
+        if name not in OPTIONAL_MEASURES:
+            raise InputError(f"{name!r} is a default measure, always computed (it costs less than the algorithm); "
+                             f"only an optional measure may be skipped: {optional}", key=key, value=name)
+        if name in seen:
+            raise InputError(f"measure {name!r} is listed twice", key=key, value=name)
+        seen.append(name)
+    return tuple(sorted(seen, key=list(METRICS).index))
 
 
 def compute_metrics(

@@ -6,6 +6,7 @@ parameters with their ranges, the statistics it needs, monotonicity); the constr
 """
 
 from anonkit.models.base import Criterion
+from anonkit.models.differential_privacy import DifferentialPrivacy
 from anonkit.models.individual_risk import IndividualRisk
 from anonkit.models.kanonymity import KAnonymity
 from anonkit.models.kmap import EstimatedKMap, KMap
@@ -35,6 +36,7 @@ __all__ = [
     "Criterion",
     "DeltaDisclosure",
     "DeltaPresence",
+    "DifferentialPrivacy",
     "DistinctLDiversity",
     "EntropyLDiversity",
     "EstimatedKMap",

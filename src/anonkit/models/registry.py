@@ -21,6 +21,7 @@ ORDER: tuple[str, ...] = (
     "average-risk", "sample-uniqueness", "population-uniqueness", "individual-risk",
     "k-map", "estimated-k-map", "delta-presence",
     "profitability", "profitability-journalist", "no-attack-profitability", "no-attack-profitability-journalist",
+    "differential-privacy",
 )
 
 

@@ -80,6 +80,8 @@ class Plan:
     person_qi: str = "error"
     #: the schema given to the Python API; a config's is built from its data as the input is read
     schema: Schema | None = None
+    #: the optional measures the summary leaves out (``measures.skip``; :data:`anonkit.metrics.OPTIONAL_MEASURES`)
+    skip_measures: tuple[str, ...] = ()
 
     @property
     def engine_name(self) -> str:
@@ -170,7 +172,7 @@ def plan_from_config(config: Config, *, config_dir: str | Path = ".", input_path
     models = tuple(config.models())
     inp = config.input
     settings = {"metric": config.algorithm.metric, "suppressed": config.output.suppressed, "missing": inp.missing,
-                "strip": inp.strip, "person_qi": inp.person_qi}
+                "strip": inp.strip, "person_qi": inp.person_qi, "skip_measures": config.measures.skip}
     if not writes:
         if input_path is not None:
             check_override(config.input, input_path)

@@ -92,7 +92,8 @@ def config_schema(config: Config, base: Path, default_hierarchies: dict[str, Hie
         elif a.hierarchy is not None:
             h = read_hierarchy(_resolve(base, a.hierarchy), name=name)
         elif name in default_hierarchies and a.role not in ("identifier", "id", "insensitive", "other", "weight",
-                                                                "sampling-weight", "household", "hh", "pseudonym"):
+                                                                "sampling-weight", "household", "hh", "pseudonym",
+                                                                "new-id", "new_id", "newid"):
             h = default_hierarchies[name]
         categories, category_order = _read_categories(base, name, a, frame)
         schema.add(

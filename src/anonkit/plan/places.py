@@ -131,6 +131,29 @@ def output_targets(target: str, table: str | None, keys: list[str] | tuple[str, 
     return out
 
 
+def _side_file(spec: object) -> tuple[str, object] | None:
+    """What an algorithm publishes beside a release written to a file, as its entry declares it
+    (``side_file = (tag, function)``: ``NAME.TAG.csv`` and the function making its table from the
+    release; PRAM's matrices), or ``None``."""
+    return getattr(getattr(spec, "entry", None), "side_file", None)
+
+
+def side_places(spec: object, outputs: list[tuple[str, str | None]]) -> list[Place]:
+    """The side file a run writes beside its one release file (``NAME.pram.csv``, key ``output.pram``);
+    none for a release to a database (the summary's notes hold the same figures)."""
+    side = _side_file(spec)
+    if side is None or len(outputs) != 1 or outputs[0][1] is not None or "://" in outputs[0][0]:
+        return []
+    p = Path(outputs[0][0])
+    return [Place(f"output.{side[0]}", str(p.with_name(f"{p.stem}.{side[0]}.csv")), "csv")]
+
+
+def side_outputs(spec: object, writes: tuple[Place, ...] | list[Place]) -> list[tuple[str, object]]:
+    """The planned side files of ``writes``: (location, the function making its table from the release)."""
+    side = _side_file(spec)
+    return [] if side is None else [(w.location, side[1]) for w in writes if w.key == f"output.{side[0]}"]
+
+
 @dataclass
 class RunPlan:
     """What a run will write, checked: the release's ``(location, SQL table)`` targets, the manifest
@@ -197,6 +220,8 @@ def plan_run(config: Config, *, config_dir: str | Path = ".", input_path: str | 
     manifest = _manifest_place(config, base, outputs, config.algorithm.options() if options is None else options)
     if manifest is not None:
         writes.append(manifest)
+    sides = side_places(config.algorithm.spec, outputs)
+    writes += sides
     if report is not None:
         writes.append(Place("--report", report, "html"))
     check_places(reads, writes)
@@ -206,6 +231,11 @@ def plan_run(config: Config, *, config_dir: str | Path = ".", input_path: str | 
                          if_exists=out.if_exists if table is not None else None, sheet=out.sheet)
         except InputError as exc:
             raise InputError(str(exc), key=key if exc.key is None else None) from None
+    for side in sides:
+        try:
+            check_target(side.location, format="csv")
+        except InputError as exc:
+            raise InputError(str(exc), key=side.key if exc.key is None else None) from None
     if manifest is not None:
         try:
             check_target(manifest.location, format="csv")

@@ -14,7 +14,10 @@ from anonkit.io import shown as _shown
 from anonkit.report import figures
 from anonkit.report._markup import MISSING, Page, esc, facts, mark, note, number, plain, share, table
 from anonkit.report.data import class_sizes, column, tally
+from anonkit.report.dp import dp_section
+from anonkit.report.perturbed import perturbed_section
 from anonkit.report.survey import survey_section
+from anonkit.report.synthetic import synthetic_section
 
 #: what each summary metric means, for the utility table (metrics not listed are shown by name)
 METRICS = {
@@ -43,6 +46,8 @@ SUMMARY_RISK = {
     "sample_uniqueness": "records unique in their quasi-identifiers",
     "record_linkage": "record linkage success (share of records linked correctly)",
 }
+#: the summary measures given in percent (record linkage, spec §2.5), shown as shares like the others
+PERCENT = {"record_linkage": 100.0}
 
 
 def _checks(summary: Mapping[str, Any], audit: Mapping[str, Any] | None) -> list[tuple[str, Any]]:
@@ -200,12 +205,16 @@ def privacy(page: Page, summary: Mapping[str, Any], audit: Mapping[str, Any] | N
         body += note("The summary names no verified model.")
     if "verified" in summary:
         body += facts([("independent verification", mark(summary["verified"]))])
+    body += dp_section(page, summary)  # SafePub's guarantee and parameters: a safepub release only
     thresholds = (audit or {}).get("thresholds") or {}
     if not audit:
         body += note("No audit was run: the re-identification risk models and the attack simulations below "
                      "are missing (run anonkit audit). The summary's own risk figures follow.")
         metrics = summary.get("metrics") or {}
-        rows = [(label, share(metrics[k])) for k, label in SUMMARY_RISK.items() if metrics.get(k) is not None]
+        skipped = summary.get("skipped_measures") or {}  # switched off by measures.skip: said, not left out
+        rows = [(label, share(metrics[k] / PERCENT.get(k, 1)) if metrics.get(k) is not None
+                 else "not computed (measures.skip)")
+                for k, label in SUMMARY_RISK.items() if metrics.get(k) is not None or k in skipped]
         if rows:
             body += facts(rows)
         if len(frames) == 1 and qi:
@@ -293,6 +302,8 @@ def utility(page: Page, summary: Mapping[str, Any], original: pd.DataFrame | Non
     generalization = summary.get("generalization") or {}
     attrs = [(q, "quasi-identifier") for q in qi] + others
     body = _loss(page, metrics, generalization)
+    body += perturbed_section(page, summary)  # IL1s, eigen, correlations, regressions: a perturbed release only
+    body += synthetic_section(page, summary, original, frames, qi, others)  # marginals, TSTR: perturbed/synthetic
     body += _generalization(page, generalization, original, frames, attrs)
     body += _distributions(page, original, frames, attrs)
     records, suppressed = summary.get("records"), summary.get("suppressed")

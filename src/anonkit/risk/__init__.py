@@ -20,7 +20,9 @@ household ids; missing key values match anything):
   fk/Fk, Benedetti–Franconi risk, global risk, expected re-identifications, household risk
   (sdcMicro ``freqCalc``, ``indivRisk``, ``measure_risk``);
 * :func:`loglinear_risk` — log-linear model risk (``modRisk``);
-* :func:`suda2` — minimal sample uniques, SUDA and DIS-SUDA scores, attribute contributions (``suda2``).
+* :func:`suda2` — minimal sample uniques, SUDA and DIS-SUDA scores, attribute contributions (``suda2``);
+* :func:`record_risks` — all of them per record in one frame, in input order, and the file's totals
+  (``anonkit risk``).
 
 Results are frozen dataclasses; ``to_dict()`` gives JSON-ready dicts.
 """
@@ -43,6 +45,7 @@ from anonkit.risk.population import (
     population_uniqueness,
     sample_uniqueness,
 )
+from anonkit.risk.records import RecordRisks, record_risks
 from anonkit.risk.reidentification import AttackerRisk, MarketerRisk, ReidentificationRisk, reidentification_risk
 from anonkit.risk.suda2 import Suda2Result, suda2
 from anonkit.risk.survey import (
@@ -64,6 +67,7 @@ __all__ = [
     "LogLinearRisk",
     "MarketerRisk",
     "PopulationUniqueness",
+    "RecordRisks",
     "ReidentificationRisk",
     "RiskDistribution",
     "SampleFrequencies",
@@ -77,6 +81,7 @@ __all__ = [
     "loglinear_risk",
     "population_size",
     "population_uniqueness",
+    "record_risks",
     "reidentification_risk",
     "risk_distribution",
     "sample_frequencies",

@@ -20,16 +20,19 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
+import numpy as np
 import pandas as pd
 
 from anonkit import interrupt
 from anonkit import metrics as _m
 from anonkit._api_checks import check_frame
 from anonkit._memory import give_back
+from anonkit._verify_new_id import check_new_ids
 from anonkit.algorithms import registry
 from anonkit.algorithms.common import check_models
 from anonkit.algorithms.feasibility import explain, impossible
 from anonkit.algorithms.spec import Algorithm
+from anonkit.audit.inputs import WILDCARD_FAMILIES
 from anonkit.config import MetricConfig
 from anonkit.engines import Engine, get_engine
 from anonkit.errors import InputError, UnsatisfiableError
@@ -58,6 +61,7 @@ from anonkit.runner.summary import (
     model_warnings,
     persons_summary,
     plain_notes,
+    wildcard_privacy,
 )
 from anonkit.schema import Schema
 from anonkit.table import MissingPolicy, PersonQIPolicy, Table
@@ -81,6 +85,7 @@ def anonymize(
     priors: PriorsInput | None = None,
     engine: str | Engine | None = None,
     subset: Any = None,
+    skip_measures: Iterable[str] = (),
     **params: object,
 ) -> Result:
     """Anonymize ``frame`` with ``algorithm`` so that every model in ``models`` holds.
@@ -101,6 +106,9 @@ def anonymize(
     ``subset`` (one ``True``/``False`` per row of ``frame``) makes ``frame`` the population and the
     selected rows the records anonymized and released (ARX's research subset): k-map and δ-presence
     count their classes in the population (:mod:`anonkit.models.population`).
+    ``skip_measures`` names optional measures the summary leaves out (:data:`anonkit.metrics.OPTIONAL_MEASURES`,
+    e.g. ``["record_linkage"]``; the config's ``measures: {skip: […]}``): the summary lists them under
+    ``skipped_measures`` with the reason; a default measure cannot be skipped.
     With a person column (several records per person, paper D) ``person_qi`` says what a person
     whose quasi-identifiers differ between rows is: an error (default) or their first row's values
     (the summary's ``reconciled`` counts them); only algorithms that count persons take such data.
@@ -128,7 +136,8 @@ def anonymize(
     start = time.perf_counter()
     check_frame(frame, local=engine in (None, "local") or getattr(engine, "name", None) == "local")
     plan = plan_from_arguments(schema, models, algorithm=algorithm, seed=seed, suppressed=suppressed, missing=missing,
-                               strip=strip, person_qi=person_qi, metric=metric, engine=engine, options=params)
+                               strip=strip, person_qi=person_qi, metric=metric, engine=engine, options=params,
+                               skip_measures=skip_measures)
     population = None
     if subset is not None:
         population, frame = frame, subset_rows(frame, subset)
@@ -152,6 +161,7 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
     the whole input when ``frame`` is its research subset (:mod:`anonkit.models.population`)."""
     start = time.perf_counter() if start is None else start
     spec, options, seed, metric = plan.algorithm, dict(plan.options), plan.seed, plan.metric
+    schema = schema.with_run_seed(seed)  # role new-id: random ids drawn from the run's seed
     models: list[Criterion] = list(plan.models)
     missing, strip = cast(MissingPolicy, plan.missing), plan.strip
     runner = get_engine(plan.engine)
@@ -173,7 +183,8 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
         own_run = getattr(importlib.import_module(module), function)
         got = own_run(runner, frame, schema, models, options, algorithm=spec.name, seed=seed, missing=missing,
                       strip=strip)
-        return _own_result(got, spec, runner.name, models, seed=seed, start=start, metric=metric)
+        return _own_result(got, spec, runner.name, models, seed=seed, start=start, metric=metric,
+                           skip=plan.skip_measures)
     table = runner.encode(frame, schema, missing=missing, strip=strip, person_qi=cast(PersonQIPolicy, plan.person_qi))
     attach_survey_weights(table, models)  # the weights summed per distinct tuple, for individual-risk
     if counted:
@@ -206,10 +217,15 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
     published, verification = _publish_and_verify(runner, table, release, spec, models, bk, bk_priors,
                                                   suppressed=plan.suppressed, seed=seed,
                                                   population=population if counted else None)
+    persons = ((np.asarray(release.notes["qt_person"]), table.person)  # a table of persons: who each row is
+               if "qt_person" in release.notes and table.person is not None else None)
+    check_new_ids(frame, published, release.published_rows(suppressed=plan.suppressed, seed=seed),  # type: ignore[arg-type]
+                  table.schema.new_ids, persons=persons)
     interrupt.check()
     warnings = warnings + flat_numeric_warnings(table, spec) + dropped_warnings(release)
     measures = measured_summary(measured, models, search_metric, verification,
-                                score=release.search.score if release.search is not None else None)
+                                score=release.search.score if release.search is not None else None,
+                                skip=plan.skip_measures)
     summary = {
         "algorithm": release.algorithm,
         "satisfied": True,
@@ -229,6 +245,9 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
         "seconds": round(seconds, 6),
         "notes": plain_notes(release.notes),
     }
+    if spec.family in WILDCARD_FAMILIES and isinstance(published, pd.DataFrame):  # "*" matches any value
+        wildcard_privacy(summary, published, [q for q in table.schema.quasi if q in published.columns],
+                         WILDCARD_FAMILIES[spec.family], list(release.notes.get("strata") or []))
     _add_facts(summary, table, release, spec, bk, priors, seed, seconds)
     return Result(release, published, verification, summary, models, table.schema)
 
@@ -325,6 +344,10 @@ def _add_facts(summary: dict[str, Any], table: Table, release: Release, spec: Al
     search's counts, the background-knowledge model."""
     if table.person is not None:
         summary.update(persons_summary(table, release, seed, seconds))
+    if spec.family == "perturb":  # utility of a perturbed release against its own original records (issue 28)
+        from anonkit.metrics.perturbed import release_utility
+
+        summary["perturbed_utility"] = release_utility(table, release)
     if spec.reconstructed:
         summary["reconstructed"] = True  # a baseline rebuilt from a paper's outline, for comparison
     if release.search is not None:
@@ -343,7 +366,7 @@ def _add_facts(summary: dict[str, Any], table: Table, release: Release, spec: Al
 
 
 def _own_result(got: Any, spec: Algorithm, engine: str, models: list[Criterion], *, seed: int, start: float,
-                metric: MetricConfig | _m.SearchMetric | None) -> Result:
+                metric: MetricConfig | _m.SearchMetric | None, skip: tuple[str, ...] = ()) -> Result:
     """The result of an algorithm's own path on an engine (an ``OwnRelease``: its counts, and when
     the models hold the published rows, verification and release to measure), summarized by the one
     summary builder; refused when the models do not hold."""
@@ -354,7 +377,8 @@ def _own_result(got: Any, spec: Algorithm, engine: str, models: list[Criterion],
         summary = {**base, "satisfied": False, "verified": False, "message": got.message,
                    "seconds": round(time.perf_counter() - start, 6)}
         raise UnsatisfiableError(got.message, summary=summary)
-    measures = measured_summary(got.measured, models, search_metric_of(metric, models), got.verification)
+    measures = measured_summary(got.measured, models, search_metric_of(metric, models), got.verification,
+                                skip=skip)
     summary = {
         **base,
         "satisfied": True,

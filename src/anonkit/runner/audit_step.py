@@ -6,6 +6,7 @@ the advice computed by rerunning the changed config (:mod:`anonkit.audit.advice`
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -13,7 +14,7 @@ import pandas as pd
 
 from anonkit.analytics.published import private_rows
 from anonkit.audit.advice import Rerun, advise
-from anonkit.audit.inputs import AuditInputs, read_extra
+from anonkit.audit.inputs import AuditInputs, read_extra, release_reading
 from anonkit.audit.run import audit
 from anonkit.audit.verdicts import run_verdict
 from anonkit.config import AuditConfig, Config
@@ -26,7 +27,17 @@ from anonkit.runner.knowledge import priors_for
 from anonkit.runner.result import Result
 from anonkit.schema import Schema
 
-__all__ = ["audit_report", "audit_result", "rerun_for"]
+__all__ = ["audit_report", "audit_result", "rerun_for", "rerun_key"]
+
+
+def rerun_key(config: Config, seed: int) -> str:
+    """What makes two reruns of one input the same run: the changed config (validated, so ``l: 3`` and
+    ``l: 3.0`` read alike) without ``audit.required`` (a trial switches it off; it changes no figure)
+    and the seed. The advice's reruns and the fixes' trials of one run share the input and schema."""
+    data = config.model_dump(mode="json")
+    if isinstance(data.get("audit"), dict):
+        data["audit"] = {**data["audit"], "required": False}
+    return json.dumps([data, seed], sort_keys=True, default=str)
 
 
 def audit_report(plan: Plan, result: Result, config: Config | None = None, *,
@@ -45,7 +56,8 @@ def audit_report(plan: Plan, result: Result, config: Config | None = None, *,
     published = result.frame if len(release.tables) < 2 else dict(release.tables)
     inputs = AuditInputs(schema=table.schema, original=table.frame, release=published,
                          population_table=read_extra(spec.population_table, config, base, "audit.population_table"),
-                         control=read_extra(spec.control, config, base, "audit.control"), population=population)
+                         control=read_extra(spec.control, config, base, "audit.control"), population=population,
+                         **release_reading(plan.algorithm, plan.options))
     priors = rows = None
     bk = [m for m in result.models if isinstance(m, BackgroundKnowledge)]
     if bk:
@@ -58,17 +70,20 @@ def audit_report(plan: Plan, result: Result, config: Config | None = None, *,
 
 
 def audit_result(plan: Plan, result: Result, *, frame: pd.DataFrame | None = None,
-                 schema: Schema | None = None, population: pd.DataFrame | None = None) -> None:
+                 schema: Schema | None = None, population: pd.DataFrame | None = None,
+                 report: dict[str, Any] | None = None) -> None:
     """The config's ``audit:`` (default settings without one: the quick checks — the models, the risk
     models and every attack that needs no extra input) on the release in memory, into
     ``summary["audit"]``, and the run's one verdict into ``summary["verdict"]``: ``ok``, the failing
     checks, the thresholds, and when a check fails the advice (:func:`anonkit.audit.advice.advise`:
     the parameter to change and what it gives, computed by rerunning ``frame`` under ``schema``).
     With ``audit.required`` a failing verdict refuses the release before anything is written.
-    ``population``: the whole input of an ``input.subset`` run (the audit and the reruns count in it)."""
+    ``population``: the whole input of an ``input.subset`` run (the audit and the reruns count in it).
+    ``report``: the release's audit when it was made already (a rerun's, kept by :func:`rerun_for`)."""
     spec = plan.audit
     release = result.release
-    report = audit_report(plan, result, population=population)
+    if report is None:
+        report = audit_report(plan, result, population=population)
     result.summary["audit"] = report
     # the summary counts the records at risk against the audit's threshold: one figure, one threshold
     result.summary["risk_threshold"] = report["thresholds"]["highest_risk"]
@@ -77,8 +92,11 @@ def audit_result(plan: Plan, result: Result, *, frame: pd.DataFrame | None = Non
     failed = [v for v in report["verdicts"] if not v["holds"]]
     advice = None
     if failed and frame is not None and schema is not None:
-        rerun = rerun_for(plan, frame, schema, result.summary.get("seed", 0), population=population)
-        advice = advise(plan.config, report, schema, frame, rerun)
+        rerun = rerun_for(plan, frame, schema, result.summary.get("seed", 0), population=population,
+                          memo=result.reruns)
+        algorithm = plan.algorithm  # one that enforces no model (perturbative): its models are judged only
+        advice = advise(plan.config, report, schema, frame, rerun,
+                        judged_only=algorithm.name if algorithm is not None and not algorithm.enforces else None)
     result.summary["verdict"] = run_verdict(report, advice)
     if spec.required and not report["ok"]:
         names = [v["check"] for v in failed]
@@ -90,11 +108,14 @@ def audit_result(plan: Plan, result: Result, *, frame: pd.DataFrame | None = Non
 
 
 def rerun_for(plan: Plan, frame: pd.DataFrame, schema: Schema, seed: int, *,
-              population: pd.DataFrame | None = None) -> Rerun:
+              population: pd.DataFrame | None = None,
+              memo: dict[str, tuple[Result, dict[str, Any]]] | None = None) -> Rerun:
     """The advice's rerun (:data:`anonkit.audit.advice.Rerun`) over the run's input ``frame`` (as
     read; the research records of an ``input.subset`` run, whose whole input is ``population``) and
     its ``schema`` (a change of the models leaves it as it is): the changed config's anonymization
-    and the audit ``anonkit anonymize`` runs (:func:`audit_report`, priors included), nothing written."""
+    and the audit ``anonkit anonymize`` runs (:func:`audit_report`, priors included), nothing written.
+    Each rerun that gives a release is kept in ``memo`` (by :func:`rerun_key`) with its audit, for
+    the fixes' trials of the same run (:class:`anonkit.fixes.trial.Trials`)."""
 
     def run(config: Config) -> dict[str, Any] | str:
         models = config.models()
@@ -109,6 +130,9 @@ def rerun_for(plan: Plan, frame: pd.DataFrame, schema: Schema, seed: int, *,
             return str(exc)
         except InputError as exc:
             return f"refused: {exc}"
-        return audit_report(plan, result, config, population=population)
+        report = audit_report(plan, result, config, population=population)
+        if memo is not None:
+            memo[rerun_key(config, seed)] = (result, report)
+        return report
 
     return run

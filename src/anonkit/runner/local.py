@@ -24,7 +24,7 @@ from anonkit.io import recording_digests, without_password, write_table
 from anonkit.io.batches import is_compact
 from anonkit.plan import Plan
 from anonkit.plan.load import config_priors, config_schema, load_input, research_subset, sha256_of
-from anonkit.plan.places import input_location
+from anonkit.plan.places import input_location, side_outputs
 from anonkit.runner.anonymize import anonymize_checked
 from anonkit.runner.audit_step import audit_result
 from anonkit.runner.result import Result
@@ -103,6 +103,9 @@ def _write(plan: Plan, result: Result, manifest: pd.DataFrame | None) -> None:
         )
     written = [loc if tab is None else f"{without_password(loc)}#{tab}" for loc, tab in plan.outputs]
     result.summary["output"] = written[0] if len(written) == 1 else written
+    for location, make in side_outputs(plan.algorithm, plan.writes):  # PRAM's matrices: NAME.pram.csv
+        write_table(make(result.release), location, format="csv", neutralise=out.neutralise)  # type: ignore[operator]
+        result.summary.setdefault("side_files", []).append(location)
     target = plan.manifest
     if manifest is not None and target is not None:
         write_table(manifest, target, format="csv", neutralise=out.neutralise)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pandas as pd
 from numpy.typing import ArrayLike
@@ -34,6 +34,10 @@ class Result:
     models: list[Criterion] = field(default_factory=list)
     #: the schema the release was verified under (every type resolved)
     schema: Schema | None = None
+    #: the advice's reruns of changed configs (:func:`anonkit.runner.audit_step.rerun_for`), by
+    #: :func:`~anonkit.runner.audit_step.rerun_key`: the fixes' trials reuse a run the advice made
+    #: rather than running the same config again. In memory only; never part of the summary.
+    reruns: dict[str, tuple[Result, dict[str, Any]]] = field(default_factory=dict, repr=False)
 
 
 #: What ``priors=`` accepts: :class:`~anonkit.knowledge.Priors`, an ``(n × S)`` (per record) or

@@ -9,9 +9,11 @@ import dataclasses
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from anonkit import metrics as _m
 from anonkit._values import is_missing
+from anonkit._verify_wildcard import wildcard_counts
 from anonkit.algorithms.spec import Algorithm
 from anonkit.metrics import compute_metrics
 from anonkit.metrics.distortion import published_texts
@@ -170,16 +172,22 @@ def plain(value: float | tuple[float, ...]) -> float | list[float]:
 
 
 def measured_summary(measured: Release, models: list[Criterion], search_metric: _m.SearchMetric,
-                     verification: Verification, score: Any = None) -> dict[str, Any]:
+                     verification: Verification, score: Any = None, skip: tuple[str, ...] = ()) -> dict[str, Any]:
     """The measured part of every engine's summary, from the release to measure (the local engine's
     counted release, or the Spark classes' counted release): the generalization per quasi-identifier,
     the score (``score`` when the search gave one), the metric, every measure with the records at risk
     (against the audit's default threshold, so the two count alike), that threshold, and the
-    verifier's results."""
-    metrics = compute_metrics(measured.table, measured, gs=search_metric.gs, aggregate=search_metric.aggregate)
+    verifier's results.
+
+    ``skip`` (the plan's ``measures.skip``, checked by :func:`anonkit.metrics.check_skipped`) names
+    optional measures left out: they are absent from ``metrics`` and listed with their reason under
+    ``skipped_measures`` (never silently); with nothing skipped there is no such key, and the summary
+    is what it was before measures could be skipped."""
+    names = [name for name in _m.METRICS if name not in skip]
+    metrics = compute_metrics(measured.table, measured, names, gs=search_metric.gs, aggregate=search_metric.aggregate)
     risk_threshold = default_highest_risk(models)
     metrics["records_at_risk"] = prosecutor_risk(measured.table, measured, threshold=risk_threshold).records_at_risk
-    return {
+    out = {
         "generalization": generalization(measured.table, measured),
         "score": score if score is not None else plain(_m.score(measured.table, measured, search_metric)),
         "metric": dataclasses.asdict(search_metric),
@@ -188,3 +196,35 @@ def measured_summary(measured: Release, models: list[Criterion], search_metric: 
         "verification": [{"model": r.model, "holds": r.passed, "achieved": r.achieved}
                          for r in verification.results],
     }
+    if skip:
+        out["skipped_measures"] = {name: _m.OPTIONAL_MEASURES[name] for name in skip}
+    return out
+
+
+def wildcard_privacy(summary: dict[str, Any], published: pd.DataFrame, quasi: list[str], marker: str,
+                     strata: list[str]) -> None:
+    """The privacy measures of a release whose ``marker`` cells match any value (local suppression:
+    the ``suppress`` family, sdcMicro's semantics), recounted from the published table as the verifier
+    and the audit count: a record's class is every published record compatible with it (``fk``,
+    within its stratum). The class-based figures would read ``*`` as a value and call the records it
+    hides unique. Replaced in ``summary`` (top level and ``metrics``): the smallest class (min ``fk``),
+    the average class (mean ``fk`` over records), the prosecutor risks (``1/fk``: highest, average),
+    the records above the risk threshold, sample uniqueness (``fk = 1``) and record linkage (a
+    matching attack links a record to one of its ``fk`` compatible records: ``100 · mean(1/fk)`` %)."""
+    keys = published[quasi].assign(**{f"\x00stratum{i}": "\x00" + published[c].astype(str)
+                                      for i, c in enumerate(strata)})
+    keys = keys.astype(object).where(keys.notna(), "\x00missing").astype(str)
+    fk, _ = wildcard_counts(keys, marker)
+    if not len(fk):
+        return
+    risk = 1.0 / fk
+    metrics = summary.get("metrics")
+    metrics = metrics if isinstance(metrics, dict) else {}
+    threshold = summary.get("risk_threshold", DEFAULT_HIGHEST_RISK)
+    figures = {"min_class_size": float(fk.min()), "avg_class_size": float(fk.mean()),
+               "prosecutor_highest": float(risk.max()), "prosecutor_average": float(risk.mean()),
+               "records_at_risk": float((risk > threshold).sum()), "sample_uniqueness": float((fk == 1).mean())}
+    if "record_linkage" in metrics:  # an optional measure: only where it was computed
+        figures["record_linkage"] = 100.0 * float(risk.mean())
+    metrics.update(figures)
+    summary["min_class_size"] = int(fk.min())

@@ -68,7 +68,11 @@ WEIGHT_WORDS = ("weight", "wgt", "wt", "weights", "sampling_weight", "sweight", 
 #: column-name words that mark a household id (values shared by a household's records: role household)
 HOUSEHOLD_WORDS = ("hh", "household", "hid", "hhid", "household_id")
 #: the roles, as the config names them (the survey roles of issue 28 last)
-ROLES = ("identifier", "quasi", "sensitive", "insensitive", "person", "weight", "household", "pseudonym")
+ROLES = ("identifier", "quasi", "sensitive", "insensitive", "person", "weight", "household", "pseudonym", "new-id")
+#: what an id column dropped by default could be instead (the default stays identifier: fail closed, nothing of
+#: the id is published unless the data holder asks for one of these)
+ID_OPTIONS = ("to keep its rows linked in this release give it role new-id; across releases, role pseudonym "
+              "with a key")
 
 
 @dataclass(frozen=True)
@@ -128,12 +132,12 @@ def _identifier_by_uniqueness(name: str, values: pd.Series, type_: str, shape: s
         return None
     share = f"{unique_share:.0%} of the records have a value no other record has"
     if type_ == "categorical":
-        return f"{share}: it names the record (an identifier), so it is dropped"
+        return f"{share}: it names the record (an identifier), so it is dropped ({ID_OPTIONS})"
     if type_ == "numeric" and shape == "integer":
         nums = pd.to_numeric(values, errors="coerce").dropna()
         run = nums.nunique() / max(float(nums.max() - nums.min() + 1), 1.0)
         if run >= 0.9 or name_words(name) & set(IDENTIFIER_WORDS):
-            return f"{share} and they count up like record numbers: an identifier, so it is dropped"
+            return f"{share} and they count up like record numbers: an identifier, so it is dropped ({ID_OPTIONS})"
     return None
 
 
@@ -152,7 +156,8 @@ def _named_identifier(name: str, type_: str, distinct: int, n: int) -> str | Non
     if not said or type_ != "categorical" or distinct < max(2, NAMED_ID_DISTINCT_SHARE * n):
         return None
     return (f"its name says {said[0]!r} and it has {distinct:,} different values: it names a person or a record "
-            "(an identifier), so it is dropped; when a person has several records, give it role person instead")
+            "(an identifier), so it is dropped; when a person has several records, give it role person instead "
+            f"({ID_OPTIONS})")
 
 
 def _said(name: str, words: tuple[str, ...]) -> list[str]:

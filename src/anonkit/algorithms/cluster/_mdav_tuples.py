@@ -11,8 +11,9 @@ record loop (:func:`anonkit.algorithms.cluster.mdav.mdav_groups`, kept as the re
 by tests/test_mdav_fast.py), at O(distinct tuples) per round instead of O(records).
 
 The centroid's numeric mean is the correctly rounded sum of the remaining known values divided by
-their number (:func:`exact_mean` in the reference; an exact integer sum here), so it does not depend
-on the order of summation and both paths compute the same bits.
+their number (:func:`exact_mean` in the reference, whose :func:`exact_sum` adds the mantissas per exponent as
+integers — ``math.fsum``'s bits without a Python float per value; an exact integer sum here), so it does not
+depend on the order of summation and both paths compute the same bits.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import math
 from typing import Any
 
 import numpy as np
+
+from anonkit._kernels import tiered
 
 #: every finite float is an integer multiple of 2**-1074 (the smallest subnormal)
 _ULP_EXPONENT = 1074
@@ -32,9 +35,64 @@ def missing_one(term: np.ndarray) -> np.ndarray:
     return term
 
 
+#: biased exponents from which :func:`exact_sum` leaves the sum to ``math.fsum`` (non-finite values, and
+#: terms from 2**960 up, where ``fsum``'s own overflow rules apply)
+_EXACT_EXPONENT_BELOW = 1023 + 960
+_HALF = 26  # a 53-bit mantissa is summed as two halves below 2**27: int64 sums exact up to 2**36 terms
+
+
+def _bucket_sums_py(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Per biased exponent ``e`` (subnormals at 1) from the smallest present (the third value, ``-1`` when a
+    value is non-finite or huge, see :data:`_EXACT_EXPONENT_BELOW`), the exact sums of the signed mantissas'
+    high and low halves of ``values`` (``value = mantissa · 2**(e − 1075)``, read from its bits)."""
+    high = np.zeros(2048, dtype=np.int64)
+    low = np.zeros(2048, dtype=np.int64)
+    bits = values.view(np.int64)
+    first, last = 2048, 0
+    for i in range(bits.shape[0]):
+        b = bits[i]
+        e = (b >> 52) & 0x7FF
+        if e >= _EXACT_EXPONENT_BELOW:
+            return high, low, -1
+        w = b & ((1 << 52) - 1)
+        if e > 0:
+            w |= 1 << 52
+        else:
+            e = 1
+        if b < 0:
+            w = -w
+        high[e] += w >> _HALF
+        low[e] += w & ((1 << _HALF) - 1)
+        first = min(first, e)
+        last = max(last, e)
+    return high[first:last + 1], low[first:last + 1], first
+
+
+def _bucket_sums_np(values: np.ndarray) -> tuple[None, None, float]:
+    """The numpy tier of :func:`_bucket_sums_py` (a short run never loads numba): the sum itself, by
+    ``math.fsum``."""
+    return None, None, math.fsum(values.tolist())
+
+
+def exact_sum(values: np.ndarray) -> float:
+    """The correctly rounded sum of float64 ``values``, what ``math.fsum`` returns: the signed 53-bit
+    mantissas summed exactly per exponent (:func:`_bucket_sums_py`, compiled once the run's numpy work has
+    paid for loading numba, :func:`anonkit._kernels.tiered`) and the per-exponent sums combined as Python
+    integers; ``math.fsum`` until then, and for non-finite or huge values."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    high, low, first = tiered(_bucket_sums_py, _bucket_sums_np, values)
+    if high is None:
+        return float(first)  # the numpy tier's fsum
+    if first < 0 or not len(high):
+        return math.fsum(values.tolist())
+    total = sum(((h << _HALF) + lo) << e for e, (h, lo) in enumerate(zip(high.tolist(), low.tolist(), strict=True)))
+    # total · 2**(first − 1075), correctly rounded (as fsum): a quotient of integers is
+    return float(total << (first - 1075)) if first >= 1075 else total / (1 << (1075 - first))
+
+
 def exact_mean(values: np.ndarray) -> float:
     """The correctly rounded sum of ``values`` divided by their number (NaN when empty)."""
-    return math.fsum(values.tolist()) / len(values) if len(values) else math.nan
+    return exact_sum(values) / len(values) if len(values) else math.nan
 
 
 def _as_integer(value: float) -> int:

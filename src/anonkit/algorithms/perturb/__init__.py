@@ -22,11 +22,11 @@ The family's shape, shared by every method (:mod:`anonkit.algorithms.perturb._re
   values, column by column; the notes hold each method's published parameters (a PRAM matrix per
   column and stratum, each noise column's σ).
 
-A new method (rank swapping, record swapping, shuffling, microaggregation by strata) plugs in as one
+The methods: ``pram``, ``add-noise``, ``rank-swap``, ``record-swap`` (households' geography),
+``shuffle`` and ``microaggregation`` (sdcMicro's methods, by strata). A new method plugs in as one
 module here: a function declared ``@algorithm(name, family="perturb", enforces=(), tables=PUBLISHED_TABLES,
 randomized=True, verifier=…)`` that builds the perturbed frame in input order, calls
 :func:`~anonkit.algorithms.perturb._release.perturbed_release` with its words for the summary, and a
 verifier that calls :func:`~anonkit.algorithms.perturb._release.verify_perturbed` with its own checks
-(a new ``*_results`` function in :mod:`anonkit._verify_perturb`: swap distances within ``p``, a
-shuffle's ranks…).
+(:mod:`anonkit._verify_perturb`, :mod:`anonkit._verify_swap`, ``_micro_checks``).
 """

@@ -13,6 +13,7 @@ import pandas as pd
 from anonkit._values import labels_look_numeric
 from anonkit._verify_perturb import unchanged_results
 from anonkit.errors import InputError
+from anonkit.metrics.perturbed import text_codes
 from anonkit.models import Criterion
 from anonkit.release import Release, full_domain_release
 from anonkit.schema import AttrType, Role
@@ -80,7 +81,9 @@ class PerturbedRelease(Release):
 def check_columns(table: Table, names: Sequence[str], *, key: str, method: str,
                   kind: Literal["categorical", "numeric", "any"]) -> None:
     """Refuse, before any work, a named column the release does not publish (unknown, an identifier
-    or a person column), named twice, or of the wrong kind for ``method``: PRAM changes categories
+    or a person column), named twice, a survey weight or household column, an id (``new-id``,
+    ``pseudonym``: perturbed or grouped by, one person's rows would no longer agree), or of the wrong kind for
+    ``method``: PRAM changes categories
     (a numeric or date column without a hierarchy is refused: declare ``type: categorical`` for coded
     categories), noise
     is added to numbers (a categorical or date column, or one whose values are not all numbers, is
@@ -97,6 +100,9 @@ def check_columns(table: Table, names: Sequence[str], *, key: str, method: str,
         a = table.schema[name]
         if a.role == Role.WEIGHT or a.role == Role.HOUSEHOLD:
             raise InputError(f"{method}: a survey {a.role.value} column is not perturbed", column=name, key=key)
+        if a.role in (Role.NEW_ID, Role.PSEUDONYM):
+            raise InputError(f"{method}: {name} is an id (role {a.role.value}), not a value to perturb or group by: "
+                             "name another column", column=name, key=key)
         kind_of = column_kind(table, name, categories=kind == "categorical")
         if kind == "categorical" and kind_of != "categorical":
             raise InputError(f"{method} changes categories but the column is {kind_of}: use add-noise for numbers, "
@@ -132,8 +138,8 @@ def column_kind(table: Table, name: str, *, categories: bool = False) -> str:
     t = table.schema[name].type
     if t is not None:
         return "numeric" if t == AttrType.NUMERIC else "date" if t == AttrType.DATE else "categorical"
-    column = table.frame[name]
-    values = column[column.notna()].astype(str).unique()
+    _, texts = text_codes(table.frame[name])  # the distinct texts of the values, each turned into text once
+    values = np.array(texts, dtype=object)
     return "numeric" if len(values) and labels_look_numeric(values) else "categorical"
 
 
@@ -148,9 +154,29 @@ def published_classes(table: Table, frame: pd.DataFrame) -> tuple[np.ndarray, in
     if not table.qi:
         record_class[kept] = 0
         return record_class, 1
-    keys = frame.loc[kept, table.qi].astype(object).where(frame.loc[kept, table.qi].notna(), None).astype(str)
-    record_class[kept] = keys.groupby(list(table.qi), sort=True, dropna=False).ngroup().to_numpy()
+    record_class[kept] = _text_key_groups(frame.loc[kept, list(table.qi)])
     return record_class, int(record_class.max()) + 1
+
+
+def _text_key_groups(keys: pd.DataFrame) -> np.ndarray:
+    """Each row's group among the distinct combinations of its cells' texts (a missing cell is a value of
+    its own, after every text), numbered in the sorted order of those combinations: each column's distinct texts ranked
+    once (:func:`~anonkit.metrics.perturbed.text_codes`), the rows grouped on the ranks."""
+    ranks = []
+    for c in keys.columns:
+        codes, texts = text_codes(keys[c])
+        rank_of = np.argsort(np.argsort(np.array(texts, dtype=object), kind="stable"), kind="stable")
+        rank_of = np.append(rank_of, len(texts))  # a missing cell: its own group, after every text
+        ranks.append((rank_of[np.where(codes >= 0, codes, len(texts))], len(texts) + 1))
+    combined = np.zeros(len(keys), dtype=np.int64)
+    room = np.iinfo(np.int64).max
+    for rank, size in ranks:
+        if room // size < 1:
+            frame = pd.DataFrame({i: r for i, (r, _) in enumerate(ranks)})
+            return frame.groupby(list(frame.columns), sort=True).ngroup().to_numpy()
+        combined = combined * size + rank
+        room //= size
+    return pd.factorize(combined, sort=True)[0].astype(np.int64)  # np.unique's numbering, by hashing
 
 
 def perturbed_release(table: Table, frame: pd.DataFrame, *, algorithm: str, seed: int, params: dict[str, Any],

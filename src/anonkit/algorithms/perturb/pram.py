@@ -19,8 +19,11 @@ A missing value stays missing; the other columns are published as they are.
 
 What is published: the perturbed table, and every matrix applied in the summary's notes
 (``pram COLUMN`` or ``pram COLUMN [by=value, …]``: one row per category, in the order of
-``pram categories COLUMN``, each row the category followed by its probabilities) — no secret: the
-matrix is what a user of the data needs to correct estimates for the perturbation. What is true of the
+``pram categories COLUMN``, each row the category followed by its probabilities) and, for a release
+written to a file, in ``NAME.pram.csv`` beside it (:func:`matrix_table`: one row per column, stratum,
+from-category and to-category, every pair of the square matrix including zeros, probabilities to 17
+significant digits so the matrix reads back exactly) — no secret and no record: the matrix is what a
+user of the data needs to correct estimates for the perturbation. What is true of the
 published values: each one is the original value with the probability on the diagonal, another
 category otherwise; no value is certainly the record's own. The verifier
 (:mod:`anonkit._verify_perturb`) recounts the matrix's properties and every change from the published
@@ -202,10 +205,36 @@ def pram(
                              notes=notes, seconds=time.perf_counter() - started)
 
 
+#: the columns of the published matrix file (``NAME.pram.csv``), in order
+MATRIX_COLUMNS = ("column", "stratum", "from", "to", "probability")
+
+
+def matrix_table(release: Release) -> pandas.DataFrame:
+    """Every matrix a PRAM release applied, as the tidy table written beside it (``NAME.pram.csv``):
+    one row per (``column``, ``stratum``, ``from``, ``to``, ``probability``); ``stratum`` is empty
+    without strata, else ``by=value, …`` as the summary's notes name it; columns in the order of
+    ``columns``, strata sorted, categories sorted (the notes' order). Read from the release's notes
+    (what it publishes about itself), for every stratum of its input."""
+    params, notes = release.params or {}, release.notes or {}
+    strata = stratum_masks(release.table.frame, params.get("by") or [])
+    rows: list[tuple[str, str, str, str, float]] = []
+    for column in params.get("columns", []):
+        cats = [str(c) for c in notes[categories_key(column)]]
+        for stratum in strata:
+            for row in notes[matrix_key(column, stratum)]:
+                rows += [(column, ", ".join(stratum), str(row[0]), to, float(p))
+                         for to, p in zip(cats, row[1:], strict=True)]
+    return pandas.DataFrame(rows, columns=list(MATRIX_COLUMNS))
+
+
+#: what PRAM publishes beside a release written to a file (read by the run's plan: ``NAME.pram.csv``)
+pram.side_file = ("pram", matrix_table)  # type: ignore[attr-defined]
+
+
 def _published_column(values: np.ndarray, like: pandas.Series) -> pandas.Series:
     """Published values as a column of ``like``'s index (text; missing as the input's missing)."""
     return pandas.Series(values, index=like.index, dtype=object).where(~pandas.isna(like), like)
 
 
-__all__ = ["DEFAULT_ALPHA", "DEFAULT_PD", "pram"]
+__all__ = ["DEFAULT_ALPHA", "DEFAULT_PD", "MATRIX_COLUMNS", "matrix_table", "pram"]
 

@@ -41,6 +41,14 @@ from anonkit._verify_wildcard import verify_wildcard
 from anonkit.algorithms.spec import algorithm
 from anonkit.algorithms.suppress._exact import EXACT_MAX_ATTRIBUTES, EXACT_MAX_RECORDS, suppress_exact
 from anonkit.algorithms.suppress._heuristic import suppress_heuristic
+from anonkit.algorithms.suppress._requirements import (
+    DEFAULT_HOUSEHOLDS,
+    Requirements,
+    keep_households_together,
+    requirements,
+    too_small,
+)
+from anonkit.algorithms.suppress._restore import restore_cells
 from anonkit.errors import InputError
 from anonkit.models import Criterion
 from anonkit.release import SUPPRESSED, Release
@@ -57,6 +65,7 @@ Method = Literal["heuristic", "optimal"]
 #: value``); ``wildcard`` is sdcMicro's reading (it matches any value, and is published as ``*``)
 DEFAULT_MISSING_CELLS = "value"
 MissingCells = Literal["value", "wildcard"]
+Households = Literal["independent", "together"]
 _ENFORCED = ("k-anonymity", "distinct-l-diversity")
 
 
@@ -133,11 +142,24 @@ def _check_marker(table: Table, codes: np.ndarray, vec: list[int]) -> None:
 def _precheck(table: Table, models: list[Criterion], options: dict) -> str | None:
     """Before the work: fewer records than ``k`` besides those suppressed up front; the exact method
     on a table too large for it (refused in one line by the run)."""
-    k, _l, _s = _models(table, models)
+    k, l_min, sensitive = _models(table, models)
     active = int((~table.presuppressed).sum())
     if active < k:
         return f"k = {k} needs at least {k} released records and only {active} have every quasi-identifier: lower k"
-    return None
+    req = _requirements(table, k, options)
+    return too_small(table, req, k, l_min, sensitive) if req.strata or req.combs else None
+
+
+def _requirements(table: Table, k: int, options: dict) -> Requirements:
+    """Strata, key combinations and households as the options declare them, checked (refused in one
+    line); the exact method takes strata but not combinations or households."""
+    households = options.get("households", DEFAULT_HOUSEHOLDS)
+    if options.get("method") == "optimal" and (options.get("combs") is not None or households == "together"):
+        what = "key combinations (combs)" if options.get("combs") is not None else "households kept together"
+        raise InputError(f"method optimal does not solve {what}: use method heuristic", key="algorithm.method")
+    return requirements(table, k, strata=options.get("strata"), combs=options.get("combs"),
+                        combs_k=options.get("combs_k"), households=households,
+                        household_keys=options.get("household_keys"))
 
 
 def _explain(table: Table, models: list[Criterion], release: Release, options: dict) -> str | None:
@@ -149,9 +171,13 @@ def _verifier(table: Table, release: Release, models: list[Criterion]) -> Verifi
     """The independent verdict: :func:`anonkit._verify_wildcard.verify_wildcard` on the published
     table, with the private link (the input row of every published row) and the declared levels."""
     rows = release.notes["published_rows"]
+    keys = release.notes.get("household_keys") or []
     return verify_wildcard(release.tables[TABLE], table.frame, table.codes, rows, qi=table.qi,
                            hierarchies=table.hierarchies, levels=release.transformation or {}, models=models,
-                           marker=SUPPRESSED, records=table.n_records)
+                           marker=SUPPRESSED, records=table.n_records, strata=release.notes.get("strata") or (),
+                           combs=[(int(s), int(kk)) for s, kk in release.notes.get("combs") or []],
+                           households=(table.household[rows] if keys and table.household is not None else None),
+                           household_keys=keys)
 
 
 @algorithm(
@@ -178,6 +204,11 @@ def local_suppression(
     levels: dict[str, int] | None = None,
     max_cells: Annotated[int, Field(ge=0)] | None = None,
     missing_cells: MissingCells = DEFAULT_MISSING_CELLS,
+    strata: list[str] | None = None,
+    combs: list[Annotated[int, Field(ge=1)]] | None = None,
+    combs_k: list[Annotated[int, Field(ge=1)]] | None = None,
+    households: Households = DEFAULT_HOUSEHOLDS,
+    household_keys: list[str] | None = None,
     seed: int = 0,
 ) -> Release:
     """Suppress single cells until every record's wildcard ``fk`` reaches ``k``; see the module docstring.
@@ -196,10 +227,25 @@ def local_suppression(
     missing_cells:
         ``value``: a missing quasi-identifier cell is a value of its own; ``wildcard``: it matches any
         value (sdcMicro's reading) and is published as ``*``, not counted as suppressed.
+    strata:
+        Columns (insensitive or sensitive, published unchanged) within whose values k-anonymity is
+        reached: a record's ``fk`` counts only its stratum (sdcMicro's ``strataVars``).
+    combs:
+        Numbers of keys: ``fk`` reaches ``k`` on every subset of that many quasi-identifiers too
+        (sdcMicro's ``combs``).
+    combs_k:
+        The ``k`` of each size in ``combs``, in order (default: the model's ``k`` for every size).
+    households:
+        ``together``: a household-level key suppressed in one member of a household is suppressed in
+        every member (needs a household role and ``household_keys``); ``independent``: records alone.
+    household_keys:
+        The quasi-identifiers shared by every member of a household (constant within each household).
     """
     start = time.perf_counter()
     k, l_min, sensitive = _models(table, models)
     vec = _levels(table, levels)
+    req = _requirements(table, k, dict(strata=strata, combs=combs, combs_k=combs_k, households=households,
+                                       household_keys=household_keys, method=method))
     active = np.flatnonzero(~table.presuppressed)
     if method == "optimal" and active.size > EXACT_MAX_RECORDS:
         raise InputError(f"method optimal solves tables of at most {EXACT_MAX_RECORDS} records and this one has "
@@ -219,12 +265,15 @@ def local_suppression(
     sens = (table.sensitive_codes[sensitive].astype(np.int64) if sensitive is not None
             else np.full(table.n, -1, dtype=np.int64))
     patterns = np.full(codes.shape, -1, dtype=np.int64)
-    if method == "optimal":
-        perm = active[np.random.default_rng(seed).permutation(active.size)]  # the seed picks among the optima
-        mask = suppress_exact(codes[perm], sens[perm], k, l_min)
-        patterns[perm] = np.where(mask, -1, codes[perm])
-    else:
-        patterns[active] = _heuristic(codes[active], sens[active], table, sensitive, order, k, l_min, seed)
+    for rows in req.groups(active):  # k-anonymity within each stratum (one group without strata)
+        if method == "optimal":
+            perm = rows[np.random.default_rng(seed).permutation(rows.size)]  # the seed picks among the optima
+            mask = suppress_exact(codes[perm], sens[perm], k, l_min)
+            patterns[perm] = np.where(mask, -1, codes[perm])
+        else:
+            patterns[rows] = _stratum(codes[rows], sens[rows], table, sensitive, order, k, l_min, seed, req)
+    spread = (keep_households_together(patterns, table.household, table.n_households, req.household_keys, active)
+              if req.household_keys and table.household is not None else 0)
     release = _release(table, patterns, vec, active, seed)
     cells = (patterns[active] < 0).sum(axis=0) - missing[active].sum(axis=0)
     total = int(cells.sum())
@@ -234,6 +283,10 @@ def local_suppression(
         importance=[table.qi[j] for j in order],
         suppressed_cells=[[q, int(c)] for q, c in zip(table.qi, cells, strict=True)],
         suppressed_cells_total=total,
+        strata=list(req.strata),
+        combs=[[s, kk] for s, kk in req.combs],
+        household_keys=[table.qi[j] for j in req.household_keys],
+        household_cells=spread,
         guarantee=(f"every released record agrees, on the quasi-identifiers both leave unsuppressed, with at least "
                    f"{k - 1} other released records" + (f" carrying at least {l_min} distinct values of {sensitive!r}"
                                                         if l_min else "")
@@ -246,6 +299,25 @@ def local_suppression(
                                         "algorithm.max_cells, recode first (algorithm.levels) or relax the models")
     release.seconds = time.perf_counter() - start
     return release
+
+
+def _stratum(codes: np.ndarray, sens: np.ndarray, table: Table, sensitive: str | None, order: np.ndarray,
+             k: int, l_min: int, seed: int, req: Requirements) -> np.ndarray:
+    """The heuristic on one stratum's records: each key combination in turn (its columns alone, in the
+    suppression order restricted to them), then every key with ``k`` and ``l``; a later step never
+    undoes an earlier one (a further ``*`` never lowers any ``fk``). Then the cells none of them needs
+    are given back (:mod:`._restore`)."""
+    patterns = codes.copy()
+    none = np.full(codes.shape[0], -1, dtype=np.int64)
+    for cols, k_s in req.subsets:
+        local = np.array([cols.index(c) for c in order if c in cols], dtype=np.int64)
+        sub = patterns[:, list(cols)]
+        patterns[:, list(cols)] = _heuristic(sub, none, table, None, local, k_s, 0, seed)
+    patterns = _heuristic(patterns, sens, table, sensitive, order, k, l_min, seed)
+    if not l_min:  # give back the cells no requirement needs (l-diversity: as the heuristic left it)
+        restore_cells(patterns, codes, [*req.subsets, (tuple(range(codes.shape[1])), k)], order,
+                      np.arange(codes.shape[0]))
+    return patterns
 
 
 def _heuristic(codes: np.ndarray, sens: np.ndarray, table: Table, sensitive: str | None, order: np.ndarray,

@@ -6,6 +6,7 @@ from rich.markup import escape
 from rich.table import Table as RichTable
 
 from anonkit.cli import console
+from anonkit.cli.printers.dp import dp_audit_notes
 from anonkit.cli.printers.units import OVERFLOW, ci, num, pct
 
 
@@ -15,7 +16,7 @@ def print_audit(a: dict, verdict: bool = True) -> None:
     print_checks(a["verdicts"])
     print_risk(a["risk"])
     print_attacks(a["attacks"])
-    for note in a.get("notes", []):
+    for note in [*a.get("notes", []), *dp_audit_notes(a)]:  # SafePub: what the audit cannot judge
         console.err.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
     if verdict:
         shown = "[green]every check holds[/]" if a["ok"] else "[bold red]some checks fail[/]"

@@ -59,7 +59,8 @@ def print_fixes(plan: Any, current: Any, *, skip: bool = False) -> None:
     if skip or not _failed(summary):
         return
     try:
-        fixes = with_steps(lambda step: propose_fixes(plan, result=summary, progress=step))
+        fixes = with_steps(lambda step: propose_fixes(plan, result=current if not isinstance(current, Mapping)
+                                                      else summary, progress=step))
     except InputError as exc:
         console.err.print(f"note: no change tried: {escape(str(exc))}", highlight=False, soft_wrap=True)
         return

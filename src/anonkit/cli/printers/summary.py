@@ -8,6 +8,8 @@ from rich.markup import escape
 from rich.table import Table as RichTable
 
 from anonkit.cli import console
+from anonkit.cli.printers.dp import add_differential_privacy
+from anonkit.cli.printers.perturbed import add_perturbed_utility
 from anonkit.cli.printers.units import OVERFLOW, metric_name, num, one_in, pct
 
 #: the verification rows of per-person tables (their shape and link to the input), shown as one line
@@ -24,11 +26,13 @@ def print_summary(s: dict) -> None:
     t.add_column("better", style="dim", overflow=OVERFLOW)
     t.add_row("[underline]Privacy", "", "")
     add_models(t, s)
+    add_differential_privacy(t, s)  # SafePub's guarantee and parameters (its notes); nothing otherwise
     add_risk(t, s)
     add_one_to_many_risk(t, s.get("one_to_many"))
     t.add_row("[underline]Utility", "", "")
     add_utility(t, s)
     add_generalization(t, s.get("generalization") or {})
+    add_perturbed_utility(t, s)
     t.add_row("[underline]Run", "", "")
     add_search(t, s)
     add_analytics(t, s)
@@ -41,13 +45,16 @@ def print_summary(s: dict) -> None:
 
 def written_files(s: dict) -> list[tuple[str, str]]:
     """The files a run wrote, each ``(path, what it is)``: the release's tables in order (one, or one
-    per linked table), the private manifests of fake records, the HTML report."""
+    per linked table), the private manifests of fake records, the files beside the release (``side_files``:
+    PRAM's matrices), the HTML report."""
     output = s.get("output")
     files = [(path, "") for path in ([] if output is None else [output] if isinstance(output, str) else output)]
     fakes = (s.get("post_analytics") or {}).get("fakes") or {}
     for manifest in (fakes.get("manifest"), s.get("manifest")):
         if manifest:
             files.append((manifest, "the private manifest of fake records: never publish it"))
+    for side in s.get("side_files") or []:  # written beside the release (PRAM's NAME.pram.csv)
+        files.append((side, "PRAM's transition matrices" if str(side).endswith(".pram.csv") else "beside the release"))
     if s.get("report"):
         files.append((s["report"], "the HTML report"))
     return files
@@ -96,6 +103,11 @@ def unit(s: dict) -> str:
     return "persons" if "persons" in s else "records"
 
 
+#: what the summary shows for an optional measure the run skipped (``measures.skip``; the summary's
+#: ``skipped_measures`` says why it is optional)
+NOT_COMPUTED = "not computed (measures.skip)"
+
+
 def add_risk(t: RichTable, s: dict) -> None:
     """Re-identification risk: the smallest class, prosecutor risk, records (or persons) above the
     threshold, uniqueness and record linkage."""
@@ -111,8 +123,8 @@ def add_risk(t: RichTable, s: dict) -> None:
               f"{at_risk:,} of {released:,} released ({pct(m['records_at_risk'])})", "lower")
     t.add_row(f"  unique {what}", f"{pct(m['sample_uniqueness'])} of released {what} are alone in their class",
               "lower")
-    t.add_row("  record linkage", f"{pct(m['record_linkage'] / 100.0)} of records re-linked by a matching attack",
-              "lower")
+    t.add_row("  record linkage", NOT_COMPUTED if "record_linkage" not in m else
+              f"{pct(m['record_linkage'] / 100.0)} of records re-linked by a matching attack", "lower")
 
 
 def add_one_to_many_risk(t: RichTable, one: dict | None) -> None:
