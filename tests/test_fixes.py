@@ -207,6 +207,25 @@ def test_the_advice_reruns_are_reused_not_run_again(tmp_path: Path, monkeypatch:
     assert set(result.reruns) and all(len(v) == 2 for v in result.reruns.values())
 
 
+def test_an_algorithm_that_enforces_no_model_gets_no_model_change(tmp_path: Path) -> None:
+    """PRAM enforces no model (the audit judges its release): raising k or adding l would change nothing,
+    so the fixes refuse in one line before any run, and the verdict's advice reruns nothing and, with a
+    model failing, names no audit threshold to accept (a model is not a threshold)."""
+    _toy(tmp_path, n=120, seed=3)
+    cfg = _toy_config(4, {"attacks": []}) | {"algorithm": {"name": "pram", "columns": ["zip"]}}
+    plan = _plan(tmp_path, cfg)
+    result = run(plan)
+    assert not result.summary["verdict"]["ok"]  # 4-anonymity fails on the published (unchanged) ages
+    advice = result.summary["verdict"]["advice"]
+    assert advice["tried"] == [] and advice["key"] is None and not advice["holds"] and not result.reruns
+    assert "enforces no privacy model" in advice["gives"] and "4-anonymity" in advice["gives"]
+    with pytest.raises(InputError, match="pram enforces no privacy model") as info:
+        propose_fixes(plan, result=result)
+    assert info.value.key == "algorithm.name" and "\n" not in str(info.value)
+    code, out, err = _cli("anonymize", str(_write(tmp_path, cfg)))
+    assert code == 0 and "4-anonymity fails" in out and "no change tried: pram enforces no privacy model" in err
+
+
 def test_max_tries_bounds_the_runs(tmp_path: Path) -> None:
     _toy(tmp_path, n=120, seed=3)
     cfg = _toy_config(2, INFERENCE)

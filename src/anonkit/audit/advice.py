@@ -204,12 +204,7 @@ def advise(config: Config, report: dict[str, Any], schema: Schema, frame: pd.Dat
     if not failing:
         return None
     if judged_only is not None:
-        worst = failing[0]
-        return {"change": None, "key": f"audit.thresholds.{_threshold_key(worst)}", "value": worst["value"],
-                "holds": False, "gives": f"no model change was rerun: {judged_only} enforces no privacy model (the "
-                "audit judges its release), so a stronger model changes nothing; change its own options or publish "
-                "the columns that single people out coarsened or perturbed too, or the release passes only if the "
-                f"audit accepts {worst['check']} = {worst['value']:.4g}", "tried": []}
+        return _judged_only(judged_only, failing)
     if len(frame) > ADVICE_MAX_RECORDS:
         return _without_reruns(config, failing, len(frame))
     tried: list[str] = []
@@ -260,6 +255,23 @@ def _without_reruns(config: Config, failing: list[dict[str, Any]], n: int) -> di
             "holds": False, "gives": f"no change was rerun: {n:,} records is more than {ADVICE_MAX_RECORDS:,} "
             "(each candidate is a whole run); anonymize a sample of the input to have the change computed, or "
             f"the release passes only if the audit accepts {worst['check']} = {worst['value']:.4g}", "tried": []}
+
+
+def _judged_only(name: str, failing: list[dict[str, Any]]) -> dict[str, Any]:
+    """The advice for an algorithm that enforces no model (a perturbative method), rerunning nothing: a
+    stronger model changes nothing there. A failing model is no threshold an audit could accept (no
+    ``key``); when only risks and attacks fail, the threshold that would accept the release as it is."""
+    why = (f"no model change was rerun: {name} enforces no privacy model (the audit judges its release), so a "
+           "stronger model changes nothing; change its own options or publish the columns that single people "
+           "out coarsened or perturbed too")
+    models = [v["check"] for v in failing if v["kind"] == "model"]
+    if models:
+        return {"change": None, "key": None, "value": None, "holds": False, "tried": [],
+                "gives": f"{why}, or use an algorithm that enforces {', '.join(models)}"}
+    worst = failing[0]
+    return {"change": None, "key": f"audit.thresholds.{_threshold_key(worst)}", "value": worst["value"],
+            "holds": False, "gives": f"{why}, or the release passes only if the audit accepts {worst['check']} = "
+            f"{worst['value']:.4g}", "tried": []}
 
 
 def _threshold_key(verdict: dict[str, Any]) -> str:

@@ -310,7 +310,8 @@ def propose_fixes(plan: Plan, *, result: Result | Mapping[str, Any] | None = Non
     Raises
     ------
     InputError
-        ``max_tries`` below 1, a plan made in Python (no config to change) or a Spark plan.
+        ``max_tries`` below 1, a plan made in Python (no config to change), a Spark plan, or a failing
+        run of an algorithm that enforces no model (a perturbative method: no lever applies; nothing is run).
     """
     if isinstance(max_tries, bool) or not isinstance(max_tries, int) or max_tries < 1:
         raise InputError(f"max_tries must be a whole number ≥ 1, got {max_tries!r}", key="max_tries")
@@ -325,6 +326,11 @@ def propose_fixes(plan: Plan, *, result: Result | Mapping[str, Any] | None = Non
     failing = _failing(summary)
     if failing == []:
         return []
+    algorithm = plan.algorithm
+    if algorithm is not None and not algorithm.enforces:  # the levers change models; this one enforces none
+        raise InputError(f"{algorithm.name} enforces no privacy model (the audit judges its release), so changing "
+                         "the models changes nothing: change its own options or publish the columns that single "
+                         "people out coarsened or perturbed too", key="algorithm.name")
     sensitive, records, distinct, distance = trials.facts()
     would, of = summary.get("would_suppress"), summary.get("records")
     needed = would / of if isinstance(would, int) and isinstance(of, int) and of > 0 else None

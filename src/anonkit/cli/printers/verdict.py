@@ -64,6 +64,8 @@ def print_advice(a: dict | None) -> None:
         shown = value if not isinstance(value, dict) else "{" + ", ".join(f"{k}: {x}" for k, x in value.items()) + "}"
         console.out.print(f"  to pass: {escape(a['change'])} — set {escape(a['key'])}: {escape(str(shown))}; rerun "
                           f"gives {escape(a['gives'])}", highlight=False, soft_wrap=True)
+    elif a and a.get("key") is None:  # nothing an audit threshold could accept (a model fails): what to change
+        console.out.print(f"  {escape(a['gives'])}", highlight=False, soft_wrap=True)
     elif a:
         console.out.print(f"  {escape(a['gives'])} (set {escape(a['key'])} to accept it); tried: "
                           f"{escape('; '.join(a['tried']) or 'nothing')}", highlight=False, soft_wrap=True)
