@@ -1,6 +1,7 @@
 """Background-knowledge algorithms: UHRA, BKA-JS and k-primacy on Adult and on one BKseq release.
 
 Run: python benchmarks/bench_bk.py [--algorithms uhra,bka-js,k-primacy] [--datasets adult,bkseq] [--repeat 3]
+     python benchmarks/bench_bk.py --priors 30000,300000 [--repeat 3]
 
 Each (data set, algorithm) runs in its own child process, so its peak resident memory (``ru_maxrss``)
 is its alone. The child builds the table, estimates the kernel priors once (timed apart), runs the
@@ -12,6 +13,15 @@ Setting (paper A's defaults, issue 5): Adult with QIs age (numeric), sex, educat
 salary-class, k = 5, t = 0.5 (equal distance), J = 0.8; BKseq release 24 (4,000 records, QIs gender,
 age, weight; 19 disease stages, ordered distance) with the same k, t, J. Targets (2-core machine):
 each algorithm under 30 s on Adult with peak memory under 2 GB.
+
+``--priors SIZES`` (issue 30 item 2) times :func:`anonkit.knowledge.kernel_priors` alone at ×N
+*distinct* tuples (``bench_scale.py``'s ``--rows distinct`` workload: Adult repeated to each size, age
+``age * 1000 + copy`` numeric, QIs age, sex, education, sensitive salary-class, bandwidth 0.3):
+the blocked, windowed estimate against the former full comparison (:func:`full_priors`, every
+distinct tuple against every distinct tuple, ``w @ hist``), alternating, ``--repeat`` pairs, median
+CPU (``time.process_time``) and wall seconds, the candidate pairs against ``m²``, the largest
+difference between the two (rounding of the summation order only) and the load average; then the
+growth exponent of each from the smallest to the largest size.
 """
 
 from __future__ import annotations
@@ -96,13 +106,98 @@ def child(dataset: str, algorithm: str, repeat: int) -> None:
     }))
 
 
+def _distinct_table(size: int):
+    from bench_scale import QI3, adult_rows
+
+    from anonkit import Schema, Table
+    from anonkit.datasets import adult_hierarchies
+
+    hier = adult_hierarchies()
+    frame = adult_rows(size, distinct=True)[[*QI3, "salary-class"]].copy()
+    schema = Schema.of(quasi=QI3, sensitive=["salary-class"], hierarchies={q: hier[q] for q in QI3 if q != "age"},
+                       types={"age": "numeric"}, default_role="insensitive")
+    return Table(frame, schema)
+
+
+def full_priors(table, sensitive: str, bandwidth: float = 0.3) -> np.ndarray:
+    """The former ``kernel_priors``: every distinct tuple against every distinct tuple (product kernel)."""
+    import anonkit.knowledge.priors as pri
+
+    side = pri._source(table, sensitive, None)
+    glob, bands = pri._global(side.hist), pri._bandwidths(table, bandwidth)
+    deltas = pri._Deltas(table, side, side)
+    m = table.distinct.size
+    out = np.empty((m, side.hist.shape[1]))
+    chunk = max(1, pri.CHUNK_ELEMENTS // m)
+    for start in range(0, m, chunk):
+        rows = slice(start, min(start + chunk, m))
+        w = np.ones((rows.stop - rows.start, m))
+        for j in range(len(deltas)):
+            u = deltas.block(j, rows) / bands[j]
+            w *= np.where(u < 1.0, 0.75 * (1.0 - u * u), 0.0)
+        num = w @ side.hist
+        den = num.sum(axis=1)
+        ok = den > 0
+        block = out[rows]
+        block[:] = glob
+        block[ok] = num[ok] / den[ok, None]
+    return out
+
+
+def _timed(fn, *args) -> tuple[float, float, object]:
+    c, t = time.process_time(), time.perf_counter()
+    out = fn(*args)
+    return time.process_time() - c, time.perf_counter() - t, out
+
+
+def priors_scale(sizes: list[int], repeat: int) -> None:
+    """Blocked against full kernel priors at each size (see the module docstring)."""
+    import os
+
+    import anonkit.knowledge._priors_blocks as blocks
+    import anonkit.knowledge.priors as pri
+    from anonkit.knowledge import kernel_priors
+
+    print(f"kernel priors at x N distinct tuples, bandwidth 0.3; medians of {repeat} alternating pairs")
+    print(f"{'rows':>8} {'distinct':>8} {'pairs %':>8} {'new cpu':>8} {'new wall':>8} {'old cpu':>8} "
+          f"{'old wall':>8} {'max |diff|':>10} {'load':>5}")
+    fits: dict[str, list[tuple[int, float]]] = {"new": [], "old": []}
+    for size in sizes:
+        table = _distinct_table(size)
+        m = table.distinct.size
+        side = pri._side(table, "salary-class")
+        _, start, stop, _ = blocks.candidate_ranges(pri._Deltas(table, side, side).parts,
+                                                    pri._bandwidths(table, 0.3), m, m)
+        new, old, diff = [], [], 0.0
+        for _ in range(repeat):
+            c, w, a = _timed(kernel_priors, table, "salary-class")
+            a = a.per_tuple
+            new.append((c, w))
+            c, w, b = _timed(full_priors, table, "salary-class")
+            old.append((c, w))
+            diff = max(diff, float(np.abs(a - b).max()))
+        med = {k: [statistics.median(x[i] for x in v) for i in (0, 1)] for k, v in (("new", new), ("old", old))}
+        for k in fits:
+            fits[k].append((m, med[k][0]))
+        print(f"{size:>8} {m:>8} {100 * (stop - start).sum() / m**2:>8.2f} {med['new'][0]:>8.2f} {med['new'][1]:>8.2f} "
+              f"{med['old'][0]:>8.2f} {med['old'][1]:>8.2f} {diff:>10.1e} {os.getloadavg()[0]:>5.2f}")
+    if len(sizes) > 1:
+        for k, pts in fits.items():
+            (m0, c0), (m1, c1) = pts[0], pts[-1]
+            print(f"growth exponent in distinct tuples ({k}): {np.log(c1 / c0) / np.log(m1 / m0):.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--algorithms", default=",".join(_algorithms()))
     ap.add_argument("--datasets", default="adult,bkseq")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--child", nargs=2, metavar=("DATASET", "ALGORITHM"))
+    ap.add_argument("--priors", help="comma-separated row counts: time the kernel priors alone (docstring)")
     args = ap.parse_args()
+    if args.priors:
+        priors_scale([int(x) for x in args.priors.split(",")], args.repeat)
+        return
     if args.child:
         child(args.child[0], args.child[1], args.repeat)
         return

@@ -1,6 +1,15 @@
-"""SafePub's data-dependent search beside ARX 3.9's (issue 29, item 5): the distribution over runs.
+"""SafePub's data-dependent search beside ARX 3.9's (issue 29, item 5): the distribution over runs; and
+the DP synthesizer's time and peak memory on Adult and Adult ×10 (issue 29, item 2).
 
 Run: python benchmarks/bench_dp.py [--runs N] [--arx-figures FILE | --arx-classpath CP --arx-driver DIR]
+     python benchmarks/bench_dp.py --synth [--scales 1,10] [--methods mst,aim] [--rounds R]
+
+``--synth`` runs ``dp-synthetic`` (ε 1, δ 1e-6, OpenDP's draws: unseeded) on five columns of Adult with
+declared domains (:data:`SYNTH_DOMAIN`), the table as it is and repeated ten times, by MST and by AIM
+(``--rounds``, default 20: AIM's default of 16 per column refits the model 80 times), each in a child
+process of its own so that its peak resident memory (``ru_maxrss``: JAX's buffers are not Python
+objects) is its own: the child reports the algorithm's CPU and wall seconds (the run's first JAX
+compiles included) and the parent prints them with the load average.
 
 ARX 3.9's TestAnonymizationDifferentialPrivacy cases 19 and 22 (Adult, nine quasi-identifiers, the Loss
 metric, (ε 2, δ 1e-5) with a search budget of 1 over 10 and 100 steps) draw the sample and the search at
@@ -112,11 +121,70 @@ def main(args: argparse.Namespace) -> None:
               f"Kolmogorov–Smirnov p = {ks_2samp(ours, arx).pvalue:.3g}; load average {os.getloadavg()}")
 
 
+#: the synthesized columns of Adult and their domains, declared from Adult's code book
+SYNTH_DOMAIN = {
+    "age": {"bounds": [17, 90], "bins": 8, "integer": True},
+    "sex": {"categories": ["Female", "Male"]},
+    "race": {"categories": ["Amer-Indian-Eskimo", "Asian-Pac-Islander", "Black", "Other", "White"]},
+    "education": {"categories": ["Preschool", "1st-4th", "5th-6th", "7th-8th", "9th", "10th", "11th", "12th",
+                                 "HS-grad", "Some-college", "Assoc-voc", "Assoc-acdm", "Bachelors", "Masters",
+                                 "Prof-school", "Doctorate"]},
+    "salary-class": {"categories": ["<=50K", ">50K"]},
+}
+
+
+def synth_one(method: str, scale: int, rounds: int) -> None:
+    """One synthesizer run (a child process): prints ``rows;cpu;wall;maxrss_kb`` of the algorithm."""
+    import resource
+
+    import pandas as pd
+
+    from anonkit.algorithms.synth.dp_synthetic import dp_synthetic
+
+    frame, _ = load_adult()
+    frame = pd.concat([frame[list(SYNTH_DOMAIN)]] * scale, ignore_index=True)
+    table = Table(frame, Schema.of(quasi=["age", "sex", "race", "education"], sensitive=["salary-class"]))
+    extra = {"rounds": rounds} if method == "aim" else {}
+    c0, t0 = time.process_time(), time.perf_counter()
+    release = dp_synthetic(table, [], epsilon=1.0, delta=1e-6, domain=SYNTH_DOMAIN, method=method, **extra)
+    cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(f"{len(release.tables['synthetic'])};{cpu:.3f};{wall:.3f};{peak}")
+
+
+def synth_bench(args: argparse.Namespace) -> None:
+    """Every (scale, method) in a child process; the figures beside the load average."""
+    import sys
+
+    print(f"dp-synthetic on Adult's {len(SYNTH_DOMAIN)} columns ({', '.join(SYNTH_DOMAIN)}), epsilon 1, delta 1e-6, "
+          f"unseeded; AIM with {args.rounds} rounds")
+    for scale in [int(x) for x in args.scales.split(",")]:
+        for method in args.methods.split(","):
+            load = os.getloadavg()
+            done = subprocess.run([sys.executable, __file__, "--synth-one", method, str(scale), str(args.rounds)],
+                                  capture_output=True, text=True, timeout=7200, check=True)
+            rows, cpu, wall, peak = done.stdout.strip().splitlines()[-1].split(";")
+            print(f"  Adult x{scale:<3d} ({30162 * scale:>7,} records) {method}: {int(rows):>7,} rows, "
+                  f"CPU {float(cpu):7.2f} s, wall {float(wall):7.2f} s, peak memory {int(peak) / 1024:7.0f} MB; "
+                  f"load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--synth", action="store_true", help="the DP synthesizer's time and memory instead")
+    parser.add_argument("--synth-one", nargs=3, metavar=("METHOD", "SCALE", "ROUNDS"), help=argparse.SUPPRESS)
+    parser.add_argument("--scales", default="1,10", help="Adult repeated this many times, comma-separated")
+    parser.add_argument("--methods", default="mst,aim")
+    parser.add_argument("--rounds", type=int, default=20, help="AIM's rounds (its default: 16 per column)")
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--arx-figures", default=None, help="ARX's runs per case in FILE.<case> (driver's lines)")
     parser.add_argument("--arx-classpath", default=None, help="ARX 3.9's class path: run the Java driver")
     parser.add_argument("--arx-driver", default=".", help="the folder holding the compiled DPDriver")
     parser.add_argument("--arx-data", default="data", help="the folder of adult.csv and its hierarchies for ARX")
-    main(parser.parse_args())
+    parsed = parser.parse_args()
+    if parsed.synth_one:
+        synth_one(parsed.synth_one[0], int(parsed.synth_one[1]), int(parsed.synth_one[2]))
+    elif parsed.synth:
+        synth_bench(parsed)
+    else:
+        main(parsed)

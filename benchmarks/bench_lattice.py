@@ -42,7 +42,34 @@ repository) the harness is compiled into a temporary directory and run in a subp
 anonkit's runs (``--rounds`` rounds) so machine noise hits both; ARX's figures are printed beside ours
 with the ratios. Flash is compared with ARX's Flash (``OPTIMAL``), lightning with ARX's
 ``BEST_EFFORT_BOTTOM_UP``; OLA, Incognito and Datafly have no ARX counterpart. Without a class path the
-script says that ARX was not run.
+script says that ARX was not run. The warm table gives, per configuration, the median of the rounds' pair ratios
+(our median ``anonymize()`` of the round / ARX's warm median of the round, wall) and our CPU time; the
+whole-process table the pair ratios in wall and in CPU time (``wait4``'s user + system of each process).
+
+Measured 2026-11-28 (issue 30 item 3; 2 cores shared with six other jobs, load average 5–16 throughout, so the
+wall figures are noisy; CPU time is the steadier comparison). Warm ``anonymize()`` in CPU seconds per call
+against ARX 3.9's warm ``anonymize()`` (a small driver timing ARX's calling thread with ``ThreadMXBean``, runs
+2…15 of one JVM; ARX's process CPU, GC and JIT threads included, in brackets), 3 rounds alternating, median
+of the pair ratios; before = this commit's parent in the same conditions (7 calls, 3 alternating processes):
+
+==========  ==============  ==========  ==========  ==============  ========================
+config      ARX thread CPU  before      after       ratio (after)   target
+==========  ==============  ==========  ==========  ==============  ========================
+K5_8QI_S0   0.030 (0.065)   0.070       0.064       2.01            ≤ 1: not met
+K5_8QI_S2   0.438 (0.545)   0.169       0.165       0.35            ≤ 0.5: met
+K5_9QI_S0   0.038 (0.080)   0.079       0.070       1.69            ≤ 1: not met
+K5_9QI_S2   0.825 (0.905)   0.295       0.286       0.31            ≤ 0.5: met
+KLT_S0      0.019 (0.050)   0.070       0.065       3.47            ≤ 1: not met
+KLT_S2      0.807 (0.870)   0.599       0.557       0.74            ≤ 0.5: not met
+==========  ==============  ==========  ==========  ==============  ========================
+
+This script's own run (``--rounds 3 --runs 7 --arx-runs 15 --sizes 1``, load 8–16, wall pair ratios):
+K5_8QI_S0 0.89, K5_8QI_S2 0.43, K5_9QI_S0 1.13, K5_9QI_S2 0.35, KLT_S0 2.34, KLT_S2 0.61, every optimum,
+Loss and suppressed count the same as ARX's. Whole process at 30 k rows (K5_8QI_S2, CSV in and out): anonkit
+10.6 s wall / 2.18 CPU-s against ARX 18.9 s / 5.56 CPU-s — pair ratios 0.56 wall, 0.39 CPU; peak memory 318 MB
+against ARX's 432 MB (0.74). On the S0 configurations ARX's whole call is 20–40 ms of CPU; anonkit's search
+alone is 10–35 ms and encoding (12 ms: one hash factorization per column of 30 k Python strings), publishing
+(6 ms), independent verification (6–11 ms) and the default measures (7–11 ms) come on top.
 """
 
 from __future__ import annotations
@@ -142,6 +169,7 @@ class ProcessRun:
     checked: int
     read: float  # the process's own figure for reading the input, seconds (ARX: loadMs; anonkit: nan)
     work: float  # the process's own figure for the rest (ARX: anonymize; anonkit: its reported seconds)
+    cpu: float = float("nan")  # CPU seconds of the whole process (user + system, every thread)
 
 
 #: a minimal launcher (``python -S``, about 10 MB) that forks and execs the command, waits for it with
@@ -155,13 +183,14 @@ LAUNCHER = (
     "_, status, usage = os.wait4(pid, 0)\n"
     "seconds = time.perf_counter() - t\n"
     "with open(sys.argv[1], 'w') as f:\n"
-    "    f.write(f'{seconds} {usage.ru_maxrss}')\n"
+    "    f.write(f'{seconds} {usage.ru_maxrss} {usage.ru_utime + usage.ru_stime}')\n"
     "sys.exit(os.waitstatus_to_exitcode(status))\n"
 )
 
 
-def timed_child(cmd: list[str]) -> tuple[float, int | None, int, str, str]:
-    """Run ``cmd`` to its end: (wall seconds, its peak RSS in bytes, exit code, stdout, stderr).
+def timed_child(cmd: list[str]) -> tuple[float, int | None, int, str, str, float]:
+    """Run ``cmd`` to its end: (wall seconds, its peak RSS in bytes, exit code, stdout, stderr, its CPU
+    seconds: user + system of the child and every thread, from the same ``wait4``).
 
     The peak is ``ru_maxrss`` of this child alone, from ``wait4`` in a small launcher process
     (:data:`LAUNCHER`): Linux carries the peak of the process that forks across ``exec`` into the
@@ -173,14 +202,15 @@ def timed_child(cmd: list[str]) -> tuple[float, int | None, int, str, str]:
             t = time.perf_counter()
             child = subprocess.run(cmd, stdout=out, stderr=err)
             seconds, peak, code = time.perf_counter() - t, None, child.returncode
+            cpu = float("nan")
         else:
             code = subprocess.run([sys.executable, "-S", "-c", LAUNCHER, facts.name, *cmd], stdout=out,
                                   stderr=err).returncode
-            wall, maxrss = facts.read().split()
-            seconds, peak = float(wall), int(maxrss) * (1 if sys.platform == "darwin" else 1024)
+            wall, maxrss, used = facts.read().split()
+            seconds, peak, cpu = float(wall), int(maxrss) * (1 if sys.platform == "darwin" else 1024), float(used)
         out.seek(0)
         err.seek(0)
-        return (seconds, peak, code, out.read().decode(errors="replace"), err.read().decode(errors="replace"))
+        return (seconds, peak, code, out.read().decode(errors="replace"), err.read().decode(errors="replace"), cpu)
 
 
 class Arx:
@@ -224,7 +254,7 @@ class Arx:
             cmd.append(f"-Darxbench.algo={algorithm}")
         cmd += ["-cp", f"{self.classpath}{os.pathsep}{self.dir}", "ArxBenchFile", str(self.data), "K5_8QI_S2", "1",
                 str(out)]
-        seconds, peak, code, text, err = timed_child(cmd)
+        seconds, peak, code, text, err, cpu = timed_child(cmd)
         if code or "optimumTransformation" not in text:
             raise RuntimeError(f"ARX harness failed on {csv.name}:\n{err[-2000:]}{text[-2000:]}")
 
@@ -237,7 +267,7 @@ class Arx:
         return ProcessRun(seconds, peak, code, [int(x) for x in m.group(1).split(",") if x.strip()],
                           int(field_("suppressedRows")), float(field_("optimumLoss(highestScore)")),
                           int(field_("checked")), float(field_("loadMs")) / 1000,
-                          float(m_ms.group(1).split(",")[0]) / 1000 if m_ms else float("nan"))
+                          float(m_ms.group(1).split(",")[0]) / 1000 if m_ms else float("nan"), cpu)
 
     def close(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -263,6 +293,7 @@ def find_arx(option: str | None) -> tuple[Arx | None, str]:
 @dataclass
 class Ours:
     anonymize: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)  # CPU seconds of each anonymize() (this process)
     search: list[float] = field(default_factory=list)
     checked: int = 0
     transformation: list[int] = field(default_factory=list)
@@ -275,9 +306,10 @@ def measure(algorithm: str, cfg: Config, frame: pd.DataFrame, schema: Schema, ta
     """``runs`` warm calls of anonymize() and of the search alone, appended to ``into``."""
     run = get_algorithm(algorithm)
     for _ in range(runs):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         result = anonymize(frame, schema, cfg.models, algorithm=algorithm, max_suppression=cfg.max_suppression)
         into.anonymize.append(time.perf_counter() - t)
+        into.cpu.append(time.process_time() - c)
         t = time.perf_counter()
         rel = run(table, cfg.models, max_suppression=cfg.max_suppression)
         into.search.append(time.perf_counter() - t)
@@ -324,7 +356,7 @@ def anonkit_process(algorithm: str, csv: Path, k: int, out: Path, tmp: Path) -> 
            "output": {"path": str(out), "separator": ";"}}
     path = tmp / f"anonkit-{algorithm}.yaml"
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
-    seconds, peak, code, text, err = timed_child([*anonkit_command(), "anonymize", str(path), "--json"])
+    seconds, peak, code, text, err, cpu = timed_child([*anonkit_command(), "anonymize", str(path), "--json"])
     summary = json.loads(text) if text.strip().startswith("{") else {}
     if code or not summary:
         raise RuntimeError(f"anonkit anonymize failed on {csv.name} (exit {code}):\n{err[-2000:]}{text[-2000:]}")
@@ -332,7 +364,7 @@ def anonkit_process(algorithm: str, csv: Path, k: int, out: Path, tmp: Path) -> 
     return ProcessRun(seconds, peak, code, [int(transformation[q]) for q in cfg.qis if q in transformation],
                       int(summary.get("suppressed", -1)), summary.get("score"),
                       int((summary.get("lattice") or {}).get("checked", -1)), float("nan"),
-                      float(summary.get("total_seconds", summary.get("seconds", float("nan")))))
+                      float(summary.get("total_seconds", summary.get("seconds", float("nan")))), cpu)
 
 
 def replicate(copies: int, into: Path) -> Path:
@@ -420,21 +452,27 @@ def sizes_section(algorithm: str, args: argparse.Namespace, arx: Arx | None, arx
                      f"{median([x.work for x in theirs]):.2f} s), "
                      f"peak {megabytes(x_m):,.0f} MB; optimum {t.transformation}, Loss {t.score}, suppressed "
                      f"{t.suppressed:,}, checked {t.checked:,} — {'same result' if same else 'RESULT DIFFERS'}")
-            table.append((copies, rows, k, len(ours), x_s, a_s, x_m, a_m, same))
+            pair = median([o_.seconds / t_.seconds for o_, t_ in zip(ours, theirs, strict=False)])
+            cpu_pair = median([o_.cpu / t_.cpu for o_, t_ in zip(ours, theirs, strict=False)])
+            line += (f"\n{'':5} CPU: anonkit {median([x.cpu for x in ours]):.2f} s, "
+                     f"ARX {median([x.cpu for x in theirs]):.2f} s; "
+                     f"pair ratios wall {pair:.2f}, CPU {cpu_pair:.2f}; load average {os.getloadavg()[0]:.1f}")
+            table.append((copies, rows, k, len(ours), x_s, a_s, x_m, a_m, same, pair, cpu_pair))
         else:
-            table.append((copies, rows, k, len(ours), float("nan"), a_s, None, a_m, None))
+            table.append((copies, rows, k, len(ours), float("nan"), a_s, None, a_m, None, float("nan"), float("nan")))
         print(line, flush=True)
     if table:
         print(f"\nWhole process, {algorithm} vs ARX ({'measured here, alternating' if compare else 'ARX not run'}); "
-              "ratio = anonkit / ARX; time: median wall seconds, memory: the largest peak RSS over the runs")
-        print(f"{'size':6} {'rows':>10} {'k':>4} {'runs':>4} {'ARX s':>7} {'anonkit s':>9} {'ratio':>6} "
-              f"{'ARX MB':>7} {'anonkit MB':>10} {'ratio':>6}  result")
-        for copies, rows, k, n, x_s, a_s, x_m, a_m, same in table:
+              "ratio = anonkit / ARX; time: median wall seconds and the median of the rounds' pair ratios (wall, "
+              "CPU), memory: the largest peak RSS over the runs")
+        print(f"{'size':6} {'rows':>10} {'k':>4} {'runs':>4} {'ARX s':>7} {'anonkit s':>9} {'ratio':>6} {'pairs':>6} "
+              f"{'CPU':>6} {'ARX MB':>7} {'anonkit MB':>10} {'ratio':>6}  result")
+        for copies, rows, k, n, x_s, a_s, x_m, a_m, same, pair, cpu_pair in table:
             ratio = a_s / x_s if x_s == x_s else float("nan")
             m_ratio = a_m / x_m if a_m and x_m else float("nan")
             verdict = "-" if same is None else "same" if same else "DIFFERS"
-            print(f"{'x' + str(copies):6} {rows:10,} {k:4} {n:4} {x_s:7.2f} {a_s:9.2f} {ratio:6.2f} "
-                  f"{megabytes(x_m):7,.0f} {megabytes(a_m):10,.0f} {m_ratio:6.2f}  {verdict}")
+            print(f"{'x' + str(copies):6} {rows:10,} {k:4} {n:4} {x_s:7.2f} {a_s:9.2f} {ratio:6.2f} {pair:6.2f} "
+                  f"{cpu_pair:6.2f} {megabytes(x_m):7,.0f} {megabytes(a_m):10,.0f} {m_ratio:6.2f}  {verdict}")
 
 
 def median(values: list[float]) -> float:
@@ -466,14 +504,28 @@ def main(algorithm: str, args: argparse.Namespace, arx: Arx | None, arx_note: st
         ours = Ours()
         measure(algorithm, cfg, frame, schema, table, 1, Ours())  # warm-up (JIT kernels, caches)
         arx_runs: list[ArxRun] = []
-        for _ in range(args.rounds):
+        pairs: list[float] = []  # per round: our median anonymize() / ARX's warm anonymize() of that round
+        loads: list[float] = []
+        for r in range(args.rounds):
+            mine = Ours()
+            for who in (["arx", "anonkit"] if r % 2 == 0 else ["anonkit", "arx"]):  # each first in turn
+                if who == "arx" and compare:
+                    arx_runs.append(arx.run(name, args.arx_runs, arx_algorithm))
+                elif who == "anonkit":
+                    measure(algorithm, cfg, frame, schema, table, args.runs, mine)
+            for key in ("anonymize", "cpu", "search"):
+                getattr(ours, key).extend(getattr(mine, key))
+            ours.checked, ours.transformation, ours.score, ours.suppressed = (
+                mine.checked, mine.transformation, mine.score, mine.suppressed)
+            loads.append(os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan"))
             if compare:
-                arx_runs.append(arx.run(name, args.arx_runs, arx_algorithm))
-            measure(algorithm, cfg, frame, schema, table, args.runs, ours)
+                pairs.append(median(mine.anonymize) / arx_runs[-1].warm)
         a = median(ours.anonymize)
+        c = median(ours.cpu)
         s = median(ours.search)
-        line = (f"{name:10} anonymize {a:.3f} s, search {s:.3f} s; checked {ours.checked:,}; optimum "
-                f"{ours.transformation}; score {ours.score}; suppressed {ours.suppressed}")
+        line = (f"{name:10} anonymize {a:.3f} s (CPU {c:.3f} s), search {s:.3f} s; checked {ours.checked:,}; optimum "
+                f"{ours.transformation}; score {ours.score}; suppressed {ours.suppressed}; load average "
+                f"{', '.join(f'{x:.1f}' for x in loads)}")
         if arx_runs:
             warm = median([r.warm for r in arx_runs])
             last = arx_runs[-1]
@@ -482,22 +534,25 @@ def main(algorithm: str, args: argparse.Namespace, arx: Arx | None, arx_note: st
             line += (f"\n{'':10} ARX {warm:.3f} s (median of {len(arx_runs)} JVMs' medians of runs 2…{args.arx_runs}: "
                      f"{', '.join(f'{r.warm:.3f}' for r in arx_runs)}); checked {last.checked:,}; optimum "
                      f"{last.transformation}; Loss {last.loss}; suppressed {last.suppressed} — "
-                     f"{'same result' if same else 'RESULT DIFFERS'}")
-            rows.append((name, warm, last.checked, a, s, ours.checked))
+                     f"{'same result' if same else 'RESULT DIFFERS'}; pair ratios "
+                     f"{', '.join(f'{x:.2f}' for x in pairs)}")
+            rows.append((name, warm, last.checked, a, c, s, ours.checked, median(pairs)))
         elif arx_algorithm is None:
             warm, checked = ARX_README[name]
-            rows.append((name, warm, checked, a, s, ours.checked))
+            rows.append((name, warm, checked, a, c, s, ours.checked, a / warm))
         print(line, flush=True)
         if args.process:
             seconds, code, score = whole_process(algorithm, cfg)
             print(f"{'':10} whole process {seconds:.2f} s (exit {code}, score {score})", flush=True)
     if rows:
         source = "measured here, alternating" if compare else "ARX: the harness README's figures, not run here"
-        print(f"\n{algorithm} vs ARX ({source}); ratio = ours / ARX")
-        print(f"{'config':10} {'ARX s':>8} {'ours anonymize':>15} {'ratio':>6} {'ours search':>12} {'ratio':>6} "
-              f"{'ARX checked':>12} {'ours checked':>13} {'ratio':>6}")
-        for name, warm, checked, a, s, ours_checked in rows:
-            print(f"{name:10} {warm:8.3f} {a:15.3f} {a / warm:6.2f} {s:12.3f} {s / warm:6.2f} {checked:12,} "
+        print(f"\n{algorithm} vs ARX ({source}); ratio = ours / ARX (anonymize: the median of the rounds' pair "
+              "ratios, wall); ours CPU: anonymize()'s CPU seconds in this process (ARX's JVM runs its warm calls "
+              "on one thread: its wall time is its CPU time on an idle core)")
+        print(f"{'config':10} {'ARX s':>8} {'ours anonymize':>15} {'CPU':>6} {'ratio':>6} {'ours search':>12} "
+              f"{'ratio':>6} {'ARX checked':>12} {'ours checked':>13} {'ratio':>6}")
+        for name, warm, checked, a, c, s, ours_checked, ratio in rows:
+            print(f"{name:10} {warm:8.3f} {a:15.3f} {c:6.3f} {ratio:6.2f} {s:12.3f} {s / warm:6.2f} {checked:12,} "
                   f"{ours_checked:13,} {ours_checked / max(checked, 1):6.2f}")
     if args.process and args.big and args.sizes:
         sizes_section(algorithm, args, arx, arx_note)

@@ -2,6 +2,7 @@
 
 Run: python benchmarks/bench_mondrian.py [--rows N] [--skip-big] [--mode strict|relaxed]
      python benchmarks/bench_mondrian.py --threads [--copies 33,100]
+     python benchmarks/bench_mondrian.py --peers [--rows 10000000] [--rounds 3]
 Prints one line per figure: the time of ``mondrian()`` (median of 3 after a warm-up; it includes
 building the release, whose share — the shared ``partition_release`` — is shown too), the number
 of groups, GCP (``anonkit.metrics.gcp``, suppressed records charged 1) and, for the large table,
@@ -14,6 +15,21 @@ within 8 GB.
 modes, the three configurations: the median of 5 alternating runs each on the same table, the
 ratio, that both give the same classes, and the load average before and after (figures taken under
 load > 1.5 are contended).
+
+``--peers`` (issue 30 item 4) sets Mondrian on ``--rows`` rows of the synthetic table (k = 5, strict)
+beside DuckDB and polars on the same in-memory columns, in alternating rounds (medians of CPU and
+wall time, 2 threads each, the load average quoted). Neither peer anonymizes, so each side computes
+what it can of the same job, stated exactly:
+
+* anonkit: ``Table(frame, schema)`` (the encoding: codes, the distinct QI tuples and their counts),
+  then ``mondrian(table, [KAnonymity(5)])`` (every cut, each at its median, and the release with
+  the class sizes); and alone ``np.unique`` of the release's class ids with counts — the released
+  QI tuples grouped and counted;
+* DuckDB and polars: (a) a GROUP BY of the 8 QI columns with a count (the distinct tuples and their
+  counts — what the encoding builds), (b) the median of every numeric QI (the root cut's medians:
+  Mondrian's first step, which it repeats inside every partition), and (c) a GROUP BY count of the
+  released QI tuples (the published class labels, one string column per QI, that anonkit's release
+  holds as class ids).
 """
 
 from __future__ import annotations
@@ -205,6 +221,69 @@ def threads(copies: list[int], repeat: int = 5) -> None:
                 RELEASE_SECONDS.clear()
 
 
+def _cpu_wall(fn) -> tuple[float, float, object]:
+    c, t = time.process_time(), time.perf_counter()
+    out = fn()
+    return time.process_time() - c, time.perf_counter() - t, out
+
+
+def peers(rows: int, rounds: int) -> None:
+    """Mondrian beside DuckDB and polars on the same columns (the module docstring says what each computes)."""
+    os.environ.setdefault("POLARS_MAX_THREADS", "2")  # read when polars is imported
+    import duckdb
+    import polars as pl
+
+    frame, schema = synthetic(rows)
+    qis = list(frame.columns[:-1])
+    numeric = [q for q in qis if schema[q].type == "numeric"]
+    con = duckdb.connect()
+    con.execute("SET threads = 2")
+    con.register("frame", frame)
+    cols = ", ".join(f'"{c}"' for c in qis)
+    group_sql = f"SELECT count(*) FROM (SELECT {cols}, count(*) AS n FROM frame GROUP BY ALL)"
+    median_sql = "SELECT " + ", ".join(f'median("{c}")' for c in numeric) + " FROM frame"
+    pl_frame = pl.from_pandas(frame)
+    figures: dict[str, list[tuple[float, float]]] = {}
+    released = None
+    print(f"load average {os.getloadavg()[0]:.2f}; {rows:,} rows, {len(qis)} QIs ({len(numeric)} numeric)", flush=True)
+    for r in range(rounds):
+        sides = ("anonkit", "duckdb", "polars") if r % 2 == 0 else ("polars", "duckdb", "anonkit")
+        for side in sides:
+            if side == "anonkit":
+                c, w, table = _cpu_wall(lambda: Table(frame, schema))
+                figures.setdefault("anonkit encode", []).append((c, w))
+                c, w, rel = _cpu_wall(lambda table=table: mondrian(table, [KAnonymity(5)]))
+                figures.setdefault("anonkit mondrian", []).append((c, w))
+                c, w, _ = _cpu_wall(lambda rel=rel: np.unique(rel.record_class, return_counts=True))
+                figures.setdefault("anonkit released classes counted", []).append((c, w))
+                if released is None:
+                    released = rel.to_frame()[qis]
+                    con.register("released", released)
+                del table, rel
+            elif side == "duckdb":
+                for label, sql in (("group by QIs", group_sql), ("medians", median_sql)):
+                    c, w, _ = _cpu_wall(lambda sql=sql: con.execute(sql).fetchall())
+                    figures.setdefault(f"duckdb {label}", []).append((c, w))
+                if released is not None:
+                    c, w, _ = _cpu_wall(lambda: con.execute(
+                        f"SELECT count(*) FROM (SELECT {cols}, count(*) FROM released GROUP BY ALL)").fetchall())
+                    figures.setdefault("duckdb group by released", []).append((c, w))
+            else:
+                c, w, _ = _cpu_wall(lambda: pl_frame.group_by(qis).len().height)
+                figures.setdefault("polars group by QIs", []).append((c, w))
+                c, w, _ = _cpu_wall(lambda: pl_frame.select([pl.col(q).median() for q in numeric]).row(0))
+                figures.setdefault("polars medians", []).append((c, w))
+                if released is not None:
+                    pl_released = pl.from_pandas(released)
+                    c, w, _ = _cpu_wall(lambda pl_released=pl_released: pl_released.group_by(qis).len().height)
+                    figures.setdefault("polars group by released", []).append((c, w))
+    for label, pairs in figures.items():
+        cpu = statistics.median(p[0] for p in pairs)
+        wall = statistics.median(p[1] for p in pairs)
+        print(f"{label:36} CPU {cpu:7.2f} s  wall {wall:7.2f} s  (median of {len(pairs)})", flush=True)
+    print(f"load average after {os.getloadavg()[0]:.2f}; peak memory {peak_mb():,.0f} MB", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=10_000_000, help="rows of the synthetic table")
@@ -212,8 +291,13 @@ def main() -> None:
     ap.add_argument("--skip-big", action="store_true", help="Adult only")
     ap.add_argument("--threads", action="store_true", help="one thread against two (Adult x33, x100)")
     ap.add_argument("--copies", default="33,100", help="with --threads: the Adult repetitions")
+    ap.add_argument("--peers", action="store_true", help="Mondrian beside DuckDB and polars on --rows rows")
+    ap.add_argument("--rounds", type=int, default=3, help="with --peers: alternating rounds")
     ap.add_argument("--big-only", action="store_true", help=argparse.SUPPRESS)  # the child process
     args = ap.parse_args()
+    if args.peers:
+        peers(args.rows, args.rounds)
+        return
     if args.big_only:
         big(args.rows, args.mode)
         return

@@ -154,6 +154,7 @@ class Case:
     raw: str | None = None  # the config file's text instead of the (mutated) base config
     check: tuple[str, ...] | None = None  # run `anonkit check` with these arguments instead
     config: str = "c.yaml"  # the config file the CLI is given
+    command: str = "anonymize"  # the CLI command run on the config (e.g. "explore")
 
 
 def C(id: str, code: int, words: str | tuple[str, ...], **kw: object) -> Case:
@@ -219,7 +220,7 @@ def build(case: Case, tmp: Path) -> list[str]:
         prepare(tmp)
     if case.check is not None:
         return ["check", *(a.replace("{tmp}", str(tmp)) for a in case.check)]
-    return ["anonymize", str(tmp / case.config), *(a.replace("{tmp}", str(tmp)) for a in case.args)]
+    return [case.command, str(tmp / case.config), *(a.replace("{tmp}", str(tmp)) for a in case.args)]
 
 
 def error_line(stderr: str, code: int) -> str:

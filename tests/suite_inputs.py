@@ -31,7 +31,7 @@ def draw_options(spec: Algorithm, heights: list[int], rng: np.random.Generator) 
             out[name] = [int(rng.integers(0, h + 1)) for h in heights]
         elif choices:
             out[name] = choices[int(rng.integers(len(choices)))]
-        elif info.is_required():
+        elif info.is_required() and name not in SUITE_OPTIONS.get(spec.name, {}):
             raise AssertionError(f"{spec.name}: the suite cannot draw the required option {name!r}")
     return out | SUITE_OPTIONS.get(spec.name, {})
 
@@ -42,7 +42,14 @@ SUITE_OPTIONS: dict[str, dict] = {
     "local-suppression": {"households": "independent"},  # the suite's table has no households (record-swap's has)
     "record-swap": {"hierarchy": ["zip"], "risk": "k-anonymity"},  # the geography swapped (test_swap: other risks)
     "shuffle": {"columns": ["age"], "predictors": ["zip"]},  # the one numeric column, modelled on zip
+    # a synthetic table of the suite's columns (their domains declared), draws a test can repeat
+    "dp-synthetic": {"epsilon": 1.0, "delta": 1e-3, "seeded": True, "iterations": 50, "domain": {
+        "age": {"bounds": [20, 39], "bins": 4, "integer": True},
+        "zip": {"categories": ["1234", "1235", "1299", "1300"]},
+        "disease": {"categories": ["flu", "cold", "cancer", "ulcer"]}, "note": {"categories": ["=cmd()", "ok"]}}},
 }
+#: the families the common suite's invariants do not describe (rows that are not records: tests of their own)
+OWN_SUITE_FAMILIES = ("synth",)
 #: the algorithms that read households (the suite gives them an ``hh`` column)
 HOUSEHOLDS = ("record-swap",)
 

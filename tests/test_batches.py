@@ -44,7 +44,7 @@ from anonkit.io.batches import (
 from anonkit.models import DistinctLDiversity, KAnonymity
 from anonkit.pipeline import run_config
 from anonkit.table import Table
-from suite_inputs import draw_options, random_table, suite_models
+from suite_inputs import OWN_SUITE_FAMILIES, draw_options, random_table, suite_models
 
 ADULT_QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"]
 BATCHES = [1, 2, 7, 1000]
@@ -445,7 +445,7 @@ def test_compact_frames_write_the_dense_bytes(tmp_path: Path, monkeypatch: pytes
 def test_every_algorithm_releases_the_same_from_a_compact_frame(algorithm: str) -> None:
     """Codes in, the same release out: classes, published values, linked tables, summary."""
     spec = algorithms()[algorithm]
-    for seed in range(3):
+    for seed in range(1 if spec.family in OWN_SUITE_FAMILIES else 3):  # a synthesizer's fit: 3 s a seed
         frame, schema = random_table(seed, 40 + seed, persons=spec.persons)
         models = suite_models(spec, 2 + seed % 2, seed % 2 == 0, [None, 0.6][seed % 2])
         params = draw_options(spec, [2, 2], np.random.default_rng(seed))

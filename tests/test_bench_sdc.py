@@ -65,8 +65,9 @@ def test_good_options_parse(bench: ModuleType) -> None:  # the control of the re
 
 def test_every_measure_runs_in_anonkit_and_sdcmicro_is_skipped_with_its_message(
         bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    def once(measure, data, runs):  # type: ignore[no-untyped-def]  # one call, no warm-up: the suite's time
-        return 0.0, 0.0, bench.method_seconds(measure.anonkit(data))
+    def once(call, runs):  # type: ignore[no-untyped-def]  # one call, no warm-up: the suite's time
+        call()
+        return 0.0, 0.0
 
     monkeypatch.setattr(bench, "time_anonkit", once)
     bench.main(["--sdc-dir", str(tmp_path / "none"), "--testdata", str(tmp_path / "absent.csv"),
@@ -74,12 +75,23 @@ def test_every_measure_runs_in_anonkit_and_sdcmicro_is_skipped_with_its_message(
     out = capsys.readouterr().out
     assert out.startswith(f"sdcMicro's side skipped: no built sdcMicro in {tmp_path / 'none'}")
     assert "testdata skipped:" in out
-    rows = {line[:18].strip(): line for line in out.splitlines() if line.endswith("sdcMicro skipped")}
-    assert list(rows) == bench.NAMES
-    for name, line in rows.items():
-        alg = line[18:].split()[3]  # rows, wall, cpu, alg
-        assert (alg == "nan") == (name in bench.NAMES[:6]), line  # a method reports its own seconds
-    assert rows["recordSwap"][18:].split()[0] != "240"  # it ran on the records with every key
+    tables = out.split("\n-- synthetic, ")[1:]
+    assert [t.splitlines()[0] for t in tables] == list(bench.LEVELS)
+    rows = [{line[:18].strip(): line for line in t.splitlines() if line.endswith("sdcMicro skipped")} for t in tables]
+    assert list(rows[0]) == bench.NAMES  # the method alone: every measure
+    assert list(rows[1]) == bench.NAMES[6:]  # the whole run: the methods (a risk measure has none)
+    assert rows[1]["recordSwap"][18:].split()[0] != "240"  # it ran on the records with every key
+
+
+def test_the_method_alone_is_the_algorithm_on_the_encoded_table(bench: ModuleType) -> None:
+    """The method alone returns the algorithm's release (no verification, no summary); the whole run a Result."""
+    data = _data(bench, 300)
+    noise = next(m for m in bench.MEASURES if m.name == "addNoise")
+    alone = bench.anonkit_call(noise, data, bench.LEVELS[0])()
+    whole = bench.anonkit_call(noise, data, bench.LEVELS[1])()
+    assert type(alone).__name__ == "PerturbedRelease" and type(whole).__name__ == "Result"
+    assert alone.published.equals(whole.frame)  # the same release either way
+    assert bench.anonkit_call(bench.MEASURES[0], data, bench.LEVELS[1]) is None  # a risk measure: no whole run
 
 
 def _data(bench: ModuleType, rows: int) -> object:
@@ -106,11 +118,15 @@ def test_a_measure_runs_on_the_same_part_of_the_table_in_both_tools(bench: Modul
 def test_the_r_program_names_every_input_of_the_data(bench: ModuleType) -> None:
     data = _data(bench, 50)
     for m in bench.MEASURES:
-        script = bench.r_script(m, data, 2, "/sdc")
-        assert "{" not in script.replace("{library", "").replace("suppressMessages({", "")  # every slot filled
-        assert 'setwd("/sdc")' in script and 'read.csv("/nowhere/synthetic.csv")' in script
-        assert 'geo <- c("region", "district")' in script and 'rv <- c("sex", "age")' in script
-        assert "seq_len(2)" in script and m.r_call in script
+        for call in (m.r_call, m.r_obj):
+            if call is None:
+                assert m.name in bench.NAMES[:6]  # only a risk measure has no sdcMicroObj workflow
+                continue
+            script = bench.r_script(call, data, 2, "/sdc")
+            assert "{" not in script.replace("{library", "").replace("suppressMessages({", "")  # every slot filled
+            assert 'setwd("/sdc")' in script and 'fread("/nowhere/synthetic.csv"' in script
+            assert 'geo <- c("region", "district")' in script and 'rv <- c("sex", "age")' in script
+            assert "seq_len(2)" in script and call in script
 
 
 def test_the_synthetic_survey_is_seeded_and_keeps_household_columns_per_household(bench: ModuleType) -> None:

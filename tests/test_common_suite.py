@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from anonkit import InputError, anonymize
 from anonkit.algorithms import algorithms
 from anonkit.errors import UnsatisfiableError
-from suite_inputs import HOUSEHOLDS, draw_options, random_table, suite_models
+from suite_inputs import HOUSEHOLDS, OWN_SUITE_FAMILIES, draw_options, random_table, suite_models
 
 
 def test_every_registered_algorithm_has_drawable_options() -> None:
@@ -26,7 +26,8 @@ def test_every_registered_algorithm_has_drawable_options() -> None:
     assert len(algorithms()) >= 14
 
 
-@pytest.mark.parametrize("algorithm", sorted(algorithms()))
+@pytest.mark.parametrize("algorithm", sorted(a.name for a in algorithms().values()
+                                             if a.family not in OWN_SUITE_FAMILIES))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), n=st.integers(8, 60), k=st.integers(2, 4), with_l=st.booleans(),
        t=st.sampled_from([None, 0.3, 0.6]))
@@ -80,7 +81,8 @@ def test_common_suite(algorithm: str, seed: int, n: int, k: int, with_l: bool, t
     assert again.frame.to_csv(index=False) == result.frame.to_csv(index=False)
 
 
-@pytest.mark.parametrize("algorithm", sorted(a.name for a in algorithms().values() if a.randomized))
+@pytest.mark.parametrize("algorithm", sorted(a.name for a in algorithms().values()
+                                             if a.randomized and a.family not in OWN_SUITE_FAMILIES))
 def test_randomized_algorithm_follows_the_seed(algorithm: str) -> None:
     """The seed reaches the algorithm's random choices: other seeds give other partitions (not
     only another row order), the same seed the same bytes. The 1:M algorithms' partitions are

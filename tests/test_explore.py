@@ -250,8 +250,8 @@ def test_thresholds_come_from_the_config_then_the_call(sample: Path) -> None:
 # ---------------------------------------------------------------------- a real grid
 def test_real_grid_on_adult_sample(grid, config_path: Path) -> None:  # type: ignore[no-untyped-def]
     f = grid.frame
-    assert list(f.columns) == ["algorithm", "k", "label", "satisfied", "verified", "meets", "pareto", "loss", "risk",
-                               "suppressed", "classes", "seconds", "message"]
+    assert list(f.columns) == ["series", "algorithm", "k", "label", "satisfied", "verified", "meets", "pareto",
+                               "loss", "risk", "suppressed", "classes", "seconds", "message"]
     assert [(a, k) for a, k in zip(f["algorithm"], f["k"], strict=True)] == list(
         itertools.product(["flash", "mondrian"], [2, 5, 10]))
     assert f["satisfied"].all() and f["verified"].all()

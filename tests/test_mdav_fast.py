@@ -13,35 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonkit import Hierarchy, Schema, Table
+from anonkit import Schema, Table
 from anonkit.algorithms.cluster._mdav_combos import mdav_groups_combos
 from anonkit.algorithms.cluster._mdav_tuples import _as_integer, exact_mean, mdav_groups_tuples
 from anonkit.algorithms.cluster.mdav import _Space, mdav, mdav_groups
 from anonkit.models import KAnonymity
-
-ZIPS = ["1234", "1235", "1299", "1300"]
-
-
-def random_table(seed: int, n: int, *, numeric: int, categorical: bool, levels: int, missing: bool) -> Table:
-    """``numeric`` numeric QIs over ``levels`` values (few levels: many duplicates and ties), optionally
-    with missing values, plus a categorical QI with a hierarchy and one without."""
-    rng = np.random.default_rng(seed)
-    columns: dict[str, list[str]] = {}
-    types: dict[str, str] = {}
-    for a in range(numeric):
-        values = [str(v) for v in rng.integers(0, levels, n)]
-        if missing:
-            values = ["" if rng.random() < 0.15 else v for v in values]
-        columns[f"x{a}"] = values
-        types[f"x{a}"] = "numeric"
-    hierarchies = {}
-    if categorical or not numeric:
-        columns["zip"] = list(rng.choice(ZIPS, n))
-        columns["sex"] = list(rng.choice(["M", "F"], n))
-        types |= {"zip": "categorical", "sex": "categorical"}
-        hierarchies["zip"] = Hierarchy([[z, z[:3] + "*", "*"] for z in ZIPS], name="zip")
-    frame = pd.DataFrame(columns)
-    return Table(frame, Schema.of(quasi=list(columns), hierarchies=hierarchies, types=types))  # type: ignore[arg-type]
+from mdav_tables import random_table
 
 
 def both_paths(table: Table, k: int, standardize: str) -> tuple[np.ndarray, np.ndarray]:

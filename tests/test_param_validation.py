@@ -259,6 +259,8 @@ def _option_cases() -> Iterator[tuple[str, str, object]]:
 def _required_options(name: str) -> dict[str, object]:
     if name == "safepub":  # one transformation is required (levels, degree or steps)
         return {"degree": "medium"}
+    if name == "dp-synthetic":  # the budget and every column's declared domain are required
+        return {"epsilon": 1.0, "delta": 1e-6, "domain": {"Age": {"bounds": [0, 100]}}}
     return {"levels": {"Age": 0, "ZIPCode": 0}} if name == "fixed" else {}
 
 

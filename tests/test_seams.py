@@ -87,7 +87,7 @@ def test_linked_tables_are_declared_and_published_by_name() -> None:
     assert linked == {"anatomy": ("qit", "st"), "angelization": ("qt", "st"), "kl-diversity": ("persons",),
                       "local-suppression": ("table",), "pram": ("perturbed",), "add-noise": ("perturbed",),
                       "rank-swap": ("perturbed",), "record-swap": ("perturbed",), "shuffle": ("perturbed",),
-                      "microaggregation": ("perturbed",)}
+                      "microaggregation": ("perturbed",), "dp-synthetic": ("synthetic",)}
     frame = pd.DataFrame({"q": list("abcdefgh"), "s": list("xyzwxyzw")})
     result = anonymize(frame, Schema.of(quasi=["q"], sensitive=["s"]), [DistinctLDiversity("s", 2)],
                        algorithm="anatomy", l=2)

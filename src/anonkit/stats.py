@@ -282,6 +282,7 @@ def build_domain(
     category_order: tuple[str, ...] | None = None,
     reference_weights: np.ndarray | None = None,
     coded: tuple[np.ndarray, np.ndarray] | None = None,
+    reference_coded: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[SensitiveDomain, np.ndarray]:
     """The domain of a sensitive attribute and the codes of ``text`` in it.
 
@@ -291,9 +292,12 @@ def build_domain(
     that stand for several records). With ``categories`` (value → category, ``category_order`` the
     categories from lowest to highest) every value gets its category's code; a value without one is
     an error naming it and its first row. ``coded`` gives ``text`` (then None) as its
-    :func:`~anonkit._values.factorize_text` (codes and distinct texts), so no text per row is built.
+    :func:`~anonkit._values.factorize_text` (codes and distinct texts), so no text per row is built;
+    ``reference_coded`` gives ``reference_text`` so (the verifier: both columns factorized once each).
     """
-    if coded is not None and text is None and reference_text is None:
+    if reference_coded is not None:
+        ref_codes0, uniq = reference_coded
+    elif coded is not None and text is None and reference_text is None:
         ref_codes0, uniq = coded
     else:
         ref = text if reference_text is None else reference_text
@@ -318,14 +322,15 @@ def build_domain(
     index = pd.Index(labels, dtype=object)
     ref_codes = index.get_indexer(pd.Index(uniq, dtype=object))[ref_codes0]
     counts = np.bincount(ref_codes, weights=reference_weights, minlength=len(labels)).astype(np.float64)
-    if reference_text is None:
+    if reference_text is None and reference_coded is None:
         codes = ref_codes
     else:
-        tcodes, tuniq = pd.factorize(np.asarray(text, dtype=object))
-        codes = index.get_indexer(pd.Index(tuniq, dtype=object))[tcodes]
+        tcodes, tuniq = coded if coded is not None else pd.factorize(np.asarray(text, dtype=object))
+        codes = index.get_indexer(pd.Index(np.asarray(tuniq, dtype=object), dtype=object))[tcodes]
     if (codes < 0).any():
         i = int(np.flatnonzero(codes < 0)[0])
-        raise InputError("sensitive value not in the reference data", column=name, value=text[i], row=i + 1)
+        value = text[i] if coded is None else coded[1][coded[0][i]]  # type: ignore[index]
+        raise InputError("sensitive value not in the reference data", column=name, value=value, row=i + 1)
     ancestors: list[np.ndarray] = []
     if hierarchy is not None:
         try:
@@ -333,23 +338,28 @@ def build_domain(
         except InputError as exc:
             raise _at_record(exc, ref_codes0, uniq) from None
         ancestors = [hierarchy.maps[level][leaf] for level in range(1, hierarchy.height + 1)]
-    category = None
-    order_labels: tuple[str, ...] = ()
-    if categories is not None:
-        order_labels = tuple(category_order or DEFAULT_CATEGORY_ORDER)
-        rank = {c: i for i, c in enumerate(order_labels)}
-        bad = [c for c in categories.values() if c not in rank]
-        if bad:
-            raise InputError(f"category not in category_order ({', '.join(order_labels)})", column=name,
-                             value=bad[0], key="categories")
-        missing = [v for v in labels if str(v) not in categories]
-        if missing:
-            first = np.flatnonzero(ref_codes0 == list(uniq).index(missing[0]))
-            raise InputError("sensitive value without a category (map every value under categories)", column=name,
-                             value=missing[0], row=int(first[0]) + 1 if first.size else None)
-        category = np.array([rank[categories[str(v)]] for v in labels], dtype=np.int64)
+    category, order_labels = (None, ()) if categories is None else _categories(
+        name, labels, categories, category_order, ref_codes0, uniq)
     domain = SensitiveDomain(name, labels, counts / counts.sum(), ancestors, category, order_labels)
     return domain, codes.astype(np.int32)
+
+
+def _categories(name: str, labels: np.ndarray, categories: dict[str, str], category_order: tuple[str, ...] | None,
+                ref_codes: np.ndarray, uniq: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
+    """:func:`build_domain`'s category code of every value and the categories in order; a category not in
+    the order, or a value without a category, is an error naming it (and the value's first record)."""
+    order_labels = tuple(category_order or DEFAULT_CATEGORY_ORDER)
+    rank = {c: i for i, c in enumerate(order_labels)}
+    bad = [c for c in categories.values() if c not in rank]
+    if bad:
+        raise InputError(f"category not in category_order ({', '.join(order_labels)})", column=name,
+                         value=bad[0], key="categories")
+    missing = [v for v in labels if str(v) not in categories]
+    if missing:
+        first = np.flatnonzero(ref_codes == list(uniq).index(missing[0]))
+        raise InputError("sensitive value without a category (map every value under categories)", column=name,
+                         value=missing[0], row=int(first[0]) + 1 if first.size else None)
+    return np.array([rank[categories[str(v)]] for v in labels], dtype=np.int64), order_labels
 
 
 #: paper D's five categories of sensitive values, from lowest to highest (spec §4.5 step 1)

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from anonkit._values import as_text, factorize_text, looks_numeric
+from anonkit._values import factorize_text, looks_numeric
 from anonkit._verify_population import population_counts
 from anonkit._verify_profitability import released_information_loss
 from anonkit.errors import InputError
@@ -160,14 +160,16 @@ def released_stats(
         if reference is not None:
             ref_w = reference_weights
             given = reference[name]  # a column as it is (a compact one stays codes), anything else as cells
-            ref = as_text(given if isinstance(given, pd.Series) else pd.Series(list(given), dtype=object))
+            ref = factorize_text(given if isinstance(given, pd.Series) else pd.Series(list(given), dtype=object))
+        # each column factorized once into its codes and canonical texts (no text per row built)
         domain, codes = build_domain(
             name,
-            as_text(frame[name]),
+            None,
             numeric=dspec.numeric,
             order=dspec.order,
             hierarchy=dspec.hierarchy,
-            reference_text=ref,
+            coded=factorize_text(frame[name]),
+            reference_coded=ref,
             categories=dspec.categories,
             category_order=dspec.category_order,
             reference_weights=ref_w,

@@ -52,10 +52,11 @@ if TYPE_CHECKING:
     from anonkit.table import Table
     from anonkit.verifier import Verification
 
-Family = Literal["lattice", "search", "partition", "cluster", "bucket", "suppress", "perturb"]
+Family = Literal["lattice", "search", "partition", "cluster", "bucket", "suppress", "perturb", "synth"]
 #: the order families are listed in (``suppress``: cell suppression; ``perturb``: perturbative methods,
-#: whose published values are not truthful by design — issue 28)
-FAMILIES: tuple[str, ...] = ("lattice", "search", "partition", "cluster", "bucket", "suppress", "perturb")
+#: whose published values are not truthful by design — issue 28; ``synth``: synthetic tables drawn from a
+#: model, no row a record — issue 29)
+FAMILIES: tuple[str, ...] = ("lattice", "search", "partition", "cluster", "bucket", "suppress", "perturb", "synth")
 #: parameters the pipeline provides (never options): the run's seed, the adversary's priors and the
 #: quality metric a search optimizes
 RUNTIME = frozenset({"seed", "priors", "metric"})
@@ -67,6 +68,15 @@ CLASS_MODELS = "class models"
 WHOLE_RELEASE_FAMILIES = frozenset({"lattice"})
 #: what a family's progress bar counts, unless the declaration says otherwise
 FAMILY_PROGRESS = {"lattice": "searching the lattice (checked transformations)"}
+#: the families whose published rows are no records (``synth``: rows drawn from a model): no class, no
+#: generalization, no search score describes them, so the summary, the audit, the printer, the report and
+#: the UI show none of the class figures (:attr:`Algorithm.class_figures`) and say why (:data:`NO_CLASS_FIGURES`)
+RECORDLESS_FAMILIES = frozenset({"synth"})
+#: why a release of a :data:`RECORDLESS_FAMILIES` family has no class figures (one line, for every reader)
+NO_CLASS_FIGURES = ("the class figures (smallest class, prosecutor, journalist and marketer risk, records at risk, "
+                    "uniqueness, record linkage, GCP, the search score, classes, generalization) do not apply: no "
+                    "published row is a record, so there are no classes; its privacy is judged by the "
+                    "nearest-neighbour attacks, its utility by the one- and two-way marginals (TVD)")
 
 class Options(BaseModel):
     """The base of every options model: unknown keys are refused and values are taken strictly (a
@@ -127,6 +137,13 @@ class Algorithm:
     entry: Callable[..., Release] | None = field(default=None, compare=False, repr=False)
 
     # ------------------------------------------------------------------ facts
+    @property
+    def class_figures(self) -> bool:
+        """Whether the release's rows are records grouped in classes, so the class figures (risk,
+        uniqueness, GCP, the score, the generalization) describe it: ``False`` for a family of
+        :data:`RECORDLESS_FAMILIES` (a synthetic table), declared once by the family."""
+        return self.family not in RECORDLESS_FAMILIES
+
     @property
     def publishes(self) -> str:
         """``table`` or ``tables`` (linked, named :attr:`tables`)."""

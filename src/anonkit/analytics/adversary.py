@@ -35,8 +35,8 @@ import pandas as pd
 from scipy import sparse
 
 from anonkit._kernels import group_columns
-from anonkit._values import factorize_text, labels_look_numeric
-from anonkit.analytics.cover import WILDCARD, build_cover
+from anonkit._values import labels_look_numeric
+from anonkit.analytics.cover import WILDCARD, build_cover, shared_factorize
 from anonkit.analytics.outcome import AttackOutcome
 from anonkit.errors import InputError
 from anonkit.release import check_seed
@@ -88,7 +88,7 @@ def _sample(rng: np.random.Generator, n: int, n_attacks: int) -> np.ndarray:
 
 
 def _texts(values: pd.Series) -> np.ndarray:
-    codes, labels = factorize_text(values)
+    codes, labels = shared_factorize(values)
     return np.array([str(x).strip() for x in labels], dtype=object)[codes]
 
 
@@ -265,7 +265,7 @@ def _column_choice(rng: np.random.Generator, n: int, p: int, n_cols: int | None)
 
 def _unique_in_release(release: pd.DataFrame, columns: list[str], rows: np.ndarray, use: np.ndarray) -> np.ndarray:
     """Whether no other released row shows target row ``rows[i]``'s cells in its chosen columns."""
-    codes = [factorize_text(release[c]) for c in columns]
+    codes = [shared_factorize(release[c]) for c in columns]
     out = np.zeros(len(rows), dtype=bool)
     patterns, which = np.unique(use, axis=0, return_inverse=True)
     for k, pattern in enumerate(patterns):
@@ -328,7 +328,7 @@ def linkability_attack(
     rng = np.random.default_rng(seed)
     n_rows = len(release)
     if quasi:
-        q_codes = [factorize_text(release[c]) for c in quasi]
+        q_codes = [shared_factorize(release[c]) for c in quasi]
         row_class, n_classes = group_columns([c for c, _ in q_codes], [len(t) for _, t in q_codes])
     else:
         row_class, n_classes = np.zeros(n_rows, dtype=np.int64), 1
@@ -452,7 +452,7 @@ def inference_attack(
         if c == secret or c not in [*quasi, *other]:
             raise InputError("aux must name published columns other than the secret", column=c, key="aux")
     rng = np.random.default_rng(seed)
-    s_codes, s_labels = factorize_text(release[secret])
+    s_codes, s_labels = shared_factorize(release[secret])
     s_labels = np.array([str(x).strip() for x in s_labels], dtype=object)
     attr = schema.attributes.get(secret)
     numeric = (attr is not None and attr.type == AttrType.NUMERIC) or (

@@ -175,7 +175,8 @@ def _spec(name: str, schema: Schema | None, values: pd.Series | np.ndarray,
     ``hierarchies`` given, and the values (numbers → numeric when the type is not declared)."""
     attr = schema.attributes.get(name) if schema is not None else None
     kind = attr.type if attr is not None else None
-    numeric = kind == AttrType.NUMERIC or (kind is None and looks_numeric(values))
+    # the values are read only when the type is not declared (an object copy of a column costs a pass over it)
+    numeric = kind == AttrType.NUMERIC or (kind is None and looks_numeric(pd.Series(list(values), dtype=object)))
     order = attr.order if attr is not None else None
     hierarchy = (hierarchies or {}).get(name) or (attr.hierarchy if attr is not None else None)
     categories = attr.categories if attr is not None else None
@@ -214,7 +215,7 @@ def domain_specs(frame: pd.DataFrame, schema: Schema | None, quasi: Iterable[str
         if reference is not None and name not in reference:
             raise InputError("the reference lacks a sensitive attribute", column=name, key="reference")
         values = reference[name] if reference is not None else frame[name]
-        specs[name] = _spec(name, schema, pd.Series(list(values), dtype=object), hierarchies)
+        specs[name] = _spec(name, schema, values, hierarchies)
     return qis, specs
 
 

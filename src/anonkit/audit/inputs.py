@@ -36,8 +36,9 @@ from anonkit.plan.places import location, output_targets
 from anonkit.release import SUPPRESSED
 from anonkit.schema import Schema
 
-__all__ = ["NEAREST_FAMILIES", "WILDCARD_FAMILIES", "AuditInputs", "load_audit_inputs", "published_text",
-           "read_extra", "read_release", "release_reading", "research_subset"]
+__all__ = ["NEAREST_FAMILIES", "RECORDLESS_ATTACKS", "RECORDLESS_RISK", "WILDCARD_FAMILIES", "AuditInputs",
+           "load_audit_inputs", "published_text", "read_extra", "read_release", "release_reading", "release_records",
+           "research_subset"]
 
 #: the algorithm families whose releases publish a suppressed quasi-identifier cell as a marker that
 #: matches any value (sdcMicro's semantics), and that marker
@@ -46,6 +47,13 @@ WILDCARD_FAMILIES: dict[str, str] = {"suppress": SUPPRESSED}
 #: (perturbed values; ``synth``: synthetic tables, a family to come): the singling-out, linkability and
 #: inference attacks run in anonymeter's nearest-neighbour form (:mod:`anonkit.analytics.nearest`)
 NEAREST_FAMILIES = frozenset({"perturb", "synth"})
+#: the attacks that judge a release whose rows are no records (:attr:`AuditInputs.records` false: a synthetic
+#: table): the nearest-neighbour singling-out, linkability and inference; the class attacks and the class
+#: risks (prosecutor, journalist, marketer) need records grouped in classes, which such a table has not
+RECORDLESS_ATTACKS = ("singling-out", "linkability", "inference")
+#: why the audit of such a release judges no class risk (the risk section's and the verdict's words)
+RECORDLESS_RISK = ("class risks not judged: no published row is a record (a synthetic table), so prosecutor, "
+                   "journalist and marketer risk have no classes to count; the attacks judge it")
 
 
 @dataclass
@@ -74,6 +82,9 @@ class AuditInputs:
     #: the release's rows hold exact-looking values that are not the original ones (a family of
     #: :data:`NEAREST_FAMILIES`): the anonymeter-style attacks match by nearest neighbour (Gower distance)
     nearest: bool = False
+    #: the release's rows are records grouped in classes (:attr:`anonkit.algorithms.spec.Algorithm.class_figures`);
+    #: false for a synthetic table: the audit runs :data:`RECORDLESS_ATTACKS` only and judges no class risk
+    records: bool = True
 
     @property
     def hierarchies(self) -> dict[str, Hierarchy]:
@@ -112,6 +123,12 @@ def release_reading(algorithm: Algorithm | None, options: Mapping[str, Any] | No
     strata = tuple(str(c) for c in ((options or {}).get("strata") or ())) if wildcard is not None else ()
     return {"wildcard": wildcard, "transactions": bool(algorithm.persons and len(algorithm.tables) == 1),
             "strata": strata, "nearest": algorithm.family in NEAREST_FAMILIES}
+
+
+def release_records(algorithm: Algorithm | None) -> dict[str, bool]:
+    """The :class:`AuditInputs` field ``records``: whether the release's rows are records grouped in
+    classes (:attr:`~anonkit.algorithms.spec.Algorithm.class_figures`; ``True`` when no algorithm is known)."""
+    return {"records": algorithm is None or algorithm.class_figures}
 
 
 def read_release(config: Config, location: str, *, key: str = "RELEASE") -> tuple[
@@ -193,4 +210,4 @@ def load_audit_inputs(plan: Plan, release: str, *, population_table: str | None 
                 raise InputError(f"the {name} lacks a column of the input", column=missing[0])
     return AuditInputs(schema=schema, original=frame, release=released, population_table=pop, control=ctl,
                        other=second, release_location=shown, population=population,
-                       **release_reading(plan.algorithm, plan.options))
+                       **release_reading(plan.algorithm, plan.options), **release_records(plan.algorithm))

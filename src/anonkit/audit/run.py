@@ -43,7 +43,7 @@ import pandas as pd
 from anonkit import interrupt
 from anonkit.analytics import class_attacks as ca
 from anonkit.analytics.adversary import inference_attack, linkability_attack, singling_out_attack
-from anonkit.analytics.cover import population_counts
+from anonkit.analytics.cover import population_counts, shared_reading
 from anonkit.analytics.matching import unsorted_matching_attack
 from anonkit.analytics.nearest import FORM as NEAREST_FORM
 from anonkit.analytics.nearest import nn_inference_attack, nn_linkability_attack, nn_singling_out_attack
@@ -51,7 +51,13 @@ from anonkit.analytics.outcome import AttackOutcome
 from anonkit.analytics.published import PublishedRelease, published_buckets, published_table
 from anonkit.analytics.transactions import transaction_schema, transaction_table
 from anonkit.analytics.wildcard import wildcard_table
-from anonkit.audit.inputs import AuditInputs, release_reading
+from anonkit.audit.inputs import (
+    RECORDLESS_ATTACKS,
+    RECORDLESS_RISK,
+    AuditInputs,
+    release_reading,
+    release_records,
+)
 from anonkit.audit.survey import survey_figures
 from anonkit.audit.verdicts import effective_thresholds, threshold_basis, thresholds_from, verdicts
 from anonkit.audit.wildcard import wildcard_models, wildcard_risk
@@ -106,7 +112,18 @@ def _published(inputs: AuditInputs) -> PublishedRelease:
         return wildcard_table(release, schema, marker=inputs.wildcard, reference=reference, strata=inputs.strata)
     if inputs.transactions:  # one row per person, the sensitive cell the person's set of values
         return transaction_table(release, schema, reference=reference)
+    if inputs.nearest and isinstance(release, pd.DataFrame):  # issue 29: a synthetic value need not be an input value
+        reference = {s: _with_new_values(v, release[s]) if s in release.columns else v for s, v in reference.items()}
     return published_table(release, schema, reference=reference, needs_sensitive=False)
+
+
+def _with_new_values(reference: pd.Series, published: pd.Series) -> pd.Series:
+    """The reference's values, then each published value (as text) the reference lacks, once: the
+    domain of a synthetic table's sensitive attribute covers both; a perturbed table whose values are
+    all the input's keeps its reference as it was."""
+    known = set(reference.astype(str))
+    new = pd.Series(published[~published.astype(str).isin(known)].drop_duplicates().to_numpy(dtype=object))
+    return reference if new.empty else pd.concat([reference.astype(object), new], ignore_index=True)
 
 
 def _reading_notes(inputs: AuditInputs) -> list[str]:
@@ -117,7 +134,7 @@ def _reading_notes(inputs: AuditInputs) -> list[str]:
     if inputs.wildcard is not None or not isinstance(frame, pd.DataFrame):
         return []
     qis = [q for q in inputs.schema.quasi if q in frame.columns]
-    stars = {q: (frame[q].astype(object) == "*").to_numpy() for q in qis}
+    stars = {q: _stars(frame[q]) for q in qis}
     marked = np.logical_and.reduce(list(stars.values())) if qis else np.zeros(len(frame), dtype=bool)
     for q in qis:  # rows with every quasi-identifier '*' are suppressed records (ARX's marking), not values
         star = stars[q][~marked]
@@ -125,6 +142,52 @@ def _reading_notes(inputs: AuditInputs) -> list[str]:
             return [f"{q!r} publishes '*' in some rows: read as a value of its own (a release of the suppress "
                     "family, whose '*' matches any value, is read so when its config names that algorithm)"]
     return []
+
+
+def _run_attacks(names: list[str], inputs: AuditInputs, published: PublishedRelease, qt: pd.DataFrame,
+                 sensitive: list[str], one_table: bool, priors: Any, rows: np.ndarray | None,
+                 attacks: Sequence[str] | None, targets: int, seed: int, tick: Callable[[int, str], None],
+                 seconds: dict[str, float], notes: list[str], out: list[dict[str, Any]]) -> None:
+    """Every attack of ``names`` in the audit's order, each outcome into ``out`` (``tick(i, what)``: the
+    progress, the attacks counted from 2)."""
+    schema = inputs.schema
+    for i, name in enumerate(names, start=2):
+        tick(i, f"attack: {name}")
+        if name in ("homogeneity", "similarity", "skewness"):
+            _class_attacks(name, published, sensitive, seconds, notes, out)
+        elif name == "background-knowledge":
+            if priors is None or rows is None:
+                notes.append("background-knowledge: not run — it needs the adversary's priors and the publisher's "
+                             "private link (run the audit from anonkit anonymize with a background-knowledge model)")
+                continue
+            _attack(name, lambda: ca.attack_background_knowledge(published, priors, rows=rows,
+                                                                 source=inputs.original), seconds, notes, out)
+        elif name in ("singling-out", "linkability"):  # by nearest neighbour on a perturbed or synthetic release
+            fn = {"singling-out": (nn_singling_out_attack if inputs.nearest else singling_out_attack),
+                  "linkability": (nn_linkability_attack if inputs.nearest else linkability_attack)}[name]
+            _attack(name, lambda fn=fn: fn(qt, inputs.original, schema, control=inputs.control, n_attacks=targets,
+                                           seed=seed), seconds, notes, out)
+        elif name == "inference":
+            _inference_attacks(inputs, sensitive, one_table, targets, seed, seconds, notes, out)
+        elif name == "unsorted-matching":
+            if inputs.other is None:
+                if attacks is not None:
+                    notes.append("unsorted-matching: not run — it needs a second release of the same input "
+                                 "(--other)")
+                continue
+            if not one_table:
+                notes.append("unsorted-matching: not run on linked tables")
+                continue
+            _attack(name, lambda: unsorted_matching_attack(inputs.release, inputs.other, inputs.original, schema,
+                                                           seed=seed), seconds, notes, out)
+
+
+def _stars(column: pd.Series) -> np.ndarray:
+    """Which cells of ``column`` are the text ``*``: compared in place for a text column (an object
+    copy of it cost a pass in Python per quasi-identifier, in every audit), as objects otherwise."""
+    if isinstance(column.dtype, pd.StringDtype):
+        return (column == "*").fillna(False).to_numpy(dtype=bool)
+    return (column.astype(object) == "*").to_numpy()
 
 
 def _models(inputs: AuditInputs, published: PublishedRelease, models: list[Criterion]) -> tuple[
@@ -330,6 +393,12 @@ def audit(
     basis, sources = threshold_basis(thresholds, models), thresholds_from(thresholds, models)
     thresholds = effective_thresholds(thresholds, models)
     names = _check_attacks(attacks)
+    unjudged: list[str] = []
+    if not inputs.records:  # a synthetic table: no classes, so no class attack and no class risk (RECORDLESS_RISK)
+        names = [a for a in names if a in RECORDLESS_ATTACKS]
+        # differential privacy is a property of the mechanism that drew the table, not of the table's classes
+        unjudged = [m.describe() for m in models if getattr(m, "enforced_by", None) is not None]
+        models = [m for m in models if getattr(m, "enforced_by", None) is None]
     tick = step or (lambda _d, _t, _w: None)
     total = 2 + len(names)
     seconds: dict[str, float] = {}
@@ -337,13 +406,16 @@ def audit(
     t0 = time.perf_counter()
     tick(0, total, "reading the release's classes")
     published = _published(inputs)
-    notes += _reading_notes(inputs)
+    notes += _reading_notes(inputs) + [f"{m}: not judged on a synthetic table (a property of the mechanism that "
+                                       "drew it, enforced by the algorithm)" for m in unjudged]
     model_results, model_notes = _models(inputs, published, list(models))
     notes += model_notes
     seconds["models"] = round(time.perf_counter() - t0, 6)
     tick(1, total, "risk models")
     t = time.perf_counter()
-    risk, pop, risk_notes = _risk(inputs, published, thresholds, population)
+    risk, pop, risk_notes = (_risk(inputs, published, thresholds, population) if inputs.records else
+                             ({"records": int(published.sizes.sum()), "not_applicable": RECORDLESS_RISK},
+                              {"size": population, "sampling_fraction": 1.0, "source": "sample"}, [RECORDLESS_RISK]))
     notes += risk_notes
     survey, survey_notes = release_survey_figures(inputs, thresholds)
     if survey is not None:
@@ -363,35 +435,9 @@ def audit(
                      "sensitive set; inference is not run (its guess would be a set, never a value)")
     out: list[dict[str, Any]] = []
     sensitive = [s for s in schema.sensitive if s in published.sensitive]
-    for i, name in enumerate(names, start=2):
-        tick(i, total, f"attack: {name}")
-        if name in ("homogeneity", "similarity", "skewness"):
-            _class_attacks(name, published, sensitive, seconds, notes, out)
-        elif name == "background-knowledge":
-            if priors is None or rows is None:
-                notes.append("background-knowledge: not run — it needs the adversary's priors and the publisher's "
-                             "private link (run the audit from anonkit anonymize with a background-knowledge model)")
-                continue
-            _attack(name, lambda: ca.attack_background_knowledge(published, priors, rows=rows,
-                                                                 source=inputs.original), seconds, notes, out)
-        elif name in ("singling-out", "linkability"):  # by nearest neighbour on a perturbed or synthetic release
-            fn = {"singling-out": (nn_singling_out_attack if inputs.nearest else singling_out_attack),
-                  "linkability": (nn_linkability_attack if inputs.nearest else linkability_attack)}[name]
-            _attack(name, lambda fn=fn: fn(qt, inputs.original, schema, control=inputs.control, n_attacks=targets,
-                                           seed=seed), seconds, notes, out)
-        elif name == "inference":
-            _inference_attacks(inputs, sensitive, one_table, targets, seed, seconds, notes, out)
-        elif name == "unsorted-matching":
-            if inputs.other is None:
-                if attacks is not None:
-                    notes.append("unsorted-matching: not run — it needs a second release of the same input "
-                                 "(--other)")
-                continue
-            if not one_table:
-                notes.append("unsorted-matching: not run on linked tables")
-                continue
-            _attack(name, lambda: unsorted_matching_attack(inputs.release, inputs.other, inputs.original, schema,
-                                                           seed=seed), seconds, notes, out)
+    with shared_reading():  # the attacks read the same columns: each factorized and resolved once
+        _run_attacks(names, inputs, published, qt, sensitive, one_table, priors, rows, attacks, targets, seed,
+                     lambda i, what: tick(i, total, what), seconds, notes, out)
     if inputs.control is None and any(a["name"] in ("singling-out", "linkability", "inference") for a in out):
         notes.append("no control set (audit.control or --control: records of the population not in the release): "
                      "singling-out, linkability and inference measure their risk against the baseline guesser")
@@ -404,7 +450,7 @@ def audit(
     return {
         "release": inputs.release_location,
         "thresholds": thresholds.model_dump(),
-        "highest_risk_from": basis,
+        "highest_risk_from": basis if inputs.records else RECORDLESS_RISK,
         "thresholds_from": sources,
         "population": pop,
         "models": model_results,
@@ -486,7 +532,7 @@ def audit_frames(plan: Plan, release: pd.DataFrame | dict[str, pd.DataFrame], *,
     inputs = AuditInputs(schema=schema, original=frame, release=release,
                          population_table=read_extra(spec.population_table, config, base, "audit.population_table"),
                          control=read_extra(spec.control, config, base, "audit.control"), population=population,
-                         **release_reading(plan.algorithm, plan.options))
+                         **release_reading(plan.algorithm, plan.options), **release_records(plan.algorithm))
     return audit(inputs, models=list(plan.models), thresholds=spec.thresholds, population=spec.population,
                  attacks=spec.attacks, seed=spec.seed, targets=spec.targets, step=step)
 

@@ -22,7 +22,7 @@ from numbers import Integral, Real
 from pydantic import BaseModel, ValidationError
 
 from anonkit.algorithms import registry
-from anonkit.algorithms.common import check_models
+from anonkit.algorithms.common import check_models, check_references
 from anonkit.algorithms.feasibility import impossible
 from anonkit.algorithms.spec import Algorithm
 from anonkit.config import Config, ModelConfig
@@ -327,9 +327,11 @@ def precheck(table: Table, run: Planned) -> None:
             raise InputError(f"{spec.name} counts records, not persons; with a person column use an algorithm that "
                              f"counts persons ({takers})", key="--algorithms")
         models, _ = resolve_background_knowledge(list(run.models), spec)
-        check_models(table, models)
+        check_references(table, models)
+        given = {id(m) for m in models}
         if spec.implies is not None:
             models = spec.implies(table, models, run.options)
+        check_models(table, [m for m in models if id(m) in given])  # the given models it keeps, as the runner does
         impossible(table, models, spec, run.options)  # a proof is a run that fails, not an error
     except InputError as exc:
         where = f"{spec.name} ({run.label})" if run.label else spec.name

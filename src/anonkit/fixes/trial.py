@@ -1,8 +1,9 @@
 """A candidate change run for real, in memory: the changed config validated into a plan that writes
 nothing, anonymized and audited as ``anonkit anonymize`` would, with the input read once.
 
-:class:`Trials` reads the plan's input and builds its schema once (the levers change models and
-algorithm settings, never the attributes, so both stay valid), then for each changed config:
+:class:`Trials` takes the input and schema the run read (``Result.inputs``), or reads the plan's input
+and builds its schema once when it has no run (the levers change models and algorithm settings, never
+the attributes, so both stay valid), then for each changed config:
 :func:`anonkit.plan.plan_from_config` (``writes=False``: no output planned, none written) →
 :func:`anonkit.runner.anonymize.anonymize_checked` (encode, algorithm, the independent verifier,
 the measures) → :func:`anonkit.runner.audit_step.audit_result` (the audit and the one verdict; its
@@ -19,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import pandas as pd
+
 from anonkit import interrupt
 from anonkit._values import strip_cells
 from anonkit.config import parse_config
@@ -30,7 +33,7 @@ from anonkit.runner import run
 from anonkit.runner.anonymize import anonymize_checked
 from anonkit.runner.audit_step import audit_result, rerun_key
 from anonkit.runner.result import Result
-from anonkit.schema import AttrType
+from anonkit.schema import AttrType, Schema
 
 __all__ = ["Trial", "Trials"]
 
@@ -55,7 +58,8 @@ def _without_required(data: dict[str, Any]) -> dict[str, Any]:
 class Trials:
     """The runs of one plan's changed configs (see the module docstring)."""
 
-    def __init__(self, plan: Plan, known: Mapping[str, tuple[Result, dict[str, Any]]] | None = None) -> None:
+    def __init__(self, plan: Plan, known: Mapping[str, tuple[Result, dict[str, Any]]] | None = None,
+                 inputs: tuple[pd.DataFrame, Schema, pd.DataFrame | None] | None = None) -> None:
         config = plan.config
         if config is None:
             raise InputError("proposals are computed from a config: a plan made in Python has none", key="plan")
@@ -66,6 +70,9 @@ class Trials:
         self.runs = 0
         #: the runs already made of this input (the advice's reruns, by :func:`rerun_key`): reused, not rerun
         self.known = dict(known or {})
+        if inputs is not None:  # the run's own input as its runner read it (Result.inputs): not read again
+            self.frame, self.schema, self.population = inputs
+            return
         frame, defaults = load_input(config, plan.base, plan.input_path)
         if config.input.strip and not is_compact(frame) and len(frame.columns):
             frame = frame.apply(strip_cells)

@@ -29,12 +29,13 @@ from anonkit._kernels import first_rows
 from anonkit._values import cell_text
 from anonkit.distance import leaf_delta, numeric_delta, unit_range
 from anonkit.errors import InputError
+from anonkit.knowledge._priors_blocks import blocked_numerators
 from anonkit.table import Table
 
 if TYPE_CHECKING:
     from scipy import sparse
 
-#: Upper bound on the entries of one ``chunk × m`` kernel block (≈ 16 MB of float64).
+#: Upper bound on the (target, source) pairs evaluated at once (≈ 16 MB per float64 array).
 CHUNK_ELEMENTS = 2_000_000
 #: Tolerance on "rows sum to 1" for user-supplied priors.
 ROW_SUM_TOL = 1e-6
@@ -234,8 +235,11 @@ def kernel_priors(
     ``bandwidth`` is one number or a mapping QI → bandwidth (unlisted QIs: 0.3). A tuple with no
     source record inside the kernel's support gets the source's global sensitive distribution.
 
-    Work is on distinct tuples only, in blocks of at most :data:`CHUNK_ELEMENTS` target×source
-    pairs: memory is bounded and no record×record matrix is built.
+    Work is on distinct tuples only, and only on the (target, source) pairs that can lie inside the
+    kernel's support (:mod:`anonkit.knowledge._priors_blocks`: blocked by the categorical values'
+    components of ``δ < B``, windowed on a numeric QI), at most :data:`CHUNK_ELEMENTS` pairs at a
+    time. The sums run over the sources in ascending order, so the figures are bit for bit those of
+    the full every-tuple-against-every-tuple comparison (dropped pairs weigh exactly 0).
 
     Sensitive values of ``external`` not in the table's domain are ignored.
     """
@@ -246,29 +250,13 @@ def kernel_priors(
     glob = _global(source.hist)
     bands = _bandwidths(table, bandwidth)
     deltas = _Deltas(table, target, source)
-    m, ms = table.distinct.size, source.hist.shape[0]
-    s = source.hist.shape[1]
-    out = np.empty((m, s))
-    chunk = max(1, CHUNK_ELEMENTS // max(ms, 1))
-    for start in range(0, m, chunk):
-        rows = slice(start, min(start + chunk, m))
-        c = rows.stop - rows.start
-        if kernel == "distance":
-            u2 = np.zeros((c, ms))
-            for j in range(len(deltas)):
-                u2 += (deltas.block(j, rows) / bands[j]) ** 2
-            w = np.where(u2 < 1.0, 0.75 * (1.0 - u2), 0.0)
-        else:
-            w = np.ones((c, ms))
-            for j in range(len(deltas)):
-                u = deltas.block(j, rows) / bands[j]
-                w *= np.where(u < 1.0, 0.75 * (1.0 - u * u), 0.0)
-        num = w @ source.hist
-        den = num.sum(axis=1)
-        ok = den > 0
-        block = out[rows]  # a view
-        block[:] = glob
-        block[ok] = num[ok] / den[ok, None]
+    m = table.distinct.size
+    num = blocked_numerators(deltas.parts, bands, kernel, source.hist, m, CHUNK_ELEMENTS)
+    den = num.sum(axis=1)
+    ok = den > 0
+    out = np.empty((m, source.hist.shape[1]))
+    out[:] = glob
+    out[ok] = num[ok] / den[ok, None]
     return _result(table, sensitive, out)
 
 

@@ -53,7 +53,7 @@ from anonkit.metrics.risk import (
     record_linkage,
     sample_uniqueness,
 )
-from anonkit.release import Release
+from anonkit.release import Release, measuring
 from anonkit.table import Table
 
 __all__ = [
@@ -223,9 +223,10 @@ def compute_metrics(
     if unknown:
         raise InputError(f"unknown metric {unknown[0]!r}; known: {', '.join(_PARAMETRIZED)}", key="names")
     out: dict[str, float] = {}
-    for name in selected:
-        value = _PARAMETRIZED[name](table, release, gs, aggregate)
-        out[name] = value if isinstance(value, tuple) else float(value)  # type: ignore[assignment]
+    with measuring():  # figures several measures read (class sizes, published texts) computed once
+        for name in selected:
+            value = _PARAMETRIZED[name](table, release, gs, aggregate)
+            out[name] = value if isinstance(value, tuple) else float(value)  # type: ignore[assignment]
     return out
 
 

@@ -14,6 +14,8 @@ import pandas as pd
 #: the inferred kinds of an object column whose values compare as their texts do (equal exactly when their
 #: texts are equal), so they can be numbered before they are turned into text
 _TEXT_SAFE_KINDS = frozenset({"string", "integer", "boolean", "empty"})
+#: the integer type of a float's bits, by the float's size in bytes
+_BITS = {2: np.int16, 4: np.int32, 8: np.int64}
 
 
 def _raw_codes(values: pd.Series) -> tuple[np.ndarray, list[Any]] | None:
@@ -22,13 +24,17 @@ def _raw_codes(values: pd.Series) -> tuple[np.ndarray, list[Any]] | None:
     by their bits: ``0.0`` and ``-0.0`` differ as text); ``None`` for a column that may mix kinds
     (``1``, ``1.0`` and ``True`` are one value to pandas but three texts)."""
     dtype = values.dtype
-    if isinstance(dtype, np.dtype) and dtype.kind == "f":
+    if isinstance(dtype, np.dtype) and dtype.kind == "f" and dtype.itemsize in _BITS:
         arr = values.to_numpy()
         known = ~np.isnan(arr)
         codes = np.full(len(arr), -1, dtype=np.int64)
-        found, uniques = pd.factorize(arr[known].view(np.int64))
+        bits = _BITS[dtype.itemsize]  # numbered by their bits, as wide as the floats (a narrower float is not
+        found, uniques = pd.factorize(arr[known].view(bits))  # widened: two float32s are not one int64)
         codes[known] = found
-        return codes, np.asarray(uniques, dtype=np.int64).view(arr.dtype).tolist()
+        distinct = np.asarray(uniques, dtype=bits).view(arr.dtype)
+        # a float64's text is Python's repr; a narrower float's is numpy's shortest repr of its own precision
+        # (what ``astype(str)`` and the CSV writer give: 2.1, not the widened 2.0999999046325684)
+        return codes, distinct.tolist() if dtype.itemsize == 8 else [str(v) for v in distinct]
     if isinstance(dtype, np.dtype) and dtype.kind in "iub":
         codes, uniques = pd.factorize(values.to_numpy())
         return codes.astype(np.int64, copy=False), np.asarray(uniques).tolist()

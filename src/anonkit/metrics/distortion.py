@@ -17,7 +17,7 @@ import pandas as pd
 
 from anonkit.errors import InputError
 from anonkit.metrics.coverage import hierarchy_class_levels
-from anonkit.release import Release
+from anonkit.release import Release, measured_once
 from anonkit.table import Table
 
 #: WHD step weights (spec §2.3): ``uniform`` steps, or ``height`` steps of ``1/(j−1)^β``
@@ -111,7 +111,14 @@ def published_texts(table: Table, release: Release, j: int) -> tuple[np.ndarray,
     """QI ``j``'s published labels as text ids: the id of every class's label
     (:meth:`Release.class_labels`), the distinct texts, and the released records whose label differs
     from their original text. Compared as ids of the classes' labels and of the leaves (each looked
-    up once), not as text per record."""
+    up once), not as text per record. Computed once per summary (:func:`~anonkit.release.measuring`):
+    the modification rate and the summary's generalization both read it."""
+    text_id, texts, changed = measured_once(("published_texts", j), (table, release),
+                                            lambda: _published_texts(table, release, j))
+    return text_id.copy(), texts.copy(), changed
+
+
+def _published_texts(table: Table, release: Release, j: int) -> tuple[np.ndarray, np.ndarray, int]:
     h = table.hierarchies[j]
     text_id, texts = pd.factorize(release.class_labels(j).astype(object))  # (labels are text)
     leaf_text = np.full(h.n_leaves, -1, dtype=np.int64)  # −1: a leaf no class publishes

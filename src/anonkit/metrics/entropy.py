@@ -26,7 +26,7 @@ from anonkit.metrics.arx import (
     transformation_levels,
 )
 from anonkit.metrics.coverage import covered
-from anonkit.release import CUSTOM, Release
+from anonkit.release import CUSTOM, Release, measured_once
 from anonkit.table import Table
 
 _LOG2 = math.log(2.0)
@@ -59,14 +59,32 @@ def entropy_per_attribute(
     """
     g_factor, s_factor = gs_factors(gs)
     t = transformation_levels(table, release)
-    # full-domain: every record (suppressed ones too) at the transformation's level, no per-record levels
-    one_level = t is not None and bool((release.class_levels == t).all())
-    levels = None if one_level else effective_levels(table, release)
     sup = release.suppressed
     n_sup = release.n_suppressed
     w = table.weights  # rows that stand for several records (None: one each)
+    # the sums both variants share (the monotonic and non-monotonic measures), once per summary
+    sums = measured_once(("entropy_sums",), (table, release), lambda: _entropy_sums(table, release, t))
     out: dict[str, float] = {}
     for j, (name, h) in enumerate(zip(table.qi, table.hierarchies, strict=True)):
+        result = sums[j] * g_factor
+        if not monotonic and n_sup and t is not None:
+            # (without a transformation every suppressed record sits at the root: the term is 0)
+            codes = table.codes[:, j].astype(np.int64)
+            for c in _suppressed_value_counts(h, codes, sup, int(t[j]), w):
+                result += c * (math.log(c / n_sup) / _LOG2) * s_factor
+        out[name] = arx_round(-result if result != 0.0 else result)
+    return out
+
+
+def _entropy_sums(table: Table, release: Release, t: np.ndarray | None) -> list[float]:
+    """``Σ cnt·log2(a/b)`` of every quasi-identifier (:func:`entropy_per_attribute`, before ``gFactor``
+    and the suppression term), in ARX's order."""
+    # full-domain: every record (suppressed ones too) at the transformation's level, no per-record levels
+    one_level = t is not None and bool((release.class_levels == t).all())
+    levels = None if one_level else effective_levels(table, release)
+    w = table.weights  # rows that stand for several records (None: one each)
+    out: list[float] = []
+    for j, h in enumerate(table.hierarchies):
         codes = table.codes[:, j].astype(np.int64)
         nl = h.n_leaves
         a = np.bincount(codes, weights=w, minlength=nl).astype(np.float64)
@@ -105,13 +123,7 @@ def entropy_per_attribute(
             lev, leaf = np.divmod(pairs, nl)
             b = flat[offsets[lev] + h.maps[lev, leaf]]
         aa = a[leaf]
-        raw = seq_sum(cnt * _log2(aa / b))  # ≤ 0, as ARX accumulates it
-        result = raw * g_factor
-        if not monotonic and n_sup and t is not None:
-            # (without a transformation every suppressed record sits at the root: the term is 0)
-            for c in _suppressed_value_counts(h, codes, sup, int(t[j]), w):
-                result += c * (math.log(c / n_sup) / _LOG2) * s_factor
-        out[name] = arx_round(-result if result != 0.0 else result)
+        out.append(seq_sum(cnt * _log2(aa / b)))  # ≤ 0, as ARX accumulates it
     return out
 
 

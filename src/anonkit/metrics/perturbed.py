@@ -47,6 +47,7 @@ from anonkit.metrics._perturbed_numeric import (
     il1s,
     il1s_mean,
     regression_comparison,
+    regression_comparison_arrays,
 )
 from anonkit.release import Release
 from anonkit.schema import AttrType, Role
@@ -101,8 +102,18 @@ def _numeric_part(original: pd.DataFrame, published: pd.DataFrame, numeric: Sequ
         "eigen": eigen_measure(xc, xmc) if len(moved) else None,
         "per_column": per_column,
         "correlations": correlation_comparison(x, xm, numeric, [c in changed for c in numeric]),
-        "regressions": regression_comparison(original, published, regressions, level) if regressions else None,
+        "regressions": _regressions(original, published, x, xm, numeric, regressions, level) if regressions else None,
     }
+
+
+def _regressions(original: pd.DataFrame, published: pd.DataFrame, x: np.ndarray, xm: np.ndarray,
+                 numeric: Sequence[str], regressions: Sequence[tuple[str, Sequence[str]]],
+                 level: float) -> dict[str, Any] | None:
+    """The regression comparison on the numeric matrices already read when every named column is one of
+    them (the default regressions always are), else on the frames (one's own regressions may name others)."""
+    if {c for response, predictors in regressions for c in (response, *predictors)} <= set(numeric):
+        return regression_comparison_arrays(x, xm, numeric, regressions, level)
+    return regression_comparison(original, published, regressions, level)
 
 
 def perturbed_utility(original: pd.DataFrame, published: pd.DataFrame, *, numeric: Sequence[str] = (),
@@ -132,6 +143,14 @@ def perturbed_utility(original: pd.DataFrame, published: pd.DataFrame, *, numeri
     }
 
 
+def _all_numbers(column: pd.Series) -> bool:
+    """Every known value a number: a numpy number column without a look (its dtype says so), any other by
+    ``pd.to_numeric``."""
+    if isinstance(column.dtype, np.dtype) and column.dtype.kind in "iufb":
+        return True
+    return bool(pd.to_numeric(column, errors="coerce").notna().sum() == column.notna().sum())
+
+
 def column_kinds(table: Table, published: pd.DataFrame) -> tuple[list[str], list[str]]:
     """The published data columns (quasi-identifiers, sensitive and insensitive attributes) by kind:
     numeric when declared so, or undeclared with every original and published value a number;
@@ -146,8 +165,10 @@ def column_kinds(table: Table, published: pd.DataFrame) -> tuple[list[str], list
         if t in (AttrType.CATEGORICAL, AttrType.ORDINAL):
             categorical.append(c)
             continue
-        numbers = all(pd.to_numeric(f[c], errors="coerce").notna().sum() == f[c].notna().sum()
-                      for f in (table.frame, published))
+        if t == AttrType.NUMERIC:
+            numeric.append(c)
+            continue
+        numbers = all(_all_numbers(f[c]) for f in (table.frame, published))
         (numeric if numbers or t == AttrType.NUMERIC else categorical).append(c)
     return numeric, categorical
 

@@ -1,8 +1,11 @@
 """The R-U map (Duncan et al.'s risk–utility confidentiality map) of an exploration's runs.
 
-Information loss against re-identification risk, both lower-is-better: one marker per algorithm,
-filled when the run meets the thresholds and hollow when it does not, the Pareto front as a step
-line, the risk threshold as a vertical line and the varied parameters beside the points. Labels are
+Information loss against re-identification risk, both lower-is-better: one marker per series (the
+config a run belongs to, :mod:`anonkit.explore.series`; per algorithm when the runs are one config's),
+named in the legend with its algorithm, filled when the run meets the thresholds
+and hollow when it does not, the Pareto front over every series as a step line, the risk threshold
+as a vertical line and the varied parameters beside the points (``k=5``, ``ε=1``: Greek letters for
+the parameters named after them). Labels are
 placed where they overlap neither another label nor a point; one that fits nowhere is left out
 (and counted in the corner), so fifty points stay readable. The figure is built without pyplot
 (an Agg canvas: no global state), and the same frame gives the same figure.
@@ -23,9 +26,14 @@ from matplotlib.transforms import Bbox
 from anonkit.errors import InputError
 from anonkit.explore.front import meets as _meets
 from anonkit.explore.front import pareto_front
-from anonkit.explore.measures import RISKS, risk_limit
+from anonkit.explore.measures import ALL_RISKS, risk_limit
 
-__all__ = ["ru_map"]
+__all__ = ["point_label", "ru_map"]
+
+#: what the losses every release has are, on the y axis
+_LOSS_TEXT = {"two_way_tvd": "two-way marginal TVD", "one_way_tvd": "one-way marginal TVD"}
+#: parameters shown by their letter on the map's labels
+_GREEK = {"epsilon": "ε", "delta": "δ", "lambda": "λ", "beta": "β", "theta": "θ", "alpha": "α"}
 
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 #: where a label may go, in points from its point, with its alignment (right, above, left, below, …)
@@ -45,16 +53,41 @@ def _column(frame: pd.DataFrame, name: str, fallback: str) -> np.ndarray:
     raise InputError(f"the runs have no column {name!r} or {fallback!r}", column=name)
 
 
+def point_label(label: str) -> str:
+    """A run's label as the map prints it: ``epsilon=1 delta=1e-06`` → ``ε=1 δ=1e-06``; a scoped
+    key keeps its parameter only."""
+    parts = []
+    for part in str(label).split():
+        key, eq, value = part.partition("=")
+        parts.append(f"{_GREEK.get(key, key)}{eq}{value}")
+    return " ".join(parts)
+
+
+def _groups(frame: pd.DataFrame) -> tuple[np.ndarray, list[str], dict[str, str]]:
+    """Every run's group (its series when there are several, else its algorithm: one config's
+    algorithms), the groups in order, and each one's legend entry (``kanon: flash`` names the
+    algorithm when it is not the series' name)."""
+    several = "series" in frame.columns and frame["series"].nunique() > 1
+    col = "series" if several else "algorithm"
+    group = frame[col].astype(str).to_numpy()
+    names = list(dict.fromkeys(group))
+    legend = {}
+    for name in names:
+        algos = list(dict.fromkeys(frame.loc[group == name, "algorithm"].astype(str)))
+        legend[name] = name if col == "algorithm" or algos == [name] else f"{name}: {', '.join(algos)}"
+    return group, names, legend
+
+
 def ru_map(frame: pd.DataFrame, *, risk: str, loss: str, thresholds: Mapping[str, float] | None = None) -> Figure:
     """The R-U map of the runs in ``frame`` (one row per run, as :func:`anonkit.explore.explore`
     gives them or ``explore.csv`` holds them).
 
-    ``frame`` needs ``algorithm`` and the values of ``risk`` and ``loss`` (columns named after the
-    measures, or ``risk`` and ``loss``); ``satisfied``, ``meets``, ``pareto`` and ``label`` are used
-    when present (otherwise every run with both values counts as satisfied, ``meets`` comes from
-    ``thresholds`` and the front is computed). ``thresholds`` are the audit's (``highest_risk``, …);
-    the one the risk is held to is drawn. Runs that are not satisfied have no release to place and
-    are counted in the corner.
+    ``frame`` needs ``algorithm`` (and ``series`` when it has several) and the values of ``risk``
+    and ``loss`` (columns named after the measures, or ``risk`` and ``loss``); ``satisfied``,
+    ``meets``, ``pareto`` and ``label`` are used when present (otherwise every run with both values
+    counts as satisfied, ``meets`` comes from ``thresholds`` and the front is computed).
+    ``thresholds`` are the audit's (``highest_risk``, …); the one the risk is held to is drawn. Runs
+    that are not satisfied have no release to place and are counted in the corner.
     """
     if "algorithm" not in frame.columns:
         raise InputError("the runs have no 'algorithm' column", column="algorithm")
@@ -65,9 +98,9 @@ def ru_map(frame: pd.DataFrame, *, risk: str, loss: str, thresholds: Mapping[str
     limit = risk_limit(risk, thresholds) if thresholds else None
     met = frame["meets"].to_numpy(dtype=bool) if "meets" in frame.columns else _meets(sat, x, limit)
     front = frame["pareto"].to_numpy(dtype=bool) if "pareto" in frame.columns else pareto_front(y, x, sat)
-    labels = frame["label"].fillna("").astype(str).to_numpy() if "label" in frame.columns else np.full(len(x), "")
-    algos = list(dict.fromkeys(frame["algorithm"].astype(str)))
-    algo = frame["algorithm"].astype(str).to_numpy()
+    labels = (np.array([point_label(t) for t in frame["label"].fillna("").astype(str)], dtype=object)
+              if "label" in frame.columns else np.full(len(x), ""))
+    algo, algos, legend = _groups(frame)
 
     fig = Figure(figsize=(8.0, 5.6))
     FigureCanvasAgg(fig)
@@ -85,17 +118,17 @@ def ru_map(frame: pd.DataFrame, *, risk: str, loss: str, thresholds: Mapping[str
         order = on[np.lexsort((y[on], x[on]))]
         ax.step(x[order], y[order], where="post", color="0.35", linewidth=1.0, linestyle="-", zorder=2)
     _limits(ax, x[sat], y[sat], limit)
-    measure = RISKS.get(risk)
+    measure = ALL_RISKS.get(risk)
     if limit is not None and measure is not None:
         ax.axvline(limit, color="tab:red", linestyle="--", linewidth=1.0, zorder=1)
     ax.set_xlabel(f"{risk} ({measure.text}; lower = less risk)" if measure else f"{risk} (lower = less risk)")
-    ax.set_ylabel(f"{loss} (lower = more utility)")
+    ax.set_ylabel(f"{_LOSS_TEXT.get(loss, loss)} (lower = more utility)")
     ax.set_title(f"R-U map: {loss} against {risk}", fontsize=11)
     ax.grid(alpha=0.3)
     omitted = _place_labels(fig, ax, x, y, labels, sat, front, met)
 
-    handles = [Line2D([], [], marker=_MARKERS[i % len(_MARKERS)], color=colors[i], linestyle="none", label=name,
-                      markersize=6) for i, name in enumerate(algos)]
+    handles = [Line2D([], [], marker=_MARKERS[i % len(_MARKERS)], color=colors[i], linestyle="none",
+                      label=legend[name], markersize=6) for i, name in enumerate(algos)]
     handles += [
         Line2D([], [], marker="o", color="0.3", linestyle="none", label="filled: meets thresholds"),
         Line2D([], [], marker="o", color="0.3", markerfacecolor="none", linestyle="none", label="hollow: does not"),

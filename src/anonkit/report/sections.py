@@ -117,6 +117,9 @@ def _count_rows(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     if records is None:
         return []
     share_s = share(suppressed / records) if suppressed is not None and records else MISSING
+    if summary.get("not_applicable"):  # a synthetic table: its rows are drawn from a model, none is a record
+        rows = (summary.get("notes") or {}).get("synthetic rows")
+        return [("records", f"{number(records)} in · {number(rows)} synthetic rows published (no row is a record)")]
     return [("records", f"{number(records)} in · {number(released)} released · "
                         f"{number(suppressed)} suppressed ({share_s})")]
 
@@ -199,7 +202,8 @@ def privacy(page: Page, summary: Mapping[str, Any], audit: Mapping[str, Any] | N
     verification = summary.get("verification") or []
     if verification:
         body += table(["model", "verdict", "achieved"], [
-            (page.text(v.get("model")), mark(v.get("holds")), page.text(plain(v.get("achieved"))))
+            (page.text(v.get("model")), mark(v.get("holds")),
+             MISSING if v.get("achieved") is None else page.text(plain(v.get("achieved"))))  # a check without a figure
             for v in verification])
     else:
         body += note("The summary names no verified model.")
@@ -217,7 +221,7 @@ def privacy(page: Page, summary: Mapping[str, Any], audit: Mapping[str, Any] | N
                 for k, label in SUMMARY_RISK.items() if metrics.get(k) is not None or k in skipped]
         if rows:
             body += facts(rows)
-        if len(frames) == 1 and qi:
+        if len(frames) == 1 and qi and "not_applicable" not in summary:  # (a synthetic table has no classes)
             sizes = class_sizes(next(iter(frames.values())), qi)
             body += "<h3>Class sizes</h3>" + page.figure(
                 "fig-class-sizes", figures.class_sizes(sizes, threshold=summary.get("risk_threshold")),
@@ -229,7 +233,25 @@ def privacy(page: Page, summary: Mapping[str, Any], audit: Mapping[str, Any] | N
          share(v.get("threshold")), mark(v.get("holds")))
         for v in verdicts])
     risk = audit.get("risk") or {}
-    body += "<h3>Class sizes</h3>" + page.figure(
+    why = summary.get("not_applicable") or risk.get("not_applicable")
+    body += (_recordless_privacy(why) if why else _class_risk(page, audit, risk, thresholds))
+    body += survey_section(page, audit)  # sdcMicro's measures, when the schema has a weight or household
+    outcomes = audit.get("attacks") or []
+    body += "<h3>Attacks</h3>" + page.figure(
+        "fig-attacks", figures.attacks(outcomes, threshold=thresholds.get("attack_risk")),
+        "Attack success on the release with its 95 % interval beside the baseline guesser's and the control "
+        "set's; the risk estimate with its interval against the threshold (dashed).") + _attack_table(page, outcomes)
+    return f'<section id="privacy"><h2>2. Privacy</h2>{body}</section>'
+
+
+def _recordless_privacy(why: object) -> str:
+    """A release whose rows are no records (a synthetic table): no class sizes, no class risk, and why."""
+    return "<h3>Class sizes and risk models</h3>" + note(f"Not shown: {why}.")
+
+
+def _class_risk(page: Page, audit: Mapping[str, Any], risk: Mapping[str, Any], thresholds: Mapping[str, Any]) -> str:
+    """The class sizes, the risk distribution and the prosecutor, journalist and marketer risk models."""
+    body = "<h3>Class sizes</h3>" + page.figure(
         "fig-class-sizes", figures.class_sizes(risk.get("class_sizes") or [], threshold=thresholds.get("highest_risk")),
         "Classes and records by class size; red: classes whose re-identification risk (1 / size) exceeds the "
         "highest acceptable risk.")
@@ -240,13 +262,7 @@ def privacy(page: Page, summary: Mapping[str, Any], audit: Mapping[str, Any] | N
     body += "<h3>Risk models</h3>" + page.figure(
         "fig-risk-models", figures.risk_models(risk, thresholds),
         "Prosecutor, journalist and marketer risk against the thresholds (dashed).") + _risk_tables(page, audit)
-    body += survey_section(page, audit)  # sdcMicro's measures, when the schema has a weight or household
-    outcomes = audit.get("attacks") or []
-    body += "<h3>Attacks</h3>" + page.figure(
-        "fig-attacks", figures.attacks(outcomes, threshold=thresholds.get("attack_risk")),
-        "Attack success on the release with its 95 % interval beside the baseline guesser's and the control "
-        "set's; the risk estimate with its interval against the threshold (dashed).") + _attack_table(page, outcomes)
-    return f'<section id="privacy"><h2>2. Privacy</h2>{body}</section>'
+    return body
 
 
 def _risk_tables(page: Page, audit: Mapping[str, Any]) -> str:
@@ -301,10 +317,13 @@ def utility(page: Page, summary: Mapping[str, Any], original: pd.DataFrame | Non
     metrics = summary.get("metrics") or {}
     generalization = summary.get("generalization") or {}
     attrs = [(q, "quasi-identifier") for q in qi] + others
-    body = _loss(page, metrics, generalization)
+    why = summary.get("not_applicable")  # a synthetic table: no class figure, no generalization (and why)
+    body = _loss(page, metrics, generalization) if not why else (
+        "<h3>Information loss</h3>" + note(f"Not shown: {why}. The marginals' distances follow."))
     body += perturbed_section(page, summary)  # IL1s, eigen, correlations, regressions: a perturbed release only
     body += synthetic_section(page, summary, original, frames, qi, others)  # marginals, TSTR: perturbed/synthetic
-    body += _generalization(page, generalization, original, frames, attrs)
+    if not why:
+        body += _generalization(page, generalization, original, frames, attrs)
     body += _distributions(page, original, frames, attrs)
     records, suppressed = summary.get("records"), summary.get("suppressed")
     body += "<h3>Suppressed records</h3>"

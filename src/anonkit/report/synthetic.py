@@ -18,18 +18,26 @@ from anonkit.evaluate.holdout import train_synthetic_test_real
 from anonkit.metrics.synthetic import marginal_distances
 from anonkit.report._markup import Page, note, number, table
 
-__all__ = ["SYNTHETIC_ALGORITHMS", "synthetic_section"]
+__all__ = ["SYNTHETIC_FAMILY", "synthetic_section"]
 
-#: algorithms whose release is a synthetic table (the section is shown for them and for every
-#: release with perturbed-utility figures)
-SYNTHETIC_ALGORITHMS = frozenset({"dp-synthetic"})
+#: the family of the algorithms whose release is a synthetic table (the section is shown for them and
+#: for every release with perturbed-utility figures)
+SYNTHETIC_FAMILY = "synth"
+
+
+def _synthetic(name: object) -> bool:
+    """Whether the run's algorithm makes synthetic tables (its family, read from the registry)."""
+    from anonkit.algorithms.registry import algorithms  # the registry walks every family: only when asked
+
+    spec = algorithms().get(name) if isinstance(name, str) else None
+    return spec is not None and spec.family == SYNTHETIC_FAMILY
 
 
 def synthetic_section(page: Page, summary: Mapping[str, Any], original: pd.DataFrame | None,
                       frames: Mapping[str, pd.DataFrame], qi: list[str], others: list[tuple[str, str]],
                       seed: int = 0) -> str:
     """The section, or ``""`` (not a perturbed or synthetic release; no original; linked tables)."""
-    if not summary.get("perturbed_utility") and summary.get("algorithm") not in SYNTHETIC_ALGORITHMS:
+    if not summary.get("perturbed_utility") and not _synthetic(summary.get("algorithm")):
         return ""
     if original is None or len(frames) != 1:
         return ""

@@ -29,7 +29,7 @@ from anonkit._api_checks import check_frame
 from anonkit._memory import give_back
 from anonkit._verify_new_id import check_new_ids
 from anonkit.algorithms import registry
-from anonkit.algorithms.common import check_models
+from anonkit.algorithms.common import check_models, check_references
 from anonkit.algorithms.feasibility import explain, impossible
 from anonkit.algorithms.spec import Algorithm
 from anonkit.audit.inputs import WILDCARD_FAMILIES
@@ -61,6 +61,7 @@ from anonkit.runner.summary import (
     model_warnings,
     persons_summary,
     plain_notes,
+    recordless_summary,
     wildcard_privacy,
 )
 from anonkit.schema import Schema
@@ -193,9 +194,13 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
     _check_persons(table, spec, schema)
     models, bk = resolve_background_knowledge(models, spec)
     models = for_records(models, table.n_records)  # an estimated k-map's sampling fraction
-    check_models(table, models)
+    check_references(table, models)
+    given = {id(m) for m in models}
     if spec.implies is not None:  # what the algorithm guarantees given its options (on what it publishes)
         models = spec.implies(table, models, options)
+    # on what the algorithm enforces (dp-synthetic enforces no SafePub k): the given models it keeps; a model it
+    # implies judges what it publishes (kl-diversity's k on the transaction column), not the input's roles
+    check_models(table, [m for m in models if id(m) in given])
     warnings = table.warnings + model_warnings(table, models)
     reason = impossible(table, models, spec, options)
     if reason is not None:
@@ -219,13 +224,20 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
                                                   population=population if counted else None)
     persons = ((np.asarray(release.notes["qt_person"]), table.person)  # a table of persons: who each row is
                if "qt_person" in release.notes and table.person is not None else None)
-    check_new_ids(frame, published, release.published_rows(suppressed=plan.suppressed, seed=seed),  # type: ignore[arg-type]
-                  table.schema.new_ids, persons=persons)
+    if table.schema.new_ids:  # (the published rows' input records: drawn only when there are new ids)
+        check_new_ids(frame, published, release.published_rows(suppressed=plan.suppressed, seed=seed),  # type: ignore[arg-type]
+                      table.schema.new_ids, persons=persons)
     interrupt.check()
     warnings = warnings + flat_numeric_warnings(table, spec) + dropped_warnings(release)
-    measures = measured_summary(measured, models, search_metric, verification,
-                                score=release.search.score if release.search is not None else None,
-                                skip=plan.skip_measures)
+    if spec.class_figures:
+        measures = measured_summary(measured, models, search_metric, verification,
+                                    score=release.search.score if release.search is not None else None,
+                                    skip=plan.skip_measures)
+        classes = {"classes": release.n_classes,
+                   "min_class_size": int(release.class_people().min()) if release.n_classes else 0,
+                   "transformation": release.transformation}
+    else:  # a synthetic table: no row is a record, so no class figure (the summary says why)
+        measures, classes = recordless_summary(table, published, verification), {}
     summary = {
         "algorithm": release.algorithm,
         "satisfied": True,
@@ -234,9 +246,7 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
         "records": table.n_records,
         "released": release.n_released,
         "suppressed": release.n_suppressed,
-        "classes": release.n_classes,
-        "min_class_size": int(release.class_people().min()) if release.n_classes else 0,
-        "transformation": release.transformation,
+        **classes,
         **{k: v for k, v in measures.items() if k != "verification"},
         "models": [m.describe() for m in models],
         "verification": measures["verification"],

@@ -14,7 +14,7 @@ import pandas as pd
 
 from anonkit.analytics.published import private_rows
 from anonkit.audit.advice import Rerun, advise
-from anonkit.audit.inputs import AuditInputs, read_extra, release_reading
+from anonkit.audit.inputs import AuditInputs, read_extra, release_reading, release_records
 from anonkit.audit.run import audit
 from anonkit.audit.verdicts import run_verdict
 from anonkit.config import AuditConfig, Config
@@ -57,7 +57,7 @@ def audit_report(plan: Plan, result: Result, config: Config | None = None, *,
     inputs = AuditInputs(schema=table.schema, original=table.frame, release=published,
                          population_table=read_extra(spec.population_table, config, base, "audit.population_table"),
                          control=read_extra(spec.control, config, base, "audit.control"), population=population,
-                         **release_reading(plan.algorithm, plan.options))
+                         **release_reading(plan.algorithm, plan.options), **release_records(plan.algorithm))
     priors = rows = None
     bk = [m for m in result.models if isinstance(m, BackgroundKnowledge)]
     if bk:
@@ -86,8 +86,10 @@ def audit_result(plan: Plan, result: Result, *, frame: pd.DataFrame | None = Non
         report = audit_report(plan, result, population=population)
     result.summary["audit"] = report
     # the summary counts the records at risk against the audit's threshold: one figure, one threshold
-    result.summary["risk_threshold"] = report["thresholds"]["highest_risk"]
-    if isinstance(result.summary.get("metrics"), dict):
+    # (a synthetic table's summary has no class figures: its audit no prosecutor risk)
+    if "prosecutor" in report["risk"]:
+        result.summary["risk_threshold"] = report["thresholds"]["highest_risk"]
+    if isinstance(result.summary.get("metrics"), dict) and "prosecutor" in report["risk"]:
         result.summary["metrics"]["records_at_risk"] = report["risk"]["prosecutor"]["records_at_risk"]
     failed = [v for v in report["verdicts"] if not v["holds"]]
     advice = None

@@ -73,6 +73,7 @@ def run_local(plan: Plan, progress: Callable[[str], None] | None = None) -> Resu
         manifest = _post_analytics(plan, result, frame)
     say("auditing")  # always: the quick checks give the run one verdict (audit: {…} or --report add to them)
     audit_result(plan, result, frame=frame, schema=schema, population=population)
+    result.inputs = (frame, schema, population)  # the fixes' trials rerun this input as read
     result.summary["output"] = None
     if plan.outputs:
         say("writing output")

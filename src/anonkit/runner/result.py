@@ -38,6 +38,10 @@ class Result:
     #: :func:`~anonkit.runner.audit_step.rerun_key`: the fixes' trials reuse a run the advice made
     #: rather than running the same config again. In memory only; never part of the summary.
     reruns: dict[str, tuple[Result, dict[str, Any]]] = field(default_factory=dict, repr=False)
+    #: the run's input as the runner read it — the frame (the research records of an ``input.subset``
+    #: run), the schema built over it and the whole input of such a run (else ``None``) — so that the
+    #: fixes' trials of the same run rerun it without reading and checking the input again. In memory only.
+    inputs: tuple[pd.DataFrame, Schema, pd.DataFrame | None] | None = field(default=None, repr=False)
 
 
 #: What ``priors=`` accepts: :class:`~anonkit.knowledge.Priors`, an ``(n × S)`` (per record) or

@@ -14,19 +14,19 @@ import pandas as pd
 from anonkit import metrics as _m
 from anonkit._values import is_missing
 from anonkit._verify_wildcard import wildcard_counts
-from anonkit.algorithms.spec import Algorithm
+from anonkit.algorithms.spec import NO_CLASS_FIGURES, Algorithm
 from anonkit.metrics import compute_metrics
 from anonkit.metrics.distortion import published_texts
 from anonkit.metrics.risk import prosecutor_risk
 from anonkit.models import Criterion
-from anonkit.release import Release
+from anonkit.release import Release, measuring
 from anonkit.risk.thresholds import DEFAULT_HIGHEST_RISK, default_highest_risk
 from anonkit.schema import AttrType
 from anonkit.table import Table
 from anonkit.verifier import Verification
 
 __all__ = ["RISK_THRESHOLD", "dropped_warnings", "failure_summary", "flat_numeric_warnings", "generalization",
-           "measured_summary", "model_warnings", "persons_summary", "plain", "plain_notes"]
+           "measured_summary", "model_warnings", "persons_summary", "plain", "plain_notes", "recordless_summary"]
 
 
 def persons_summary(table: Table, release: Release, seed: int, seconds: float) -> dict[str, object]:
@@ -184,20 +184,44 @@ def measured_summary(measured: Release, models: list[Criterion], search_metric: 
     ``skipped_measures`` (never silently); with nothing skipped there is no such key, and the summary
     is what it was before measures could be skipped."""
     names = [name for name in _m.METRICS if name not in skip]
-    metrics = compute_metrics(measured.table, measured, names, gs=search_metric.gs, aggregate=search_metric.aggregate)
-    risk_threshold = default_highest_risk(models)
-    metrics["records_at_risk"] = prosecutor_risk(measured.table, measured, threshold=risk_threshold).records_at_risk
-    out = {
-        "generalization": generalization(measured.table, measured),
-        "score": score if score is not None else plain(_m.score(measured.table, measured, search_metric)),
-        "metric": dataclasses.asdict(search_metric),
-        "metrics": metrics,
-        "risk_threshold": risk_threshold,
-        "verification": [{"model": r.model, "holds": r.passed, "achieved": r.achieved}
-                         for r in verification.results],
-    }
+    with measuring():  # one release, unchanged while measured: shared figures computed once
+        metrics = compute_metrics(measured.table, measured, names, gs=search_metric.gs,
+                                  aggregate=search_metric.aggregate)
+        risk_threshold = default_highest_risk(models)
+        metrics["records_at_risk"] = prosecutor_risk(measured.table, measured,
+                                                     threshold=risk_threshold).records_at_risk
+        out = {
+            "generalization": generalization(measured.table, measured),
+            "score": score if score is not None else plain(_m.score(measured.table, measured, search_metric)),
+            "metric": dataclasses.asdict(search_metric),
+            "metrics": metrics,
+            "risk_threshold": risk_threshold,
+            "verification": [{"model": r.model, "holds": r.passed, "achieved": r.achieved}
+                             for r in verification.results],
+        }
     if skip:
         out["skipped_measures"] = {name: _m.OPTIONAL_MEASURES[name] for name in skip}
+    return out
+
+
+def recordless_summary(table: Table, published: pd.DataFrame, verification: Verification) -> dict[str, Any]:
+    """The measured part of the summary of a release whose rows are no records (a synthetic table,
+    :attr:`~anonkit.algorithms.spec.Algorithm.class_figures` false): no class figure at all (they would
+    read every row as a class of one and call it 100 % at risk, 0 % loss), ``not_applicable`` saying
+    which figures do not apply and why, the utility as the one- and two-way total variation distances
+    of the marginals (:func:`anonkit.metrics.synthetic.marginal_distances`: counts per value, cheap),
+    and the verifier's checks without an "achieved" figure (they hold or not; there is nothing to count)."""
+    from anonkit.metrics.synthetic import marginal_distances  # only a synthetic release reads it
+
+    columns = [c for c in published.columns if c in table.frame.columns]
+    out: dict[str, Any] = {
+        "not_applicable": NO_CLASS_FIGURES,
+        "verification": [{"model": r.model, "holds": r.passed, "achieved": None} for r in verification.results],
+    }
+    if columns and len(published) and table.n_records:
+        m = marginal_distances(table.frame[columns], published[columns], columns)
+        out["synthetic_utility"] = {k: m[k] for k in ("one_way_mean", "one_way_max", "two_way_mean", "two_way_max",
+                                                      "one_way", "worst_pairs", "bins")}
     return out
 
 

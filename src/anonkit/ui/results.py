@@ -20,7 +20,7 @@ from anonkit.ui import repair, rumap
 from anonkit.ui.widgets import Shared, explain, message, step_header
 from anonkit.ui.workspace import RunRecord
 
-__all__ = ["compare_frame", "panel", "server", "verdict_words"]
+__all__ = ["compare_frame", "counts_words", "panel", "server", "verdict_words"]
 
 
 def verdict_words(summary: dict[str, Any]) -> tuple[bool | None, str, list[str]]:
@@ -41,6 +41,17 @@ def _number(x: object) -> str:
     return "—" if x is None else f"{x:,}" if isinstance(x, int) else str(x)
 
 
+def counts_words(s: dict[str, Any]) -> str:
+    """What a run released, in words: records, suppressed and classes; a synthetic table's rows (drawn from
+    a model: none is a record, so it has no classes) and why its class figures are not shown."""
+    if s.get("not_applicable"):
+        rows = (s.get("notes") or {}).get("synthetic rows")
+        return (f"{_number(rows)} synthetic rows drawn from a model of {_number(s.get('records'))} records; "
+                "no row is a record, so no class figure is shown (judge it by the attacks and the marginals).")
+    return (f"{_number(s.get('released'))} of {_number(s.get('records'))} records released, "
+            f"{_number(s.get('suppressed'))} suppressed, {_number(s.get('classes'))} classes.")
+
+
 def compare_frame(a: RunRecord, b: RunRecord) -> pd.DataFrame:
     """Two runs side by side: models, algorithm, verdict, counts, loss and risk."""
     def facts(r: RunRecord) -> dict[str, str]:
@@ -53,6 +64,10 @@ def compare_frame(a: RunRecord, b: RunRecord) -> pd.DataFrame:
                     "records_at_risk"):
             if key in metrics:
                 out[key] = _number(metrics[key])
+        tvd = s.get("synthetic_utility") or {}  # a synthetic table: its marginals' distances, no class figure
+        for key in ("one_way_mean", "two_way_mean"):
+            if tvd.get(key) is not None:
+                out[f"{key.replace('_mean', '')} TVD (mean)"] = _number(tvd[key])
         out["generalization"] = ", ".join(f"{k}={g.get('level')}" for k, g in (s.get("generalization") or {}).items())
         return out
 
@@ -130,8 +145,7 @@ def server(input: Inputs, output: Outputs, session: Session, shared: Shared) -> 
             return message(r.error or "This run gave no release.", "warning")
         ok, headline, failing = verdict_words(r.summary)
         s = r.summary
-        counts = (f"{_number(s.get('released'))} of {_number(s.get('records'))} records released, "
-                  f"{_number(s.get('suppressed'))} suppressed, {_number(s.get('classes'))} classes.")
+        counts = counts_words(s)
         items = ui.tags.ul(*(ui.tags.li(f) for f in failing)) if failing else ui.div()
         kind = "success" if ok else "danger" if ok is False else "secondary"
         return ui.div(ui.h3(headline, id="res_headline"), items, ui.p(counts), class_=f"alert alert-{kind}",

@@ -46,8 +46,8 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Mapping
-from typing import Annotated
+from collections.abc import Mapping, Sequence
+from typing import Annotated, overload
 
 import numpy as np
 import pandas as pd
@@ -55,7 +55,7 @@ from pydantic import Field
 
 from anonkit._kernels import compiled
 from anonkit.algorithms._carried import DEFAULT_INSENSITIVE, Insensitive, carried, dropped, one_sensitive
-from anonkit.algorithms.bucket.stack_and_deal import class_histogram, release_of, resolve_sensitive
+from anonkit.algorithms.bucket.stack_and_deal import release_of, resolve_sensitive
 from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression
 from anonkit.algorithms.spec import algorithm
 from anonkit.errors import InputError
@@ -88,9 +88,12 @@ def group_sequence(counts: np.ndarray, l: int) -> tuple[np.ndarray, np.ndarray]:
     return values, residue
 
 
-#: above this many groups the grouping loop is compiled with numba (its first compilation costs
-#: about a second, cached on disk afterwards; below this the Python heap loop is fast enough)
-NUMBA_GROUPS = 5_000
+#: above this many groups the grouping loop is compiled with numba. Loading numba and the cached
+#: kernel costs about 0.3–0.5 CPU-s and 100 MB of resident memory, what the heap loop spends on about
+#: 200,000 groups (2 µs a group, measured: 0.02 s for Adult's 10,000 groups, 1.8 s for 1 M); below
+#: this the Python heap loop is cheaper in time and memory (issue 30: Anatomy's 30 k-row job loaded
+#: numba for 0.02 s of work and doubled its peak memory)
+NUMBA_GROUPS = 200_000
 
 
 def _rounds_heapq(counts: np.ndarray, l: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # noqa: E741
@@ -251,6 +254,43 @@ def anatomy_groups(
     return out, n_groups
 
 
+class Groups(Sequence):
+    """The record indices (input order) of every released group, as ``notes["groups"]`` gives them:
+    group ``g`` is ``members[ends[g−1]:ends[g]]``, a view made when read. One array of the released
+    records instead of a list of a million small arrays (about 120 bytes each) at 3 M records."""
+
+    def __init__(self, members: np.ndarray, ends: np.ndarray) -> None:
+        self._members = members
+        self._ends = np.asarray(ends, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    @overload
+    def __getitem__(self, i: int) -> np.ndarray: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[np.ndarray]: ...
+    def __getitem__(self, i: int | slice) -> np.ndarray | list[np.ndarray]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(i)
+        i %= n
+        return self._members[(int(self._ends[i - 1]) if i else 0):int(self._ends[i])]
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to any sequence of the same groups (``[]`` when nothing is released)."""
+        if not isinstance(other, Sequence) or isinstance(other, str) or len(other) != len(self):
+            return False
+        return all(np.array_equal(a, b) for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists, so unhashable like them
+
+    def __repr__(self) -> str:
+        return f"Groups({len(self)} groups of {len(self._members)} records)"
+
+
 # ---------------------------------------------------------------------------------------- parameters
 def resolve_l(models: list[Criterion], l: int | None, sensitive: str | None) -> tuple[int, str | None]:  # noqa: E741
     """``l`` as given, else the largest l of the distinct l-diversity models (on ``sensitive`` if
@@ -385,27 +425,29 @@ def anatomy(
     released = np.flatnonzero(rc >= 0)
     # the two published tables
     gid = _column_name(GROUP_ID, [*table.qi, *extra, sa])
-    qit = table.frame[[*table.qi, *extra]].iloc[released].reset_index(drop=True)
-    qit[gid] = rc[released] + 1
-    order = np.random.default_rng(0 if seed is None else seed).permutation(len(qit))
-    qit = qit.iloc[order].reset_index(drop=True)
-    hist = class_histogram(codes, rc, rel.n_classes, m)
-    g_idx, v_idx = np.nonzero(hist)
+    # the QIT's rows in their published (shuffled) order, taken once column by column: no copy of the
+    # whole input's columns and no second copy for the shuffle (issue 30: Anatomy's memory)
+    rows = released[np.random.default_rng(0 if seed is None else seed).permutation(len(released))]
+    qit = pd.DataFrame({c: table.frame[c].take(rows).reset_index(drop=True) for c in [*table.qi, *extra]},
+                       index=pd.RangeIndex(len(rows)))
+    qit[gid] = rc[rows] + 1
+    # the ST from the (group, value) cells present, sorted group-major: the same rows as the dense
+    # (groups × values) histogram's non-zero cells, without that histogram (issue 30: Anatomy's memory;
+    # it grows with groups × values, 8 GB for a million groups of a 1,000-value attribute)
+    cells, counts = np.unique(rc[released] * m + codes[released], return_counts=True)
+    g_idx, v_idx = np.divmod(cells, m)
     st = pd.DataFrame(
         {
             gid: g_idx + 1,
             sa: pd.Series(labels[v_idx], dtype=object),
-            _column_name(COUNT, [gid, sa]): hist[g_idx, v_idx].astype(np.int64),
+            _column_name(COUNT, [gid, sa]): counts.astype(np.int64),
         }
     )
     rel.tables = {"qit": qit, "st": st}
-    members = released[np.argsort(rc[released], kind="stable")]
-    ends = np.cumsum(np.bincount(rc[released], minlength=rel.n_classes)).tolist()
-    starts = [0, *ends[:-1]] if ends else []
-    rel.notes["groups"] = [members[a:b] for a, b in zip(starts, ends, strict=True)]
-    sizes = hist.sum(axis=1)
-    rel.notes["distinct_l"] = int(np.count_nonzero(hist, axis=1).min()) if rel.n_classes else 0
-    rel.notes["max_confidence"] = float((hist.max(axis=1) / sizes).max()) if rel.n_classes else float("nan")
+    sizes = np.bincount(rc[released], minlength=rel.n_classes)
+    rel.notes["groups"] = Groups(released[np.argsort(rc[released], kind="stable")], np.cumsum(sizes))
+    rel.notes["distinct_l"] = int(np.bincount(g_idx, minlength=rel.n_classes).min()) if rel.n_classes else 0
+    rel.notes["max_confidence"] = float((counts / sizes[g_idx]).max()) if rel.n_classes else float("nan")
     rel.notes["groups_formed"] = n_groups
     if dropped(table, insensitive):
         rel.notes["dropped_columns"] = dropped(table, insensitive)

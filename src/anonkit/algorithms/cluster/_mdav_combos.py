@@ -60,16 +60,10 @@ class _Combos:
     def remove(self, pos: np.ndarray, extra: np.ndarray) -> np.ndarray:
         """Take ``extra[j]`` records of tuple ``pos[j]``; return the records taken."""
         t = self.t
-        members = t.records(pos, extra)
-        t.taken[pos] += extra
-        t.count[pos] -= extra
-        t.m -= int(extra.sum())
-        t.sums.take(pos, extra)
+        members, left = t.take_fixed(pos, extra)
         np.subtract.at(self.records, self.combo[pos], extra)
         for i, c in enumerate(t.C):
             np.subtract.at(self.values[i], c[pos], extra)
-        left = t.count[pos] > 0
-        t.head[pos[left]] = t.order[t.offset[pos[left]] + t.taken[pos[left]]]
         dead = pos[~left]
         if dead.size:
             self.alive[dead] = False

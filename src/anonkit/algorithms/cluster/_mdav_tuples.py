@@ -160,6 +160,18 @@ class Tuples:
         within = np.arange(int(extra.sum())) - np.repeat(np.cumsum(extra) - extra, extra)
         return self.order[np.repeat(start, extra) + within]
 
+    def take_fixed(self, pos: np.ndarray, extra: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Take ``extra[j]`` records of tuple ``pos[j]`` where tuples keep their positions (the index and
+        combination paths, which never drop a tuple): the records taken, and which tuples have records left."""
+        members = self.records(pos, extra)
+        self.taken[pos] += extra
+        self.count[pos] -= extra
+        self.m -= int(extra.sum())
+        self.sums.take(pos, extra)
+        left = self.count[pos] > 0
+        self.head[pos[left]] = self.order[self.offset[pos[left]] + self.taken[pos[left]]]
+        return members, left
+
     def remove(self, rows: np.ndarray, extra: np.ndarray) -> np.ndarray:
         """Take ``extra[j]`` records from remaining tuple ``rows[j]``; drop emptied tuples and return the
         mask of the remaining tuples kept."""

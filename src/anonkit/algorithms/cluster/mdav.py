@@ -18,9 +18,11 @@ record farthest from the centroid and the rest as the last group; with fewer tha
 form the last group. Every tie goes to the lowest record index. The centroid's numeric mean is the
 correctly rounded sum of the remaining known values over their number (independent of their order).
 MDAV runs on the distinct tuples with their records (:mod:`~anonkit.algorithms.cluster._mdav_tuples`:
-O(distinct tuples) a round, the groups of the record-by-record :func:`mdav_groups` exactly; issue 30:
-Adult ×10 replicated costs about 10× Adult, but ×10 *distinct* tuples still about 100×, as every round
-scans the remaining tuples). Groups have ``k … 2k − 1`` records;
+O(distinct tuples) a round, the groups of the record-by-record :func:`mdav_groups` exactly); from
+:data:`INDEX_FROM` records with other than one numeric QI, through a tree of bounds over the distinct
+tuples and a sorted snapshot of the centroid distances (:mod:`~anonkit.algorithms.cluster._mdav_index`,
+:mod:`~anonkit.algorithms.cluster._mdav_drift`: the same groups; issue 30: Adult ×10, replicated or
+with ten times the distinct tuples, about 10× Adult). Groups have ``k … 2k − 1`` records;
 when the whole table has fewer than ``k`` records it is one group that is too small and is
 suppressed (``satisfied`` false).
 
@@ -88,11 +90,13 @@ scored around the centroid of the merged class.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
 
 from anonkit.algorithms.cluster._mdav_combos import mdav_groups_combos
+from anonkit.algorithms.cluster._mdav_index import mdav_groups_index
 from anonkit.algorithms.cluster._mdav_tuples import exact_mean, mdav_groups_tuples
 from anonkit.algorithms.cluster._mdav_tuples import missing_one as _missing_one
 from anonkit.algorithms.cluster._merge import DEFAULT_FAILING, Failing, merge_until_pass, needs_merging
@@ -112,6 +116,9 @@ from anonkit.table import Table
 
 #: largest number of used leaves for which the (leaves × leaves) δ² table is precomputed
 _MATRIX_LIMIT = 2048
+#: records from which MDAV searches through the tree of bounds (:mod:`._mdav_index`) rather than
+#: scanning every remaining distinct tuple each round (below it the scan costs about as little)
+INDEX_FROM = 4096
 #: relative tolerance under which two group distances count as tied
 _TIE = 1e-9
 #: largest (groups × used values) count table kept for a non-numeric QI while merging groups
@@ -210,8 +217,7 @@ def mdav(
     check_single_root(table, [j for j, q in enumerate(table.qi) if q not in table.numeric])
     rows = np.flatnonzero(~table.presuppressed)
     space = _Space(table, rows, standardize)
-    # = mdav_groups(space, k): on the categorical combinations with one numeric QI, else on the distinct tuples
-    group = (mdav_groups_combos if space.Z.shape[0] == 1 else mdav_groups_tuples)(space, k)
+    group = _grouping(space)(space, k)  # = mdav_groups(space, k), exactly
     record_class = np.full(table.n, -1, dtype=np.int64)
     record_class[rows] = group
     n_groups = int(group.max()) + 1 if group.size else 0
@@ -379,6 +385,18 @@ class _Groups:
         self.next += 1
         self._alive -= 1
         return t
+
+
+def _grouping(space: _Space) -> Callable[[_Space, int], np.ndarray]:
+    """How MDAV's groups are computed (all give :func:`mdav_groups`'s groups): on the categorical
+    combinations with one numeric QI (:mod:`._mdav_combos`); through the tree of bounds over the
+    distinct tuples from :data:`INDEX_FROM` records (:mod:`._mdav_index`); else by scanning the
+    distinct tuples every round (:mod:`._mdav_tuples`)."""
+    if space.Z.shape[0] == 1:
+        return mdav_groups_combos
+    if (space.Z if space.Z.shape[0] else space.C).shape[1] >= INDEX_FROM:
+        return mdav_groups_index
+    return mdav_groups_tuples
 
 
 def _centroids(table: Table, rel: Release) -> None:

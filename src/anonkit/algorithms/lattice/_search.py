@@ -104,6 +104,7 @@ class Search:
         self.lattice = Lattice(table.qi, mins, maxs)
         self.state: SearchState | None = None
         self.scorer = NodeScorer(table, self.metric, self.max_suppression)
+        self._monotone: dict[int, tuple[Criterion, bool]] = {}
         self.fully_monotone = all(self.monotone(m) for m in self.models)
         self._exact: dict[int, object] = {}
         self._monotone_state: SearchState | None = None
@@ -120,7 +121,13 @@ class Search:
         self.cache = RollupCache(table, weight if table.presuppressed.any() else None, models=self.models)
 
     def monotone(self, m: Criterion) -> bool:
-        return m.monotonic_generalization and (m.monotonic_suppression or self.max_suppression == 0.0)
+        """Whether a node's failing ``m`` (alone) says its predecessors fail too; asked for every model at
+        every node, so answered once per model (kept with the model, so an id is never reused)."""
+        hit = self._monotone.get(id(m))
+        if hit is None or hit[0] is not m:
+            hit = self._monotone[id(m)] = (m, m.monotonic_generalization and (m.monotonic_suppression
+                                                                               or self.max_suppression == 0.0))
+        return hit[1]
 
     def start(self) -> SearchState:
         if self.state is None:

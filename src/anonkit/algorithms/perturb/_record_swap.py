@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from anonkit.metrics.perturbed import text_codes
 from anonkit.risk.survey import survey_risk
 from anonkit.table import Table
 
@@ -36,11 +37,18 @@ class Households:
 
 
 def _codes(frame: pd.DataFrame, names: Sequence[str]) -> np.ndarray:
-    """Each column's values as codes (text, missing its own code), one column per name."""
+    """Each column's values as codes, one column per name: the rank of the value's text among the column's
+    sorted distinct texts, a missing value the text ``"\\0"`` (sorted first). The texts are made for the
+    distinct values only (:func:`~anonkit.metrics.perturbed.text_codes`), not cell by cell."""
     if not names:
         return np.zeros((len(frame), 0), dtype=np.int64)
-    return np.column_stack([pd.factorize(frame[c].astype(str).where(frame[c].notna(), "\0"), sort=True)[0]
-                            for c in names])
+    out = []
+    for c in names:
+        codes, texts = text_codes(frame[c])
+        labels = np.array([*texts, *(["\0"] if (codes < 0).any() else [])], dtype=object)
+        _, rank = np.unique(labels, return_inverse=True)  # a text "\0" and a missing value are one code, as before
+        out.append(rank.reshape(-1)[np.where(codes >= 0, codes, len(texts))])
+    return np.column_stack(out).astype(np.int64)
 
 
 def household_risk_levels(table: Table, kept: np.ndarray, hierarchy: Sequence[str], similar: Sequence[str],

@@ -154,21 +154,19 @@ def published_classes(table: Table, frame: pd.DataFrame) -> tuple[np.ndarray, in
     if not table.qi:
         record_class[kept] = 0
         return record_class, 1
-    record_class[kept] = _text_key_groups(frame.loc[kept, list(table.qi)])
+    every = bool(kept.all())  # then each column is read as it is: no sub-frame copied
+    record_class[kept] = _text_key_groups([frame[q] if every else frame[q][kept] for q in table.qi])
     return record_class, int(record_class.max()) + 1
 
 
-def _text_key_groups(keys: pd.DataFrame) -> np.ndarray:
+def _text_key_groups(keys: pd.DataFrame | list[pd.Series]) -> np.ndarray:
     """Each row's group among the distinct combinations of its cells' texts (a missing cell is a value of
-    its own, after every text), numbered in the sorted order of those combinations: each column's distinct texts ranked
-    once (:func:`~anonkit.metrics.perturbed.text_codes`), the rows grouped on the ranks."""
-    ranks = []
-    for c in keys.columns:
-        codes, texts = text_codes(keys[c])
-        rank_of = np.argsort(np.argsort(np.array(texts, dtype=object), kind="stable"), kind="stable")
-        rank_of = np.append(rank_of, len(texts))  # a missing cell: its own group, after every text
-        ranks.append((rank_of[np.where(codes >= 0, codes, len(texts))], len(texts) + 1))
-    combined = np.zeros(len(keys), dtype=np.int64)
+    its own, after every text), numbered in the sorted order of those combinations: each column's distinct texts
+    ranked once (:func:`_text_ranks`), the rows grouped on the ranks."""
+    if isinstance(keys, pd.DataFrame):
+        keys = [keys[c] for c in keys.columns]
+    ranks = [_text_ranks(column) for column in keys]
+    combined = np.zeros(len(keys[0]), dtype=np.int64)
     room = np.iinfo(np.int64).max
     for rank, size in ranks:
         if room // size < 1:
@@ -177,6 +175,42 @@ def _text_key_groups(keys: pd.DataFrame) -> np.ndarray:
         combined = combined * size + rank
         room //= size
     return pd.factorize(combined, sort=True)[0].astype(np.int64)  # np.unique's numbering, by hashing
+
+
+#: an integer column whose values span at most twice its length plus this many is ranked through a table over
+#: the span (coded categories) instead of hashing its values
+_DENSE_SPAN = 4096
+
+
+def _text_ranks(column: pd.Series) -> tuple[np.ndarray, int]:
+    """Every cell's rank among the column's distinct texts (sorted; a missing cell ranked after every text) and
+    the number of ranks. A numpy integer column is numbered on its values (distinct integers have distinct texts,
+    and it has no missing cell: only its few distinct values are turned into text); any other through
+    :func:`~anonkit.metrics.perturbed.text_codes`."""
+    values = column.to_numpy() if isinstance(column.dtype, np.dtype) and column.dtype.kind in "iu" else None
+    if values is not None and len(values):
+        lo = int(values.min())
+        span = int(values.max()) - lo + 1
+        if span <= 2 * len(values) + _DENSE_SPAN:  # a dense range (codes): a table over it, no hashing
+            offset = values - lo
+            seen = np.zeros(span, dtype=np.bool_)
+            seen[offset] = True
+            distinct = np.flatnonzero(seen)
+            order = np.argsort(np.array([str(v + lo) for v in distinct.tolist()], dtype=object), kind="stable")
+            rank_at = np.zeros(span, dtype=np.int64)
+            rank_at[distinct[order]] = np.arange(len(distinct))
+            return rank_at[offset], len(distinct)
+    if values is not None:
+        codes, found = pd.factorize(values)
+        texts = [str(v) for v in found.tolist()]
+        missing = 0
+    else:
+        codes, texts = text_codes(column)
+        missing = 1
+    rank_of = np.empty(len(texts) + 1, dtype=np.int64)  # [−1]: a missing cell, its own rank after every text
+    rank_of[np.argsort(np.array(texts, dtype=object), kind="stable")] = np.arange(len(texts))
+    rank_of[-1] = len(texts)
+    return rank_of[codes], len(texts) + missing  # code −1 (missing) reads the last entry
 
 
 def perturbed_release(table: Table, frame: pd.DataFrame, *, algorithm: str, seed: int, params: dict[str, Any],

@@ -245,7 +245,7 @@ def microaggregation(
     kept = stratum >= 0
     x = np.column_stack([_values(table, c)[kept] for c in columns])
     groups = micro_groups(x, stratum[kept], method, k, seed, clusters or DEFAULT_CLUSTERS)
-    frame = table.frame.copy()
+    frame = table.frame.copy(deep=False)  # copy-on-write: the columns set below replace, never write into, the input
     full = {}
     for j, name in enumerate(columns):
         published = np.full(table.n, np.nan)

@@ -57,8 +57,10 @@ Method = Literal["additive", "correlated", "correlated2"]
 assert set(NOISE_METHODS) == set(Method.__args__)  # the verifier knows every method
 
 
-def _check(table: Table, columns: list[str], method: str, level: float | None, delta: float | None) -> None:
-    """Everything about the options that can be known before any work."""
+def _check(table: Table, columns: list[str], method: str, level: float | None,
+           delta: float | None) -> np.ndarray:
+    """Everything about the options that can be known before any work; the named columns' values as floats
+    (``n × d``, ``nan`` missing), read once for the check and the noise."""
     if not columns:
         raise InputError("add-noise needs at least one column to perturb", key="algorithm.columns")
     check_columns(table, columns, key="algorithm.columns", method=NAME, kind="numeric")
@@ -76,10 +78,13 @@ def _check(table: Table, columns: list[str], method: str, level: float | None, d
         raise InputError("correlated noise keeps the correlations between columns and needs at least two: "
                          "name more columns or use method: additive", key="algorithm.columns")
     kept = ~table.presuppressed
-    for name in columns:
-        if np.count_nonzero(~np.isnan(numbers(table.frame[name])[kept])) < 2:
+    x = np.empty((table.n, len(columns)), dtype=np.float64)
+    for j, name in enumerate(columns):
+        x[:, j] = numbers(table.frame[name])
+        if np.count_nonzero(~np.isnan(x[kept, j])) < 2:
             raise InputError("add-noise scales the noise by the column's standard deviation and needs at least two "
                              "values", column=name, key="algorithm.columns")
+    return x
 
 
 def _noise(x: np.ndarray, kept: np.ndarray, method: str, ratio: float, rng: np.random.Generator) -> np.ndarray:
@@ -142,7 +147,7 @@ def add_noise(
     """
     started = time.perf_counter()
     columns = default_columns(table, columns, method=NAME, kind="numeric")
-    _check(table, columns, method, level, delta)
+    x = _check(table, columns, method, level, delta)
     if method == "correlated2":
         delta = DEFAULT_DELTA if delta is None else delta
         ratio = float(delta)
@@ -151,9 +156,8 @@ def add_noise(
         ratio = float(level) / 100
     rng = np.random.default_rng(seed)
     kept = ~table.presuppressed
-    x = np.column_stack([numbers(table.frame[c]) for c in columns])
     y = _noise(x, kept, method, ratio, rng)
-    frame = table.frame.copy()
+    frame = table.frame.copy(deep=False)  # copy-on-write: the columns set below replace, never write into, the input
     notes: dict[str, Any] = {}
     described = []
     for j, name in enumerate(columns):

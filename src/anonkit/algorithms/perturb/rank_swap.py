@@ -21,7 +21,7 @@ within the window of its own, and no value is certainly the record's own; joint 
 correlations between columns are only approximately kept. The verifier
 (:mod:`anonkit._verify_swap`) recounts both promises from the published table and the input.
 
-The pairing runs as a numpy loop (O(m · window)) below
+The pairing runs as a Python loop over a list of the unpaired ranks below
 :data:`~anonkit.algorithms.perturb._swap_kernels.COMPILED_FROM` ranked values and compiled with numba
 above (a Fenwick tree over the free ranks: O(m log m)); both draw the same partners from the same
 generator, so a seed gives the same release either way.
@@ -29,6 +29,8 @@ generator, so a seed gives the same release either way.
 
 from __future__ import annotations
 
+import bisect
+import sys
 import time
 from dataclasses import replace
 from typing import Annotated
@@ -38,6 +40,7 @@ import pandas as pd
 from pydantic import Field
 
 from anonkit._verify_swap import permutation_results, rank_distance_results, rank_keys, rank_window
+from anonkit.algorithms.perturb._bounded_draws import bounded_draws
 from anonkit.algorithms.perturb._release import (
     PUBLISHED,
     PUBLISHED_TABLES,
@@ -61,6 +64,9 @@ NAME = "rank-swap"
 #: the default rank window, a percentage of each column's ranked values (a common choice; sdcMicro has
 #: no default ``P``: it falls back on ``R0 = 0.95``)
 DEFAULT_P = 5.0
+#: ranked values from which the compiled loop runs when numba is already loaded (measured faster from 100: 33 µs
+#: against 51 µs; 4,580: 0.3 ms against 1.9 ms)
+_LOADED_FROM = 100
 
 
 def _orders(table: Table, columns: list[str]) -> dict[str, list[str] | None]:
@@ -91,19 +97,28 @@ def _check(table: Table, columns: list[str]) -> None:
 
 def pair_ranks_numpy(m: int, window: int, rng: np.random.Generator) -> np.ndarray:
     """The partner of each of ``m`` ranks (itself when it found none): every rank not yet paired, from the
-    lowest, paired with a random unpaired rank at most ``window`` above it (a numpy loop, O(m · window);
-    :func:`~anonkit.algorithms.perturb._swap_kernels.pair_ranks` is the same pairing, draw for draw)."""
-    partner = np.arange(m)
-    free = np.ones(m, dtype=bool)
-    for j in range(m):
-        if not free[j]:
-            continue
-        candidates = j + 1 + np.flatnonzero(free[j + 1:j + 1 + window])
-        if candidates.size:
-            k = int(candidates[rng.integers(candidates.size)])
+    lowest, paired with a random unpaired rank at most ``window`` above it (O(m · window) at worst;
+    :func:`~anonkit.algorithms.perturb._swap_kernels.pair_ranks` is the same pairing, draw for draw).
+
+    The unpaired ranks are a sorted Python list, the current one its head: the candidates of rank ``j`` are
+    the list's next entries up to ``j + window`` (a bisection), the ``r``-th of them is taken out by index;
+    ``r`` is ``rng.integers(count)`` as numpy draws it, computed in Python
+    (:mod:`~anonkit.algorithms.perturb._bounded_draws`): no numpy call per rank."""
+    partner = list(range(m))
+    free = list(range(m))  # the unpaired ranks, ascending; free[i] is the lowest not yet visited
+    draw, close = bounded_draws(rng, m // 2 + 1)
+    take, after = free.pop, bisect.bisect_right
+    i, left = 0, m
+    while i < left:
+        j = free[i]
+        i += 1
+        hi = after(free, j + window, i, left)  # free[i:hi]: the unpaired ranks in (j, j + window]
+        if hi > i:
+            k = take(i + draw(hi - i))
+            left -= 1
             partner[j], partner[k] = k, j
-            free[j] = free[k] = False
-    return partner
+    close()
+    return np.array(partner, dtype=np.int64)
 
 
 def swap_ranks(keys: np.ndarray, rows: np.ndarray, window: int, rng: np.random.Generator,
@@ -111,11 +126,12 @@ def swap_ranks(keys: np.ndarray, rows: np.ndarray, window: int, rng: np.random.G
     """The record each of ``rows`` takes its value from: ``rows`` ranked by ``keys`` (stable), every
     rank not yet swapped paired with a random unswapped rank at most ``window`` above it. ``compiled``
     forces the numba loop (True) or the numpy loop (False); default: numba from
-    :data:`~anonkit.algorithms.perturb._swap_kernels.COMPILED_FROM` ranks on. Both draw the same
-    partners from the same generator state, so the release does not depend on the choice."""
+    :data:`~anonkit.algorithms.perturb._swap_kernels.COMPILED_FROM` ranks on, or from :data:`_LOADED_FROM` when
+    the process has numba loaded already (no start-up to pay: 4,580 ranks 0.3 ms against 1.9 ms). Both draw the
+    same partners from the same generator state, so the release does not depend on the choice."""
     ranked = rows[np.argsort(keys[rows], kind="stable")]
     m = ranked.size
-    use = compiled if compiled is not None else m >= COMPILED_FROM
+    use = compiled if compiled is not None else m >= COMPILED_FROM or (m >= _LOADED_FROM and "numba" in sys.modules)
     partner = pair_ranks_compiled(m, window, rng) if use else pair_ranks_numpy(m, window, rng)
     source = np.arange(keys.size)
     source[ranked] = ranked[partner]
@@ -175,7 +191,7 @@ def rank_swap(
     columns = default_columns(table, columns, method=NAME, kind="numeric")
     _check(table, columns)
     rng = np.random.default_rng(seed)
-    frame = table.frame.copy()
+    frame = table.frame.copy(deep=False)  # copy-on-write: the columns set below replace, never write into, the input
     kept = ~table.presuppressed
     orders = _orders(table, columns)
     described = []

@@ -15,8 +15,6 @@ records or :data:`EXACT_MAX_ATTRIBUTES` quasi-identifiers.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import coo_array
 
 #: the largest table (records) the exact variant takes
 EXACT_MAX_RECORDS = 64
@@ -82,6 +80,9 @@ def suppress_exact(codes: np.ndarray, sens: np.ndarray, k: int, l_min: int = 0) 
     rows = np.concatenate([x[0] for x in blocks])
     cols = np.concatenate([x[1] for x in blocks])
     vals = np.concatenate([x[2] for x in blocks])
+    from scipy.optimize import Bounds, LinearConstraint, milp  # lazy: scipy.optimize costs 0.2 CPU-s to import
+    from scipy.sparse import coo_array
+
     matrix = coo_array((vals, (rows, cols)), shape=(row, n_w + n_u)).tocsr()
     cost = np.concatenate([np.tile(size, n), np.zeros(n_u)])
     res = milp(cost, constraints=LinearConstraint(matrix, np.concatenate(lo), np.concatenate(hi)),

@@ -45,6 +45,10 @@ def print_checks(verdicts: list[dict]) -> None:
 
 def print_risk(risk: dict) -> None:
     """Re-identification risk per attacker model, then sample and population uniqueness in one line."""
+    if "prosecutor" not in risk:  # a synthetic table: no classes, no class risk (the audit says why)
+        console.out.print(f"Re-identification risk: {risk.get('not_applicable', 'not judged')}", highlight=False,
+                          markup=False, soft_wrap=True)
+        return
     r = RichTable(title="Re-identification risk (records)")
     for col in ("attacker", "highest", "average", "records at risk"):
         r.add_column(col, overflow=OVERFLOW)

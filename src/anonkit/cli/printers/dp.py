@@ -1,7 +1,8 @@
 """The printed summary's lines for a SafePub release (``summary["notes"]`` of the ``safepub``
 algorithm): the guarantee in words, the parameters (ε, the search budget, δ → β and k) and where the
 records went (sampled, not sampled, suppressed in the sample). A release of any other algorithm has
-no such notes and prints nothing. A seeded run's guarantee is printed in red: it is not private."""
+no such notes and prints nothing; a ``dp-synthetic`` release prints its own lines (the guarantee, ε, δ → ρ,
+the rows, the measured marginals). A seeded run's guarantee is printed in red: it is not private."""
 
 from __future__ import annotations
 
@@ -16,9 +17,21 @@ def add_differential_privacy(t: RichTable, s: dict) -> None:
 
     notes = dp_notes(s)
     if notes is None:
+        _add_synthetic(t, s)
         return
     seeded = "warning" in notes
     for what, value in dp_lines(notes):
+        shown = f"[bold red]{escape(value)}" if seeded and what == "guarantee" else escape(value)
+        t.add_row(f"  differential privacy: {what}" if what == "guarantee" else f"    {what}", shown, "")
+
+
+def _add_synthetic(t: RichTable, s: dict) -> None:
+    """The ``dp-synthetic`` rows (nothing for another algorithm)."""
+    from anonkit.algorithms.synth.dp_synthetic import synth_lines  # as above (a summary was computed: loaded)
+
+    lines = synth_lines(s) or []
+    seeded = "warning" in (s.get("notes") or {})
+    for what, value in lines:
         shown = f"[bold red]{escape(value)}" if seeded and what == "guarantee" else escape(value)
         t.add_row(f"  differential privacy: {what}" if what == "guarantee" else f"    {what}", shown, "")
 

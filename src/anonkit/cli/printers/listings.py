@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 
 from rich.console import Console
 from rich.markup import escape
@@ -103,21 +104,29 @@ def whole_in(table: RichTable, width: int, texts: list[str]) -> bool:
 
 
 def print_explore(result, keys: list[str], risk: str, loss: str, written: list[str]) -> None:  # type: ignore[no-untyped-def]
-    """One row per run of the grid (its parameters ``keys``, risk, loss, whether it meets the thresholds
-    and is on the Pareto front), the notes, and the files written."""
+    """One row per run of the grid (its series when there are several, its parameters ``keys``, risk,
+    loss, whether it meets the thresholds and is on the Pareto front), the notes, and the files written."""
     frame = result.frame
+    several = "series" in frame.columns and frame["series"].nunique() > 1
+    first = ("series", "algorithm") if several else ("algorithm",)
     t = RichTable(title=f"{len(frame)} runs: {loss} against {risk}"
                   + ("" if result.limit is None else f" (threshold {result.limit:g})"))
-    for col in ("algorithm", *keys, "satisfied", "risk", "loss", "meets", "pareto"):
+    for col in (*first, *keys, "satisfied", "risk", "loss", "meets", "pareto"):
         t.add_column(col, overflow=OVERFLOW)
     for row in frame.itertuples(index=False):
-        r = row._asdict()
-        t.add_row(*(escape(str(r[c])) for c in ("algorithm", *keys)), "yes" if r["satisfied"] else "no",
+        r = dict(zip(frame.columns, row, strict=True))
+        t.add_row(*(escape(_cell(r[c])) for c in (*first, *keys)), "yes" if r["satisfied"] else "no",
                   num(r["risk"]), num(r["loss"]), "yes" if r["meets"] else "no", "●" if r["pareto"] else "")
     console.out.print(t)
     for note in result.notes:
         console.err.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
     print_written(written)
+
+
+def _cell(value: object) -> str:
+    """A varied value as the table prints it: empty where a series does not vary the key."""
+    missing = value is None or type(value).__name__ == "NAType" or (isinstance(value, float) and math.isnan(value))
+    return "" if missing else str(value)
 
 
 def print_written(paths: list[str]) -> None:

@@ -27,11 +27,18 @@ def print_summary(s: dict) -> None:
     t.add_row("[underline]Privacy", "", "")
     add_models(t, s)
     add_differential_privacy(t, s)  # SafePub's guarantee and parameters (its notes); nothing otherwise
-    add_risk(t, s)
+    recordless = "not_applicable" in s  # a synthetic table: no row is a record, no class figure applies
+    if recordless:
+        t.add_row("  class figures", escape(s["not_applicable"]), "")
+    else:
+        add_risk(t, s)
     add_one_to_many_risk(t, s.get("one_to_many"))
     t.add_row("[underline]Utility", "", "")
-    add_utility(t, s)
-    add_generalization(t, s.get("generalization") or {})
+    if recordless:
+        add_synthetic_utility(t, s.get("synthetic_utility"))
+    else:
+        add_utility(t, s)
+        add_generalization(t, s.get("generalization") or {})
     add_perturbed_utility(t, s)
     t.add_row("[underline]Run", "", "")
     add_search(t, s)
@@ -95,7 +102,8 @@ def add_models(t: RichTable, s: dict) -> None:
         if r in checks:
             continue
         status = "[green]holds" if r["holds"] else "[red]fails"
-        t.add_row(escape(f"  {r['model']}"), f"{status}[/] (achieved {num(r['achieved'])})", "")
+        achieved = "" if r.get("achieved") is None else f" (achieved {num(r['achieved'])})"  # a check with no figure
+        t.add_row(escape(f"  {r['model']}"), f"{status}[/]{achieved}", "")
 
 
 def unit(s: dict) -> str:
@@ -163,6 +171,21 @@ def add_utility(t: RichTable, s: dict) -> None:
     if "persons" in s:
         reconciled = f"; {s['reconciled']:,} reconciled to their first row" if s.get("reconciled") else ""
         t.add_row("  persons", f"{s['released_persons']:,} of {s['persons']:,} released{reconciled}", "")
+
+
+def add_synthetic_utility(t: RichTable, u: dict | None) -> None:
+    """A synthetic table's utility: the one- and two-way total variation distances of its marginals
+    from the input's (0: the same distribution, 1: disjoint), the farthest column and pair."""
+    if not u:
+        return
+    one = u.get("one_way") or {}
+    worst = max(one, key=lambda c: (one[c], c)) if one else None
+    t.add_row("  one-way marginals (TVD)", f"mean {num(u['one_way_mean'])}, largest {num(u['one_way_max'])}"
+              + (escape(f" ({worst})") if worst else ""), "lower")
+    if u.get("two_way_mean") is not None:
+        pair = (u.get("worst_pairs") or [{}])[0].get("columns")
+        t.add_row("  two-way marginals (TVD)", f"mean {num(u['two_way_mean'])}, largest {num(u['two_way_max'])}"
+                  + (escape(f" ({' × '.join(pair)})") if pair else ""), "lower")
 
 
 def add_generalization(t: RichTable, generalization: dict) -> None:

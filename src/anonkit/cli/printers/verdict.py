@@ -36,6 +36,9 @@ def threshold_words(v: dict) -> str:
     the config, the model that states it, anonkit's default); a verdict without it names the
     highest risk's basis only."""
     t, source = v["thresholds"], v.get("thresholds_from")
+    if "risk" not in v.get("kinds", ["risk"]) and str(v.get("highest_risk_from")).startswith("class risks not"):
+        return f"attacks {pct(t['attack_risk'])} ({(source or {}).get('attack_risk', 'audit.thresholds')}); " + \
+            str(v["highest_risk_from"]).split(":")[0]  # a synthetic table: the attacks judge it, no class risk
     highest = f"highest risk {pct(t['highest_risk'])} ({v.get('highest_risk_from') or 'audit.thresholds'})"
     if not source:
         return f"{highest}, average risk {pct(t['average_risk'])}, attacks {pct(t['attack_risk'])}"
