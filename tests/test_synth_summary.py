@@ -146,6 +146,9 @@ def test_the_verdict_judges_the_attacks_only_and_says_so(run, monkeypatch) -> No
     assert {a["name"] for a in audit["attacks"]} <= set(RECORDLESS_ATTACKS) and "prosecutor" not in audit["risk"]
     line = _printed(print_verdict, s, monkeypatch)
     assert "class risks not judged" in line and "highest risk" not in line and "prosecutor" not in line
+    # the advice names the synthesizer's own levers, not "enforces no privacy model" (it enforces its epsilon)
+    gives = v["advice"]["gives"]
+    assert "lower its epsilon" in gives and "enforces no privacy model" not in gives
 
 
 def test_auditing_the_synthetic_file_passes_when_the_attacks_pass(run) -> None:

@@ -145,6 +145,18 @@ class Algorithm:
         return self.family not in RECORDLESS_FAMILIES
 
     @property
+    def no_model_lever(self) -> str:
+        """Why no change of the privacy models can fix this algorithm's release and what to change instead
+        (one clause, read by the verdict's advice and the fixes), for an algorithm that enforces no model."""
+        if not self.class_figures:
+            return (f"{self.name} draws a synthetic table under its own privacy budget and enforces no model on "
+                    "classes, so a stronger model changes nothing; lower its epsilon or synthesize fewer or coarser "
+                    "columns")
+        return (f"{self.name} enforces no privacy model (the audit judges its release), so a stronger model changes "
+                "nothing; change its own options or publish the columns that single people out coarsened or "
+                "perturbed too")
+
+    @property
     def publishes(self) -> str:
         """``table`` or ``tables`` (linked, named :attr:`tables`)."""
         return "tables" if self.tables else "table"

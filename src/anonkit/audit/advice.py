@@ -197,9 +197,10 @@ def advise(config: Config, report: dict[str, Any], schema: Schema, frame: pd.Dat
            rerun: Rerun, *, judged_only: str | None = None) -> dict[str, Any] | None:
     """The advice for a failed audit ``report`` (``None`` when every check holds): ``{"change",
     "key", "value", "holds", "gives", "tried"}``. ``rerun(config)`` anonymizes and audits a changed
-    config and returns its audit dict, or the reason its models cannot be met. ``judged_only``: the
-    name of an algorithm that enforces no model (a perturbative method): the models are judged on its
-    release, never enforced, so no model change is rerun — the advice says what to change instead."""
+    config and returns its audit dict, or the reason its models cannot be met. ``judged_only``: for an
+    algorithm that enforces no model (a perturbative method, a synthesizer), why no model change helps and
+    what to change instead (:attr:`~anonkit.algorithms.spec.Algorithm.no_model_lever`): the models are
+    judged on its release, never enforced, so no model change is rerun."""
     failing = _failing(report)
     if not failing:
         return None
@@ -257,13 +258,12 @@ def _without_reruns(config: Config, failing: list[dict[str, Any]], n: int) -> di
             f"the release passes only if the audit accepts {worst['check']} = {worst['value']:.4g}", "tried": []}
 
 
-def _judged_only(name: str, failing: list[dict[str, Any]]) -> dict[str, Any]:
-    """The advice for an algorithm that enforces no model (a perturbative method), rerunning nothing: a
-    stronger model changes nothing there. A failing model is no threshold an audit could accept (no
-    ``key``); when only risks and attacks fail, the threshold that would accept the release as it is."""
-    why = (f"no model change was rerun: {name} enforces no privacy model (the audit judges its release), so a "
-           "stronger model changes nothing; change its own options or publish the columns that single people "
-           "out coarsened or perturbed too")
+def _judged_only(lever: str, failing: list[dict[str, Any]]) -> dict[str, Any]:
+    """The advice for an algorithm that enforces no model (a perturbative method, a synthesizer), rerunning
+    nothing: a stronger model changes nothing there (``lever`` says why and what to change). A failing model
+    is no threshold an audit could accept (no ``key``); when only risks and attacks fail, the threshold that
+    would accept the release as it is."""
+    why = f"no model change was rerun: {lever}"
     models = [v["check"] for v in failing if v["kind"] == "model"]
     if models:
         return {"change": None, "key": None, "value": None, "holds": False, "tried": [],

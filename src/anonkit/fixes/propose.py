@@ -329,9 +329,7 @@ def propose_fixes(plan: Plan, *, result: Result | Mapping[str, Any] | None = Non
         return []
     algorithm = plan.algorithm
     if algorithm is not None and not algorithm.enforces:  # the levers change models; this one enforces none
-        raise InputError(f"{algorithm.name} enforces no privacy model (the audit judges its release), so changing "
-                         "the models changes nothing: change its own options or publish the columns that single "
-                         "people out coarsened or perturbed too", key="algorithm.name")
+        raise InputError(algorithm.no_model_lever, key="algorithm.name")
     sensitive, records, distinct, distance = trials.facts()
     would, of = summary.get("would_suppress"), summary.get("records")
     needed = would / of if isinstance(would, int) and isinstance(of, int) and of > 0 else None

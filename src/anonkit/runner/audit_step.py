@@ -97,8 +97,8 @@ def audit_result(plan: Plan, result: Result, *, frame: pd.DataFrame | None = Non
         rerun = rerun_for(plan, frame, schema, result.summary.get("seed", 0), population=population,
                           memo=result.reruns)
         algorithm = plan.algorithm  # one that enforces no model (perturbative): its models are judged only
-        advice = advise(plan.config, report, schema, frame, rerun,
-                        judged_only=algorithm.name if algorithm is not None and not algorithm.enforces else None)
+        judged_only = algorithm.no_model_lever if algorithm is not None and not algorithm.enforces else None
+        advice = advise(plan.config, report, schema, frame, rerun, judged_only=judged_only)
     result.summary["verdict"] = run_verdict(report, advice)
     if spec.required and not report["ok"]:
         names = [v["check"] for v in failed]
