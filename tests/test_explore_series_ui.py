@@ -45,33 +45,24 @@ def test_the_form_gives_one_grid_or_two_series() -> None:
 @pytest.mark.long  # about 30 s on 2 cores (the application, Chromium, a run and a map of four): -m long runs it
 def test_the_map_places_the_run_and_safepub_in_the_browser(tmp_path: Path) -> None:
     pytest.importorskip("playwright")
-    from ui_browser import VIEWPORT, browser, settle, shot, started
+    from ui_browser import (
+        VIEWPORT,
+        browser,
+        clinic_ten_times,
+        open_table,
+        run_k_then_open_the_map,
+        settle,
+        shot,
+        started,
+    )
 
-    # SafePub keeps classes of k ≥ 75 records at ε 1, δ 1e-6: the clinic table ten times over (2,400 rows)
-    lines = DATA.read_text().splitlines()
-    table = tmp_path / "clinic10.csv"
-    table.write_text("\n".join([lines[0], *lines[1:] * 10]) + "\n")
+    table = clinic_ten_times(DATA, tmp_path)  # 2,400 rows: SafePub's classes of k ≥ 75
     with started() as app, browser() as b:
         page = b.new_page(viewport=VIEWPORT)
         page.goto(app.url)
         settle(page)
-        page.set_input_files("#data_file", str(table))
-        page.wait_for_function("() => document.querySelector('#data_status').innerText.includes('Opened')",
-                               timeout=120_000)
-        settle(page)
-        page.get_by_role("tab", name="3. Privacy").click()
-        settle(page)
-        page.get_by_label("By privacy models").check()
-        page.fill("#p_k", "2")
-        page.press("#p_k", "Tab")
-        settle(page)
-        page.get_by_role("tab", name="4. Run").click()
-        settle(page)
-        page.click("#r_go")
-        page.wait_for_selector("#res_headline", timeout=180_000)
-        settle(page)
-        page.get_by_role("tab", name="Risk–utility map").click()
-        settle(page)
+        open_table(page, table)
+        run_k_then_open_the_map(page)
         page.fill("#m_grid", "k=2,5")
         page.check("#m_safepub")
         page.fill("#m_eps", "1,2")

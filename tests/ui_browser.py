@@ -120,3 +120,37 @@ def serious_violations(page: object) -> list[str]:
     results = Axe().run(page)
     return [f"{v['id']}: {v['help']} ({len(v['nodes'])} nodes: {v['nodes'][0]['target']})"
             for v in results.response["violations"] if v.get("impact") in ("serious", "critical")]
+
+
+def clinic_ten_times(source: Path, folder: Path) -> Path:
+    """The clinic table ten times over (SafePub keeps classes of k ≥ 75 records at ε 1, δ 1e-6): a CSV
+    in ``folder``."""
+    lines = source.read_text().splitlines()
+    table = folder / "clinic10.csv"
+    table.write_text("\n".join([lines[0], *lines[1:] * 10]) + "\n")
+    return table
+
+
+def open_table(page: object, table: Path) -> None:
+    """Open ``table`` in the Data step and wait until it is read."""
+    page.set_input_files("#data_file", str(table))  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "() => document.querySelector('#data_status').innerText.includes('Opened')", timeout=120_000)
+    settle(page)
+
+
+def run_k_then_open_the_map(page: object, k: int = 2) -> None:
+    """Privacy by k-anonymity at ``k``, run, and open the results' risk–utility map."""
+    for step in ("3. Privacy", None, "4. Run"):
+        if step is None:
+            page.get_by_label("By privacy models").check()  # type: ignore[attr-defined]
+            page.fill("#p_k", str(k))  # type: ignore[attr-defined]
+            page.press("#p_k", "Tab")  # type: ignore[attr-defined]
+        else:
+            page.get_by_role("tab", name=step).click()  # type: ignore[attr-defined]
+        settle(page)
+    page.click("#r_go")  # type: ignore[attr-defined]
+    page.wait_for_selector("#res_headline", timeout=180_000)  # type: ignore[attr-defined]
+    settle(page)
+    page.get_by_role("tab", name="Risk–utility map").click()  # type: ignore[attr-defined]
+    settle(page)
