@@ -46,30 +46,13 @@ script says that ARX was not run. The warm table gives, per configuration, the m
 (our median ``anonymize()`` of the round / ARX's warm median of the round, wall) and our CPU time; the
 whole-process table the pair ratios in wall and in CPU time (``wait4``'s user + system of each process).
 
-Measured 2026-11-28 (issue 30 item 3; 2 cores shared with six other jobs, load average 5–16 throughout, so the
-wall figures are noisy; CPU time is the steadier comparison). Warm ``anonymize()`` in CPU seconds per call
-against ARX 3.9's warm ``anonymize()`` (a small driver timing ARX's calling thread with ``ThreadMXBean``, runs
-2…15 of one JVM; ARX's process CPU, GC and JIT threads included, in brackets), 3 rounds alternating, median
-of the pair ratios; before = this commit's parent in the same conditions (7 calls, 3 alternating processes):
-
-==========  ==============  ==========  ==========  ==============  ========================
-config      ARX thread CPU  before      after       ratio (after)   target
-==========  ==============  ==========  ==========  ==============  ========================
-K5_8QI_S0   0.030 (0.065)   0.070       0.064       2.01            ≤ 1: not met
-K5_8QI_S2   0.438 (0.545)   0.169       0.165       0.35            ≤ 0.5: met
-K5_9QI_S0   0.038 (0.080)   0.079       0.070       1.69            ≤ 1: not met
-K5_9QI_S2   0.825 (0.905)   0.295       0.286       0.31            ≤ 0.5: met
-KLT_S0      0.019 (0.050)   0.070       0.065       3.47            ≤ 1: not met
-KLT_S2      0.807 (0.870)   0.599       0.557       0.74            ≤ 0.5: not met
-==========  ==============  ==========  ==========  ==============  ========================
-
-This script's own run (``--rounds 3 --runs 7 --arx-runs 15 --sizes 1``, load 8–16, wall pair ratios):
-K5_8QI_S0 0.89, K5_8QI_S2 0.43, K5_9QI_S0 1.13, K5_9QI_S2 0.35, KLT_S0 2.34, KLT_S2 0.61, every optimum,
-Loss and suppressed count the same as ARX's. Whole process at 30 k rows (K5_8QI_S2, CSV in and out): anonkit
-10.6 s wall / 2.18 CPU-s against ARX 18.9 s / 5.56 CPU-s — pair ratios 0.56 wall, 0.39 CPU; peak memory 318 MB
-against ARX's 432 MB (0.74). On the S0 configurations ARX's whole call is 20–40 ms of CPU; anonkit's search
-alone is 10–35 ms and encoding (12 ms: one hash factorization per column of 30 k Python strings), publishing
-(6 ms), independent verification (6–11 ms) and the default measures (7–11 ms) come on top.
+Measured 2026-11-28 (issue 30 item 3): the figures, against ARX 3.9's warm ``anonymize()`` (a small driver
+timing ARX's calling thread with ``ThreadMXBean``; its whole process's CPU, GC and JIT threads included, beside
+it) and the whole processes at 30 k–3 M rows, are in docs/performance.md, "Beside ARX". In short (CPU, medians of
+alternating pair ratios, load 2.2–2.8): 0.31× and 0.29× on K5_8QI_S2 and K5_9QI_S2, 0.63× on KLT_S2 (target
+0.5×), 1.5–3.2× on the S0 configurations, where ARX's whole call takes 16–35 ms of its thread's CPU and ours
+49–53 ms, about 35 ms of it fixed work (encoding, publishing, verification, measures); every optimum, Loss and
+suppressed count the same as ARX's.
 """
 
 from __future__ import annotations

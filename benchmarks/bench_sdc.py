@@ -39,10 +39,14 @@ O(n²·P) (each record scans its whole window).
 
 Each round runs anonkit's call ``--runs`` times in this process (after one untimed call; median wall and CPU of
 ``time.process_time``) and sdcMicro's in one ``Rscript`` (``system.time`` over ``--runs`` calls after one
-untimed call, elapsed and user + system), the two sides first in turn; ``--no-warmup`` drops the untimed call
-on both sides (at a million rows). Printed: the medians per side, the median of the rounds' pair ratios
-(anonkit / sdcMicro) and the load average before each measure. An R call over ``--r-timeout`` seconds
-(default 300) is stopped and reported as timed out.
+untimed call, elapsed and user + system: the mean per call), the two sides first in turn; ``--no-warmup`` drops
+the untimed call on both sides (at a million rows). Printed: the medians per side, the median of the rounds'
+pair ratios (anonkit / sdcMicro) and the load average before each measure. **The per-call cap** (``--cap``,
+default 300 CPU seconds): R prints a line as each call begins and ends, and a call that uses more CPU than the
+cap (read from ``/proc`` every half second; or runs 20 times the cap in wall time) is stopped and shown as
+``> x s`` with the ratio as ``< r`` — a bound that still proves the comparison — and sdcMicro's later rounds of
+that measure are skipped while anonkit's go on. ``--r-timeout`` (default 300 s) bounds the prelude (sourcing
+sdcMicro, reading the CSV).
 
 sdcMicro: it cannot be installed as a package here (CRAN is unreachable), so its R files are sourced and
 its C++ compiled with Rcpp from its public source, into a folder outside this repository given as
@@ -68,118 +72,34 @@ in one line). sdcMicro's C++ ``measure_threshold`` is not built: it is replaced 
 threshold is a figure ``measure_risk`` adds, not used by the methods). Without that folder sdcMicro's side is
 skipped with a message and anonkit's times are printed alone. Never commit sdcMicro's code.
 
-Measured 2026-11-28 on this machine (2 cores shared with six other jobs: load average 6–16, the last column, so
-**compare the CPU columns**; the wall clock waited for a core), sdcMicro 5.8.1 from /tmp/sdcspeed/sdc, Debian's
-R 4.2.2, after this session's speed-ups (see below). Seconds per call (medians); ratio = anonkit / sdcMicro.
-
-testdata, 3 rounds × 3 runs (addNoise, micro mdav and rankSwap rerun after the last speed-up, the same way,
-together: ``--only "addNoise,micro mdav,rankSwap"``; recordSwap after the one before),
-(a) method alone::
-
-measure                 rows anonkit wall      cpu  sdcMicro wall      cpu ratio wall ratio cpu  load
-freqCalc               4,580       0.0015   0.0014         0.0363   0.0090      0.038     0.152  7.52
-indivRisk              4,580       0.0013   0.0013         0.0870   0.0097      0.014     0.138  7.78
-measure_risk           4,580       0.0013   0.0013         0.0863   0.0110      0.028     0.120  8.79
-household risk         4,580       0.0014   0.0014         0.3517   0.0387      0.004     0.037  9.27
-suda2                  4,580       0.1465   0.0154         0.1297   0.0153      1.130     1.016  10.59
-modRisk                4,580       0.0957   0.0136         0.9987   0.1343      0.088     0.101  11.28
-localSuppression       4,580       0.1688   0.0205         6.5897   0.7923      0.025     0.026  11.21
-pram                   4,580       0.1171   0.0152         0.6557   0.0780      0.179     0.196  11.01
-addNoise               4,580       0.0024   0.0023         0.0047   0.0027      0.573     0.875  6.37
-micro mdav             4,580       0.0641   0.0313         0.1153   0.0577      0.554     0.544  6.57
-micro pca              4,580       0.0521   0.0127         0.4903   0.1220      0.106     0.105  10.29
-micro onedims          4,580       0.0589   0.0139         0.1243   0.0307      0.474     0.452  10.65
-rankSwap               4,580       0.0088   0.0047         0.0167   0.0070      0.567     0.677  6.71
-recordSwap             4,580       0.0811   0.0109         0.1613   0.0260      0.454     0.409  15.33
-
-(b) whole run::
-
-measure                 rows anonkit wall      cpu  sdcMicro wall      cpu ratio wall ratio cpu  load
-localSuppression       4,580       0.8601   0.1174         8.9690   1.1330      0.099     0.104  11.38
-pram                   4,580       0.3854   0.0510         0.9177   0.1140      0.457     0.450  11.09
-addNoise               4,580       0.0525   0.0253         0.1323   0.0603      0.420     0.439  6.26
-micro mdav             4,580       0.1263   0.0606         0.2170   0.1083      0.570     0.565  6.64
-micro pca              4,580       0.1615   0.0403         0.9180   0.2257      0.176     0.178  10.52
-micro onedims          4,580       0.1886   0.0460         0.3947   0.1117      0.469     0.412  10.58
-rankSwap               4,580       0.0497   0.0336         0.1150   0.0583      0.569     0.559  6.65
-recordSwap             4,580       0.3327   0.0467         0.5590   0.0817      0.553     0.574  14.37
-
-The synthetic survey, 1,000,000 rows, 1 round × 1 run, ``--no-warmup`` (suda2 and modRisk rerun with the
-warm-up: without it their first call included importing scipy, modRisk 0.49 s; rankSwap on its first 100,000
-rows; recordSwap on the 989,910 records with every key; mdav not run at 1 M: O(n²) in both tools — at its first
-100,000 rows, 1 round × 1 run, ``--no-warmup``, method alone 9.84 s CPU against sdcMicro's 56.86 s (ratio 0.173,
-load 6.9), whole run 9.80 s against 58.25 s (0.168, load 6.1); sdcMicro's whole run of
-localSuppression timed out: over 400 s of wall time at load 13), (a) method alone::
-
-measure                 rows anonkit wall      cpu  sdcMicro wall      cpu ratio wall ratio cpu  load
-freqCalc           1,000,000       3.1092   0.3470       119.9570  15.3080      0.026     0.023  10.15
-indivRisk          1,000,000       1.5793   0.2629       112.3730  16.0760      0.014     0.016  9.28
-measure_risk       1,000,000       2.2105   0.4399        55.2490  15.5470      0.040     0.028  8.23
-household risk     1,000,000       1.3736   0.3457        76.4920  23.4950      0.018     0.015  6.39
-suda2              1,000,000       0.5471   0.2836         8.8570   4.3500      0.062     0.065  5.21
-modRisk            1,000,000       0.4534   0.2262         0.6100   0.2920      0.743     0.775  5.19
-localSuppression   1,000,000      29.2858   3.7214       123.7490  31.0890      0.237     0.120  10.88
-pram               1,000,000      19.9208   2.7627        51.8560  15.1210      0.384     0.183  12.13
-addNoise           1,000,000       1.5257   0.5982         1.0760   0.3770      1.418     1.587  7.66
-micro pca          1,000,000      16.9112   2.6681       153.6570  30.3170      0.110     0.088  9.10
-micro onedims      1,000,000       3.9351   2.6369        10.9480   7.2750      0.359     0.362  4.61
-rankSwap             100,000       0.1327   0.0860         0.9060   0.5990      0.146     0.144  4.72
-recordSwap           989,910       2.5476   1.6942        17.2140   9.0070      0.148     0.188  4.51
-
-(b) whole run::
-
-measure                 rows anonkit wall      cpu  sdcMicro wall      cpu ratio wall ratio cpu  load
-localSuppression   1,000,000      70.8410  15.8842        > 400 s        —          —         —  13.06
-pram               1,000,000      22.3274   6.6143       123.9120  40.9140      0.180     0.162  10.70
-addNoise           1,000,000       7.4418   2.4676       198.8170  25.0690      0.037     0.098  7.63
-micro pca          1,000,000      18.5228   5.3686       145.8730  66.0520      0.127     0.081  6.51
-micro onedims      1,000,000       8.4545   5.0492        50.1190  33.4870      0.169     0.151  4.77
-rankSwap             100,000       0.6921   0.4578         5.1800   3.4280      0.134     0.134  4.66
-recordSwap           989,910       9.3929   4.5955        40.7020  20.0790      0.231     0.229  4.90
-
-This session's speed-ups (every release byte-identical for the same seed: the published table and the summary
-but its seconds, compared before/after for seeds 1, 7 and 123 on testdata and a 60,000-row synthetic survey,
-every method of the table): the verifier's ``cell_texts`` turns the distinct values of a number column into
-text, not every cell (``astype(str)``: 5 ms a column of 4,580); the permutation check compares numbers by their
-bits (no text, no ``Counter``); the perturbed-utility regressions fit on the matrices already read and the
-column kinds trust a numpy number dtype; record swapping's household codes rank distinct texts; rank swapping's
-pairing loop below 50,000 values runs on a list with numpy's bounded draws computed in Python
-(``perturb/_bounded_draws.py``, draw for draw and state for state), 4× faster.
-
-Where anonkit is still slower, and why (cProfile in CPU time, same inputs):
-
-* rankSwap alone in a process that has not loaded numba (``--only rankSwap``: testdata 10.4 ms against 6.7 ms
-  CPU, ratio 1.52 at load 6.4): the pairing of ranks is then the Python list loop (2 ms a column of 4,580),
-  against sdcMicro's C++ loop. The compiled Fenwick-tree loop runs from 50,000 ranked values, or from 100 when the
-  process has numba loaded already (as in the table above, where micro mdav ran first): loading numba from its
-  cache costs about 0.3 s, which 4,580 values never repay in a one-shot run. The whole run is faster either way.
-* addNoise alone at 1 M (0.60 s against 0.38 s CPU, measured before the last speed-up, not rerun).
-
-The last speed-up (issue 28 item 8; releases byte-identical for seeds 1, 7, 123, alone and whole, on testdata):
-microaggregation's ``mdav`` from 2,000 records with every value finite runs
-``perturb/_micro_kernels.mdav_numeric`` (numba): MDAV's rounds as ``cluster/mdav.py``'s ``mdav_groups`` forms
-them, the centroid the correctly rounded sum kept as an exact expansion of partial sums (``math.fsum``'s
-algorithm) that every taken record is subtracted from, so no round re-sums the remaining records (testdata
-0.13 → 0.03 s); the published classes rank each integer key column through a table over its span (no hashing,
-no sub-frame copy), 1.8 → 0.7 ms; add-noise reads its columns once; the frame is copied shallow (copy-on-write);
-rank swapping takes the compiled loop when numba is loaded.
-* suda2 on testdata is on a par (15 ms each; sdcMicro's is C++): 274 small ``pd.factorize`` calls in the
-  prefix search, each ~25 µs of pandas overhead (a numpy bincount numbering was tried: slower above 1,000 keys).
-* sdcMicro's whole run of localSuppression at 1 M did not finish within 400 s of wall time (under load 13);
-  anonkit's took 15.9 s CPU.
+Measured 2026-11-28 on this machine (2 cores shared with other jobs, load 3–12: compare the CPU columns),
+sdcMicro 5.8.1 from /tmp/sdcspeed/sdc, Debian's R 4.2.2: testdata 3 rounds × 3 runs with the warm-up; the
+1,000,000-row survey 3 rounds × 1 run, ``--no-warmup``, mdav and rankSwap on its first 100,000 rows. The table of
+CPU ratios (anonkit / sdcMicro, the median of the rounds' ratios; ``< r``: sdcMicro's call stopped at the cap) and
+what stays slower, and why, are in docs/performance.md, "Beside sdcMicro": every whole run is faster on both
+tables; alone, addNoise at 1 M (the release's row order and class numbering around a 0.07 s noise) and, on
+testdata, calls of a few milliseconds (addNoise, rankSwap without numba) are not. Releases were byte-identical
+before and after this session's speed-ups (seeds 1, 7, 123): published classes sorted as fixed-width numpy
+strings where that is Python's order (``perturb._release.text_order``), numbers numbered without merging texts,
+rank swapping's list loop holding about a window of ranks and numba loaded where it pays
+(``_swap_kernels.compiled_pays``), SUDA2's small groups numbered through a table, survey columns' integer
+households turned into text by numpy.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import queue
 import statistics
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 import pandas as pd
@@ -195,6 +115,8 @@ KEYS_TESTDATA = ["urbrur", "roof", "walls", "water", "electcon", "relat", "sex"]
 KEYS_SYNTHETIC = ["age", "sex", "region", "marital", "education"]
 DEFAULT_SDC_DIR = "/tmp/sdcspeed/sdc"
 R_TIMEOUT = 300
+#: CPU seconds one sdcMicro call may use before it is stopped and shown as at least that (``--cap``)
+CALL_CAP = 300.0
 #: rows the quadratic methods run on at most (mdav and rank swapping are O(n²) in sdcMicro; mdav in both tools)
 QUADRATIC_ROWS = 100_000
 #: every method's seed (anonkit's ``seed``, sdcMicro's ``set.seed``/``seed``)
@@ -349,10 +271,16 @@ obj <- function(data = x, ...) createSdcObj(data, keyVars = keys, numVars = nv, 
 set.seed({seed})
 """
 R_TIMING = """
+cpu <- function() sum(proc.time()[c("user.self", "sys.self")])
+say <- function(...) invisible(c(cat(sprintf(...)), flush(stdout())))
+timed <- function() c(say("BEGIN %.6f\\n", cpu()), invisible({call}), say("DONE\\n"))
 {warmup}
-t <- system.time(for (i in seq_len({runs})) invisible({call}))
-cat(sprintf("RESULT %.6f %.6f\\n", t[["elapsed"]] / {runs}, (t[["user.self"]] + t[["sys.self"]]) / {runs}))
+t <- system.time(for (i in seq_len({runs})) timed())
+say("RESULT %.6f %.6f\\n", t[["elapsed"]] / {runs}, (t[["user.self"]] + t[["sys.self"]]) / {runs})
 """
+#: ``timed`` prints ``BEGIN`` and R's CPU seconds so far (the per-call cap starts there), runs the call once and
+#: prints ``DONE``; the ``--runs`` calls are timed together (R's clock ticks are too coarse for one call of a few
+#: milliseconds): the mean per call. Written without braces (the prelude's template has none)
 
 
 def synthetic(rows: int, seed: int = 28) -> pd.DataFrame:
@@ -428,25 +356,89 @@ def r_script(call: str, data: Data, runs: int, sdc: str) -> str:
                         ("{sim}", _r_names(data.similar)), ("{rv}", _r_names(data.risk_variables)),
                         ("{seed}", str(SEED))):
         script = script.replace(name, value)
-    timing = R_TIMING.replace("{warmup}", "invisible({call})" if WARMUP[0] else "")
+    timing = R_TIMING.replace("{warmup}", "timed()" if WARMUP[0] else "")
     return script + timing.replace("{call}", call).replace("{runs}", str(runs))
 
 
-def time_r(call: str, data: Data, runs: int, sdc: str, timeout: float) -> tuple[float, float] | str:
-    """sdcMicro's mean wall and CPU (user + system) seconds per call, or why there are none."""
+@dataclass(frozen=True)
+class Capped:
+    """An sdcMicro call stopped at the per-call cap: at least ``wall`` seconds of wall time and ``cpu`` of CPU
+    (the R process's CPU when it was stopped, from ``/proc``, less what it had spent when the call began) — a
+    lower bound, which still bounds the ratio from above."""
+
+    wall: float
+    cpu: float
+
+
+def _lines(stream: IO[str], into: queue.Queue[str | None]) -> None:
+    for line in stream:
+        into.put(line)
+    into.put(None)
+
+
+#: how often (seconds) the running R call's CPU time is read against the cap
+POLL = 0.5
+#: a call is stopped past this many times the cap in wall time too, however little CPU it got (a stalled machine)
+WALL_CAP_FACTOR = 20
+
+
+def _cpu_of(pid: int) -> float:
+    """The CPU seconds (user + system) process ``pid`` has used so far, from ``/proc`` (0 where unreadable:
+    then only the wall-time stop applies)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def time_r(call: str, data: Data, runs: int, sdc: str, timeout: float,
+           cap: float) -> tuple[float, float] | Capped | str:
+    """sdcMicro's mean wall and CPU (user + system) seconds per call; :class:`Capped` when a call (the warm-up
+    too) uses more than ``cap`` seconds of CPU (read from ``/proc`` every :data:`POLL` seconds: on a loaded
+    machine the wall clock says little) or :data:`WALL_CAP_FACTOR` times that in wall time; or why there are
+    none (``timeout``: the seconds the prelude — sourcing sdcMicro, reading the CSV — may take)."""
     with tempfile.NamedTemporaryFile("w", suffix=".R", delete=False) as f:
         f.write(r_script(call, data, runs, sdc))
+    proc = subprocess.Popen(["Rscript", f.name], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    got: queue.Queue[str | None] = queue.Queue()
+    errors: list[str] = []
+    threading.Thread(target=_lines, args=(proc.stdout, got), daemon=True).start()
+    threading.Thread(target=lambda: errors.extend(proc.stderr or ()), daemon=True).start()
+    start = time.perf_counter()
+    began: tuple[float, float] | None = None  # (wall clock, R's CPU) when the running call began
+    outcome: tuple[float, float] | Capped | str | None = None
     try:
-        proc = subprocess.run(["Rscript", f.name], capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return f"timed out after {timeout:g} s"
+        while outcome is None:
+            try:
+                line = got.get(timeout=POLL)
+            except queue.Empty:
+                now = time.perf_counter()
+                if began is None:
+                    if now - start > timeout:
+                        outcome = f"timed out after {timeout:g} s before the call"
+                    continue
+                used = _cpu_of(proc.pid) - began[1]
+                if used >= cap or now - began[0] >= cap * WALL_CAP_FACTOR:
+                    outcome = Capped(now - began[0], used)
+                continue
+            if line is None:
+                break
+            word, *values = line.split() or [""]
+            if word == "BEGIN":
+                began = (time.perf_counter(), float(values[0]))
+            elif word == "DONE":
+                began, start = None, time.perf_counter()
+            elif word == "RESULT":
+                outcome = (float(values[0]), float(values[1]))
     finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
         os.unlink(f.name)
-    for line in proc.stdout.splitlines():
-        if line.startswith("RESULT "):
-            wall, cpu = map(float, line.split()[1:])
-            return wall, cpu
-    return "failed: " + (proc.stderr.strip().splitlines() or ["no output"])[-1]
+    if outcome is not None:
+        return outcome
+    return "failed: " + ([e.strip() for e in errors if e.strip()] or ["no output"])[-1]
 
 
 def subset(data: Data, measure: Measure, cache: dict[tuple[int, bool], Data]) -> Data:
@@ -471,10 +463,12 @@ HEADER = (f"{'measure':18} {'rows':>9} {'anonkit wall':>12} {'cpu':>8} {'sdcMicr
 
 
 def row(measure: Measure, data: Data, level: str, rounds: int, runs: int, sdc: str | None,
-        timeout: float) -> str | None:
+        timeout: float, cap: float) -> str | None:
     """One line of ``level``'s table: both sides' medians over ``rounds`` (each first in turn), the median of the
     rounds' pair ratios (anonkit / sdcMicro) and the load average before it; ``None`` where the level does not
-    apply."""
+    apply. An sdcMicro call past ``cap`` seconds is shown as at least what it took (``> …``) with the ratio as
+    at most anonkit's median over that (``< …``), and sdcMicro's later rounds of the measure are skipped (they
+    would only reach the cap again); anonkit's rounds go on."""
     call = anonkit_call(measure, data, level)
     if call is None:
         return None
@@ -482,19 +476,29 @@ def row(measure: Measure, data: Data, level: str, rounds: int, runs: int, sdc: s
     load = os.getloadavg()[0]
     ours: list[tuple[float, float]] = []
     theirs: list[tuple[float, float]] = []
+    capped: Capped | None = None
     note = "" if expr is not None else "no sdcMicro call"
     for r in range(rounds):
         for side in ((0, 1) if r % 2 == 0 else (1, 0)):
             if side == 0:
                 ours.append(time_anonkit(call, runs))
-            elif sdc is not None and not note and expr is not None:
-                got = time_r(expr, data, runs, sdc, timeout)
+            elif sdc is not None and not note and capped is None and expr is not None:
+                got = time_r(expr, data, runs, sdc, timeout, cap)
                 if isinstance(got, str):
                     note = got
+                elif isinstance(got, Capped):
+                    capped = got
                 else:
                     theirs.append(got)
     aw, ac = (statistics.median(o[i] for o in ours) for i in range(2))
     mine = f"{measure.name:18} {len(data.frame):9,} {aw:12.4f} {ac:8.4f}"
+    if capped is not None and not note:
+        walls = [capped.wall] + [t[0] for t in theirs]  # the capped call bounds sdcMicro's median from below
+        cpus = [capped.cpu] + [t[1] for t in theirs]
+        rw, rc = min(walls), min(cpus)
+        bound_c = f"< {ac / rc:.3f}" if rc > 0 else "—"
+        return (f"{mine} {f'> {rw:.1f}':>14} {f'> {rc:.1f}':>8} {f'< {aw / rw:.3f}':>10} {bound_c:>9}  {load:.2f}"
+                f"  capped at {cap:g} s")
     if theirs and not note:
         rw = statistics.median(t[0] for t in theirs)
         rc = statistics.median(t[1] for t in theirs)
@@ -504,7 +508,8 @@ def row(measure: Measure, data: Data, level: str, rounds: int, runs: int, sdc: s
     return f"{mine} {'—':>14} {'—':>8} {'—':>10} {'—':>9}  {load:.2f}  {note or 'sdcMicro skipped'}"
 
 
-def bench(data: Data, measures: list[Measure], rounds: int, runs: int, sdc: str | None, timeout: float) -> None:
+def bench(data: Data, measures: list[Measure], rounds: int, runs: int, sdc: str | None, timeout: float,
+          cap: float) -> None:
     """Two tables per data set, :data:`LEVELS`: the method alone (and the risk measures), then the whole run;
     each line printed as it is measured, the two tables again together at the end."""
     print(f"\n== {data.name}: {len(data.frame):,} rows, keys {', '.join(data.keys)}")
@@ -513,7 +518,7 @@ def bench(data: Data, measures: list[Measure], rounds: int, runs: int, sdc: str 
     for m in measures:
         d = subset(data, m, cache)
         for level in LEVELS:
-            line = row(m, d, level, rounds, runs, sdc, timeout)
+            line = row(m, d, level, rounds, runs, sdc, timeout, cap)
             if line is not None:
                 lines[level].append(line)
                 print(f"[{level}] {line}", flush=True)
@@ -544,7 +549,10 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--runs", type=_positive, default=3)
     ap.add_argument("--sdc-dir", default=os.environ.get("SDC_DIR", DEFAULT_SDC_DIR),
                     help="the folder holding sdcMicro's sourced R files and build.R (see the docstring)")
-    ap.add_argument("--r-timeout", type=float, default=R_TIMEOUT, help="seconds before an R call is stopped")
+    ap.add_argument("--r-timeout", type=float, default=R_TIMEOUT,
+                    help="seconds sdcMicro's prelude (sourcing it, reading the CSV) may take before it is stopped")
+    ap.add_argument("--cap", type=float, default=CALL_CAP,
+                    help="CPU seconds one sdcMicro call may use: past it, shown as '> cap s' (a bound on the ratio)")
     ap.add_argument("--no-warmup", action="store_true", help="no untimed first call on either side")
     ap.add_argument("--only", default="", help=f"measures to run, comma-separated (default: all of {', '.join(NAMES)})")
     args = ap.parse_args(argv)
@@ -583,7 +591,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     measures = [m for m in MEASURES if not args.only or m.name in args.only.split(",")]
     print(f"load average {os.getloadavg()}, {os.cpu_count()} cores; rounds {args.rounds} × runs {args.runs}")
     for data in tables(args):
-        bench(data, measures, args.rounds, args.runs, sdc, args.r_timeout)
+        bench(data, measures, args.rounds, args.runs, sdc, args.r_timeout, args.cap)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from collections import Counter
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -267,3 +268,144 @@ def test_rank_swap_loop_choice_does_not_change_partners(m, window, seed):
     r1, r2 = np.random.default_rng(seed), np.random.default_rng(seed)
     assert np.array_equal(swap_ranks(keys, rows, window, r1), swap_ranks(keys, rows, window, r2, compiled=False))
     assert r1.integers(1 << 30) == r2.integers(1 << 30)
+
+
+# --- this session's fast paths (issue 28, item 8): each equals the slow reference it replaced ---------------
+
+_TEXTS = st.text(alphabet=st.sampled_from(["a", "b", "B", "1", "9", "0", ".", "-", "é", "\x00", "\U0001f600", " "]),
+                 max_size=40)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(_TEXTS, unique=True, max_size=30))
+def test_text_order_is_pythons_sort(texts: list) -> None:
+    """numpy's fixed-width sort where it agrees with Python's (short texts, no NUL), the objects' sort otherwise:
+    always the permutation ``sorted`` gives."""
+    from anonkit.algorithms.perturb._release import text_order
+
+    want = sorted(range(len(texts)), key=texts.__getitem__)
+    assert text_order(texts).tolist() == want
+
+
+def test_text_order_falls_back_where_numpy_would_tie_or_widen() -> None:
+    """A NUL at the end pads like numpy's fixed width ("a" and "a\\x00" would tie, "a\\x00" first by position);
+    a text over the fixed width is sorted as an object; numbers' texts sort as text ("10" before "9")."""
+    from anonkit.algorithms.perturb._release import _FIXED_WIDTH_CHARS, text_order
+
+    assert text_order(["a\x00", "a"]).tolist() == [1, 0]
+    long = ["b" * (_FIXED_WIDTH_CHARS + 5), "a" * (_FIXED_WIDTH_CHARS + 9), "ab"]
+    assert text_order(long).tolist() == [1, 2, 0]
+    assert text_order(["9", "10", "-1", "1e+16", "0.5"]).tolist() == [2, 4, 1, 3, 0]
+    assert text_order([]).tolist() == []
+
+
+_FLOAT_KEYS = st.sampled_from([0.0, -0.0, 1.0, 10.0, 9.0, 0.1, -2.5, 1e16, 1e-05, np.inf, -np.inf, np.nan, 123.456])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(_FLOAT_KEYS, _FLOAT_KEYS), min_size=1, max_size=30), st.booleans())
+def test_text_key_groups_of_floats_are_the_sorted_texts(rows: list, narrow: bool) -> None:
+    """Float key columns (Python's repr, or float32's own shortest text; −0.0 apart from 0.0; NaN missing, after
+    every text) give the classes of sorting every cell's text, whether the combinations are numbered through a
+    table over their span or by hashing."""
+    import importlib
+
+    from anonkit.algorithms.perturb._release import _text_key_groups
+
+    release = importlib.import_module("anonkit.algorithms.perturb._release")
+    keys = pd.DataFrame(rows, columns=["x", "y"])
+    if narrow:
+        keys["y"] = keys["y"].astype(np.float32)
+    want = _reference_groups(keys)
+    assert np.array_equal(_text_key_groups([keys["x"], keys["y"]]), want)  # few combinations: through a table
+    dense = release._DENSE_SPAN
+    try:
+        release._DENSE_SPAN = -(10**9)  # every combination hashed (np.unique's numbering): the same classes
+        assert np.array_equal(_text_key_groups([keys["x"], keys["y"]]), want)
+    finally:
+        release._DENSE_SPAN = dense
+
+
+@settings(max_examples=25, deadline=None)
+@given(kind=KINDS, values=st.lists(FLOATS, max_size=25), narrow=st.booleans())
+def test_text_codes_of_numbers_number_every_cells_text(kind: str, values: list, narrow: bool) -> None:
+    """A number column's codes (numbered on the values, the distinct texts trusted distinct) are the codes of
+    factorizing every cell's text, with the same texts."""
+    column = _column(kind, values)
+    if narrow and kind == "float":
+        column = column.astype(np.float32)
+    codes, texts = text_codes(column)
+    cells = pd.Series([None if pd.isna(v) else str(v) for v in column.to_numpy().tolist()], dtype=object)
+    if narrow and kind == "float":
+        cells = pd.Series([None if pd.isna(v) else str(v) for v in column.to_numpy()], dtype=object)
+    want, want_texts = pd.factorize(cells, use_na_sentinel=True)
+    assert codes.tolist() == want.tolist() and texts == list(want_texts)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31), m=st.integers(0, 1500),
+       window=st.sampled_from([0, 1, 2, 7, 255, 256, 257, 600, 2000]))
+def test_the_list_loop_over_a_short_list_pairs_as_the_compiled_loop(seed: int, m: int, window: int) -> None:
+    """The list loop keeps only the ranks up to a little past the window (refilled, the visited dropped): the same
+    partners and generator state as the compiled loop (a Fenwick tree over every rank), past many refills."""
+    from anonkit.algorithms.perturb._swap_kernels import pair_ranks_compiled
+    from anonkit.algorithms.perturb.rank_swap import pair_ranks_numpy
+
+    fast, slow = np.random.default_rng(seed), np.random.default_rng(seed)
+    assert pair_ranks_numpy(m, window, slow).tolist() == pair_ranks_compiled(m, window, fast).tolist()
+    assert fast.integers(2**62) == slow.integers(2**62)
+
+
+def test_numba_is_loaded_only_where_it_pays() -> None:
+    """Few ranks with a narrow window run the list loop (no numba start-up); many ranks, or a wide window, the
+    compiled one."""
+    from anonkit.algorithms.perturb._swap_kernels import compiled_pays
+
+    assert not compiled_pays(4_580, 229) and not compiled_pays(100_000, 5_000)
+    assert compiled_pays(200_000, 10_000) and compiled_pays(1_000_000, 50_000) and compiled_pays(60_000, 60_000)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(1, 300), m=st.integers(1, 5), levels=st.integers(2, 9))
+def test_suda2_numbering_groups_through_a_table_as_by_hashing(seed: int, n: int, m: int, levels: int) -> None:
+    """SUDA2's prefix search numbers small groups through a table over their span (sorted order) instead of
+    hashing (first appearance): the same MSUs, scores and DIS-SUDA scores as hashing every split."""
+    import importlib
+
+    s2 = importlib.import_module("anonkit.risk.suda2")  # the module (``anonkit.risk.suda2`` is also its function)
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(-1, levels, size=(n, m))
+    got = s2.suda2(codes)
+    old = s2._TABLE_SPAN, s2._TABLE_EXTRA
+    try:
+        s2._TABLE_SPAN, s2._TABLE_EXTRA = -1, -1  # every split hashed (the reference)
+        want = s2.suda2(codes)
+    finally:
+        s2._TABLE_SPAN, s2._TABLE_EXTRA = old
+    assert np.array_equal(got.score, want.score) and np.array_equal(got.dis_score, want.dis_score)
+    assert np.array_equal(got.msu_counts, want.msu_counts) and np.array_equal(got.contribution, want.contribution)
+
+
+def test_suda2_renumber_groups_equal_values_in_either_path() -> None:
+    from anonkit.risk.suda2 import _renumber
+
+    key = np.array([7, 3, 7, 0, 3, 9])
+    table = _renumber(key, 10)
+    assert table.tolist() == [2, 1, 2, 0, 1, 3]  # sorted order through the table
+    assert _renumber(key, 10**9).tolist() == [0, 1, 0, 2, 1, 3]  # a wide span hashed: first appearance
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int8])
+def test_household_codes_of_integers_are_the_text_codes(dtype: type) -> None:
+    """Integer ids are numbered on their values and turned into text by numpy at once: the codes and texts of
+    factorizing every id's text (first appearance)."""
+    from anonkit._values import factorize_text
+    from anonkit.pseudonyms import _codes
+
+    values = np.array([5, 3, 5, 0, 120, 3, 7], dtype=dtype)
+    if dtype is np.int64:
+        values[1] = -(2**63)
+    codes, labels = _codes(pd.Series(values), "household", "household")
+    want_codes, want_labels = factorize_text(pd.Series(values))
+    assert codes.tolist() == want_codes.tolist()
+    assert labels.dtype == object and labels.tolist() == [str(v) for v in want_labels]

@@ -492,7 +492,11 @@ def test_loglinear_matches_the_dense_full_grid_fit(draw):
     if want is None or not got.converged:  # a diverging weightedLLM: the 25th step's figures vary
         return
     gr1, gr2 = want
-    assert got.gr1 == pytest.approx(gr1, rel=1e-7, abs=1e-12) and got.gr2 == pytest.approx(gr2, rel=1e-7, abs=1e-12)
+    # Both fits stop at a relative deviance change below 1e-8; where a step's change lies within rounding of
+    # that threshold, one fit may take one more step than the other, which moves a risk by up to ~1e-6
+    # relative (a = b = 0, c = [1, 0, 0, 0, 0, 0], w = [2, 1, 1, 1, 1, 18], PML: 4.7e-7). A wrong fit is off
+    # by far more.
+    assert got.gr1 == pytest.approx(gr1, rel=2e-6, abs=1e-12) and got.gr2 == pytest.approx(gr2, rel=2e-6, abs=1e-12)
 
 
 def test_loglinear_without_weights_uses_one():

@@ -37,15 +37,29 @@ from anonkit.table import Table
 def record_stats(table: Table, record_class: np.ndarray, n_classes: int,
                  models: Sequence[Criterion] | None = None) -> ClassStats:
     """Sizes and sensitive histograms of the classes of a record partition (``-1`` = none); with
-    ``models``, only what they declare they need (:func:`anonkit.stats.class_stats_for`)."""
+    ``models``, only what they declare they need (:func:`anonkit.stats.class_stats_for`).
+
+    Memory (issue 30: Anatomy's memory): the records' classes and codes are read in place when every
+    record has a class, and a histogram with more cells than records (a bucketization's many small
+    classes) is counted with unit weights, so it is built as floats once rather than as integers and
+    then converted (the same counts, exactly)."""
     keep = record_class >= 0
-    idx = np.flatnonzero(keep)
-    cls = record_class[keep]
-    pairs = {a: (np.arange(len(idx)), table.sensitive_codes[a][idx], None) for a in table.sensitive}
+    whole = bool(keep.all())
+    cls = record_class if whole else record_class[keep]
     if models is not None:
+        ones = None
+        pairs = {}
+        for a in table.sensitive:
+            if ones is None and n_classes * table.domains[a].size > len(cls):
+                ones = np.ones(len(cls))
+            pairs[a] = (None, table.sensitive_codes[a] if whole else table.sensitive_codes[a][keep],
+                        ones if n_classes * table.domains[a].size > len(cls) else None)
         # the records' own sampling weights (individual-risk): a record partition's rows are records
-        sources = {} if table.survey_weight is None else {WEIGHT_SOURCE: table.survey_weight[idx]}
+        sources = {} if table.survey_weight is None else {
+            WEIGHT_SOURCE: table.survey_weight if whole else table.survey_weight[keep]}
         return class_stats_for(models, cls, n_classes, sensitive=pairs, domains=table.domains, sources=sources)
+    idx = np.flatnonzero(keep)
+    pairs = {a: (np.arange(len(idx)), table.sensitive_codes[a][idx], None) for a in table.sensitive}
     return class_stats(cls, n_classes, None, pairs, table.domains)
 
 
@@ -139,16 +153,19 @@ def generalize_classes(
     bounds: dict[str, np.ndarray] = {}
     sets: dict[str, list[np.ndarray]] = {}
     keep = record_class >= 0
+    whole = bool(keep.all())  # then the records' own arrays are read, not copies of them
     for j, name in enumerate(table.qi):
         if name in table.numeric and numeric == "interval":
-            vals = table.numeric[name][keep]
+            vals = table.numeric[name] if whole else table.numeric[name][keep]
+            cls = record_class if whole else record_class[keep]
             lo = np.full(n_classes, np.inf)
             hi = np.full(n_classes, -np.inf)
-            np.fmin.at(lo, record_class[keep], vals)
-            np.fmax.at(hi, record_class[keep], vals)
+            np.fmin.at(lo, cls, vals)
+            np.fmax.at(hi, cls, vals)
             # a class holding a missing value cannot be an interval: its hierarchy LCA covers it
             has_missing = np.zeros(n_classes, dtype=bool)
-            has_missing[record_class[keep][np.isnan(vals)]] = True
+            has_missing[cls[np.isnan(vals)]] = True
+            del cls, vals
             bounds[name] = np.stack([lo, hi], axis=1)
             levels[:, j] = CUSTOM
             if has_missing.any():
@@ -172,6 +189,24 @@ def generalize_classes(
     return levels, nodes, bounds, sets
 
 
+def _first_appearance(record_class: np.ndarray, presuppressed: np.ndarray) -> tuple[np.ndarray, int]:
+    """The classes renumbered densely in order of their first record (``−1``: none, and every
+    presuppressed record), and their number. Linear: each class's first record by a minimum per class,
+    not a sort of the records (issue 30: Anatomy's memory)."""
+    rc = np.array(record_class, dtype=np.int64)  # a copy: the caller's array is left alone
+    rc[presuppressed] = -1
+    pos = np.flatnonzero(rc >= 0)
+    if not pos.size:
+        return rc, 0
+    first = np.full(int(rc.max()) + 1, len(rc), dtype=np.int64)
+    np.minimum.at(first, rc[pos], pos)
+    present = np.flatnonzero(first < len(rc))
+    remap = np.full(len(first), -1, dtype=np.int64)
+    remap[present[np.argsort(first[present], kind="stable")]] = np.arange(len(present))
+    rc[pos] = remap[rc[pos]]
+    return rc, len(present)
+
+
 def partition_release(
     table: Table,
     record_class: np.ndarray,
@@ -191,24 +226,17 @@ def partition_release(
     reading the release, spec §0.2) unless ``merge_identical`` is false — for bucketizations such
     as Anatomy, whose groups are published by group id, not by their values.
     """
-    record_class = np.asarray(record_class, dtype=np.int64).copy()
-    record_class[table.presuppressed] = -1
-    # renumber the classes densely in order of first appearance
-    kept = record_class >= 0
-    uniq, first = np.unique(record_class[kept], return_index=True)
-    order = uniq[np.argsort(first, kind="stable")]
-    remap = np.full(int(record_class.max()) + 1 if kept.any() else 1, -1, dtype=np.int64)
-    remap[order] = np.arange(len(order))
-    record_class = np.where(kept, remap[np.maximum(record_class, 0)], -1)
-    n_classes = len(order)
+    record_class, n_classes = _first_appearance(record_class, table.presuppressed)
     levels, nodes, bounds, sets = generalize_classes(table, record_class, n_classes, numeric, categorical)
     # an interval is keyed by its records' exact lowest and highest values (Table.exact), not by
-    # the floats: two classes whose bounds differ beyond a double's precision publish different text
+    # the floats: two classes whose bounds differ beyond a double's precision publish different text.
+    # Only merging and the subset models read the keys (issue 30: Anatomy, unmerged, builds none)
+    subset = any(m.qis is not None for m in models)
     keys = [
         _class_keys(table.hierarchies[j], levels[:, j], nodes[:, j],
                     table.exact_bounds(name, record_class, n_classes) if name in bounds else None, sets.get(name))
         for j, name in enumerate(table.qi)
-    ]
+    ] if merge_identical or subset else []
     if n_classes and keys and merge_identical:
         # classes that publish identical values are one equivalence class of the release (spec §0.2)
         merged, m = group_columns(keys, [int(k.max()) + 1 for k in keys])
@@ -223,19 +251,22 @@ def partition_release(
             keys = [k[first] for k in keys]
             n_classes = m
     ok = judge(table, record_class, n_classes, models) if n_classes else np.zeros(0, dtype=bool)
-    if n_classes and any(m.qis is not None for m in models):
+    if n_classes and subset:
         sizes = np.bincount(record_class[record_class >= 0], minlength=n_classes).astype(float)
         ok = _subset_fixpoint(table, sizes, keys, ok, models)
-    failed_records = int(np.isin(record_class, np.flatnonzero(~ok)).sum()) if n_classes else 0
-    # suppress failing classes, renumber the survivors
-    if n_classes:
+    # suppress failing classes, renumber the survivors; nothing is copied when every class passes
+    # (issue 30: Anatomy's million groups, whose levels and nodes alone are 128 MB at 3 M records)
+    failed_records = 0
+    if n_classes and not ok.all():
+        failed_records = int(np.bincount(record_class + 1, minlength=n_classes + 1)[1:][~ok].sum())
         new_id = np.cumsum(ok) - 1
         safe = np.maximum(record_class, 0)
         record_class = np.where((record_class >= 0) & ok[safe], new_id[safe], -1)
+        del safe
         levels, nodes = levels[ok], nodes[ok]
         bounds = {k: v[ok] for k, v in bounds.items()}
         sets = {k: [v[i] for i in np.flatnonzero(ok)] for k, v in sets.items()}
-    else:
+    elif not n_classes:
         record_class = np.full(table.n, -1, dtype=np.int64)
     n_classes = int(ok.sum())
     suppressed = int((record_class < 0).sum()) - int(table.presuppressed.sum())

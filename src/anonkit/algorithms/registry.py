@@ -5,6 +5,14 @@ every algorithm the same way.
 Declarations live beside their code (one ``@algorithm(...)`` per algorithm); this module only
 finds them: it imports the modules of each family package (``anonkit.algorithms.<family>``) whose
 names do not start with ``_`` and keeps every function that carries a ``spec``. Names are unique.
+
+The walk is lazy, family by family (issue 30, item 1: a job's fixed cost): :func:`get` and
+:func:`default_algorithm` walk the families in order only until they find what they look for (Flash, the
+default, is in the first family, so ``anonkit anonymize`` on a lattice job never imports the perturbative,
+synthetic or clustering modules and what they load); :func:`family` walks one family; :func:`algorithms`,
+and any face that lists the algorithms (:func:`anonkit.algorithms.spec.declared`), walks them all and
+checks the registry's rules (unique names, exactly one default). A name is found in the same place either
+way: the families and their modules are walked in the one order.
 """
 
 from __future__ import annotations
@@ -14,8 +22,31 @@ import pkgutil
 from collections.abc import Callable
 from functools import cache
 
+from anonkit.algorithms import spec as _spec
 from anonkit.algorithms.spec import FAMILIES, Algorithm, in_order
 from anonkit.errors import InputError
+
+
+@cache
+def family(name: str) -> dict[str, Algorithm]:
+    """The algorithms of one family (``anonkit.algorithms.<name>``) by config name, by module name; empty for
+    a family without a package. Imports that family's public modules only."""
+    found: dict[str, Algorithm] = {}
+    try:
+        package = importlib.import_module(f"anonkit.algorithms.{name}")
+    except ModuleNotFoundError:
+        return found
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for value in vars(module).values():
+            spec = getattr(value, "spec", None)
+            if isinstance(spec, Algorithm) and spec.run.__module__ == module.__name__:
+                if spec.name in found and found[spec.name] is not spec:
+                    raise RuntimeError(f"two algorithms are named {spec.name!r}")
+                found[spec.name] = spec
+    return found
 
 
 @cache
@@ -23,21 +54,11 @@ def algorithms() -> dict[str, Algorithm]:
     """Every registered algorithm by config name, family by family (lattice, search, partition,
     cluster, bucket), then by module name."""
     found: dict[str, Algorithm] = {}
-    for family in FAMILIES:
-        try:
-            package = importlib.import_module(f"anonkit.algorithms.{family}")
-        except ModuleNotFoundError:
-            continue
-        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-            if info.name.startswith("_"):
-                continue
-            module = importlib.import_module(f"{package.__name__}.{info.name}")
-            for value in vars(module).values():
-                spec = getattr(value, "spec", None)
-                if isinstance(spec, Algorithm) and spec.run.__module__ == module.__name__:
-                    if spec.name in found and found[spec.name] is not spec:
-                        raise RuntimeError(f"two algorithms are named {spec.name!r}")
-                    found[spec.name] = spec
+    for name in FAMILIES:
+        for spec in family(name).values():
+            if spec.name in found and found[spec.name] is not spec:
+                raise RuntimeError(f"two algorithms are named {spec.name!r}")
+            found[spec.name] = spec
     defaults = [a.name for a in found.values() if a.default]
     if len(defaults) != 1:
         raise RuntimeError(f"exactly one algorithm must be the default, found {defaults}")
@@ -45,21 +66,38 @@ def algorithms() -> dict[str, Algorithm]:
     return found
 
 
+def _first(wanted: Callable[[Algorithm], bool]) -> Algorithm | None:
+    """The first algorithm, in the registry's order, that ``wanted`` accepts, walking only the families
+    up to it; once every family was walked, read from :func:`algorithms`'s one table (what it holds is what
+    every lookup sees, a test's stand-in included)."""
+    if algorithms.cache_info().currsize:
+        return next((a for a in algorithms().values() if wanted(a)), None)
+    for name in FAMILIES:
+        spec = next((a for a in family(name).values() if wanted(a)), None)
+        if spec is not None:
+            return spec
+    return None
+
+
 def get(name: str | None = None) -> Algorithm:
     """The declaration of ``name`` (default: the default algorithm); an :class:`InputError` naming
     the known ones otherwise."""
-    known = algorithms()
     if name is None:
         return default_algorithm()
-    try:
-        return known[name]
-    except KeyError:
-        raise InputError(f"unknown algorithm {name!r}; available: {', '.join(known)}", key="algorithm.name") from None
+    found = _first(lambda a: a.name == name) if isinstance(name, str) else None
+    if found is None:
+        known = algorithms()
+        raise InputError(f"unknown algorithm {name!r}; available: {', '.join(known)}", key="algorithm.name")
+    return found
 
 
 def default_algorithm() -> Algorithm:
     """The algorithm used when none is named (Flash, as in ARX)."""
-    return next(a for a in algorithms().values() if a.default)
+    found = _first(lambda a: a.default)
+    if found is None:
+        algorithms()  # refuses a registry without a default, saying what it found
+        raise RuntimeError("exactly one algorithm must be the default, found none")
+    return found
 
 
 def get_algorithm(name: str) -> Callable:
@@ -69,4 +107,6 @@ def get_algorithm(name: str) -> Callable:
     return spec.entry if spec.entry is not None else spec.__call__
 
 
-__all__ = ["Algorithm", "algorithms", "default_algorithm", "get", "get_algorithm"]
+_spec.walk_all(algorithms)  # a declaration that lists the others (declared()) sees every family
+
+__all__ = ["Algorithm", "algorithms", "default_algorithm", "family", "get", "get_algorithm"]

@@ -357,9 +357,22 @@ def algorithm(
 _DECLARED: dict[str, Algorithm] = {}
 
 
+#: the registry's walk of every family (:func:`anonkit.algorithms.registry.algorithms`), handed down by the
+#: registry when it loads: the registry imports a family only when asked, so a list of the others walks first
+_WALK: list[Callable[[], object]] = []
+
+
+def walk_all(walk: Callable[[], object]) -> None:
+    """Let :func:`declared` walk every family first (the registry calls it once, at import)."""
+    _WALK[:] = [walk]
+
+
 def declared() -> list[Algorithm]:
-    """The algorithms declared so far: all of them, in the registry's order, once the registry has
-    walked the families (:func:`anonkit.algorithms.registry.algorithms`)."""
+    """Every algorithm, in the registry's order: the registry walks the families first (it loads them
+    lazily, :mod:`anonkit.algorithms.registry`), so a message naming the algorithms that take a model or
+    an option names all of them whatever a job has loaded."""
+    for walk in _WALK:
+        walk()
     return list(_DECLARED.values())
 
 

@@ -12,7 +12,7 @@ shrink another subset class below its bound, so the suppression is iterated to a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +50,9 @@ class NodeEvaluation:
     monotone_suppressed: int = 0
     #: ``(C × d)`` node code of every QI per class, when known (roll-up cache)
     class_codes: np.ndarray | None = None
+    #: whether every model was judged; ``False``: stopped once settled as failing (``settle`` in
+    #: :func:`evaluate_node`), ``class_ok`` and ``suppressed`` then cover the models judged so far
+    complete: bool = True
 
     @property
     def tuple_class(self) -> np.ndarray:
@@ -79,6 +82,8 @@ def evaluate_node(
     monotone: Callable[[Criterion], bool] | None = None,
     cache: RollupCache | None = None,
     metric: SearchMetric | None = None,
+    settle: bool = False,
+    order: Sequence[Criterion] | None = None,
 ) -> NodeEvaluation:
     """Classes of the transformation ``levels`` and which of them survive the models.
 
@@ -90,8 +95,19 @@ def evaluate_node(
 
     ``metric`` is the search's quality model: the whole-release models break ties between classes
     of equal size by it, as ARX does (:func:`release_order`); ``None`` orders them by first record.
+
+    With ``settle``, the evaluation stops as soon as the node is settled as failing: once the classes
+    failed so far hold more records than the limit, no later model can bring them back (every model
+    only ever suppresses), so the node is not anonymous whatever the rest say — ARX's check stops there
+    too. Such an evaluation is marked ``complete=False``: its ``class_ok`` and ``suppressed`` cover the
+    models judged so far (``suppressed`` and ``monotone_suppressed`` are then lower bounds above the
+    limit, so a search's verdicts, by both, are those of the whole evaluation). A search that reads a
+    failing node's classes (lightning ranks them) asks for the whole one.
+
+    ``order``: :func:`judging_order` of ``models`` and ``monotone``, when the caller (a search, at every
+    node) computed it once.
     """
-    levels = tuple(int(x) for x in levels)
+    levels = tuple(map(int, levels))
     d = table.distinct
     weight = d.counts
     if cache is not None:
@@ -105,22 +121,14 @@ def evaluate_node(
         weight = presuppressed_weight(table)
         stats = table.stats(tc, n_classes, weight if table.presuppressed.any() else None,
                             models=[m for m in models if m.qis is None], levels=levels)
-    ok = stats.sizes > 0
-    alive = np.flatnonzero(ok)
-    current = stats if alive.size == ok.size else stats.subset(alive)
-    is_mono = monotone or (lambda _m: True)
-    ordered = sorted(_class_models(models), key=lambda m: (not is_mono(m), m.attribute is not None))
-    mono_suppressed = None
-    for m in ordered:
-        if mono_suppressed is None and not is_mono(m):
-            mono_suppressed = int(stats.sizes[~ok].sum())
-        if not alive.size:
-            break
-        passed = m.passes(current)
-        if not passed.all():  # narrow to the survivors; otherwise keep the cached statistics
-            ok[alive[~passed]] = False
-            alive = alive[passed]
-            current = current.subset(passed)
+    if limit is None:
+        limit = suppression_limit(0.0 if max_suppression is None else max_suppression, table.n_records)
+    ordered = judging_order(models, monotone) if order is None else order
+    ok, mono_suppressed, settled = _judge_classes(stats, ordered, monotone, limit if settle else None)
+    if settled:
+        gone = int(stats.sizes[~ok].sum())
+        return NodeEvaluation(levels, tc, n_classes, ok, stats.sizes, gone, limit, False,
+                              gone if mono_suppressed is None else mono_suppressed, codes, complete=False)
     if mono_suppressed is None:
         mono_suppressed = int(stats.sizes[~ok].sum())
     subset_models = [m for m in models if m.qis is not None]
@@ -144,8 +152,6 @@ def evaluate_node(
             if not changed:
                 break
     sizes = stats.sizes
-    if limit is None:
-        limit = suppression_limit(0.0 if max_suppression is None else max_suppression, table.n_records)
     tc = _enforce_whole_release(table, tc, sizes, ok, models, limit, levels, metric)
     suppressed = int(sizes[~ok].sum())
     anonymous = suppressed <= limit and not empty_classes_fail(stats, models)
@@ -165,6 +171,55 @@ def empty_classes_fail(stats: ClassStats, models: list[Criterion]) -> bool:
         return False
     sub = stats.subset(empty)
     return any(not bool(m.passes(sub).all()) for m in judging)
+
+
+def judging_order(models: Sequence[Criterion], monotone: Callable[[Criterion], bool] | None = None) -> list[Criterion]:
+    """The class models in the order :func:`evaluate_node` judges them: the ``monotone`` ones first (all
+    are, without it), then within each the models of the sizes before those of a sensitive attribute —
+    the cheap checks first, and those whose failures a search may infer from."""
+    is_mono = monotone or (lambda _m: True)
+    return sorted(_class_models(list(models)), key=lambda m: (not is_mono(m), m.attribute is not None))
+
+
+def _judge_classes(stats: ClassStats, ordered: Sequence[Criterion], monotone: Callable[[Criterion], bool] | None,
+                   settle_above: int | None) -> tuple[np.ndarray, int | None, bool]:
+    """Judge the classes by the class models in ``ordered``, each on the classes the ones before it left:
+    (released per class, the records the monotone models alone suppress — ``None`` when every model is
+    monotone —, whether it stopped settled: the failed classes held more than ``settle_above`` records)."""
+    ok = stats.sizes > 0
+    alive = np.flatnonzero(ok)
+    current: ClassStats | None = stats if alive.size == ok.size else None  # the survivors' statistics, when built
+    is_mono = monotone or (lambda _m: True)
+    mono_suppressed = None
+    failed = 0.0  # records of the classes failed so far (none of an empty class)
+    for m in ordered:
+        if mono_suppressed is None and not is_mono(m):
+            mono_suppressed = int(stats.sizes[~ok].sum())
+        if not alive.size:
+            break
+        if current is None and _sizes_only(m):  # judged on the survivors' sizes: no histogram copied
+            passed = m.passes(ClassStats(stats.sizes[alive], domains=stats.domains))
+        else:
+            current = stats.subset(alive) if current is None else current
+            passed = m.passes(current)
+        if not passed.all():  # narrow to the survivors; otherwise keep the statistics built
+            failed += float(stats.sizes[alive[~passed]].sum())
+            ok[alive[~passed]] = False
+            alive = alive[passed]
+            if settle_above is not None and failed > settle_above:  # no later model releases a class again
+                return ok, mono_suppressed, True
+            current = None if current is None else current.subset(passed)
+    return ok, mono_suppressed, False
+
+
+def _sizes_only(model: Criterion) -> bool:
+    """Whether ``model`` declares that it judges the class sizes alone (k-anonymity): it is then
+    handed the sizes of the surviving classes without their histograms, which are copied only for a
+    model that reads them."""
+    return type(model).spec.needs <= _SIZES
+
+
+_SIZES = frozenset({"sizes"})
 
 
 def _class_models(models: list[Criterion]) -> list[Criterion]:

@@ -41,22 +41,27 @@ however many classes overlap; no matrix over records is ever built.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from anonkit._kernels import group_columns
 from anonkit._values import factorize_text
+from anonkit.analytics import _cover_shared
 from anonkit.analytics._cover_labels import WILDCARD as WILDCARD
 from anonkit.analytics._cover_labels import Resolver, label_kind
+from anonkit.analytics._cover_shared import lasting_reading as lasting_reading
+from anonkit.analytics._cover_shared import shared_reading as shared_reading
+from anonkit.analytics._cover_shared import shared_result
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.schema import Schema
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 __all__ = [
     "CHUNK_PAIRS",
@@ -66,6 +71,7 @@ __all__ = [
     "build_cover",
     "column_cover",
     "column_covers",
+    "lasting_reading",
     "population_counts",
     "row_covers",
     "shared_factorize",
@@ -111,7 +117,10 @@ class ColumnCover:
 
     @cached_property
     def matrix(self) -> sparse.csr_array:
-        """The boolean coverage matrix (labels × values), sparse."""
+        """The boolean coverage matrix (labels × values), sparse (scipy is loaded here, on first use: the
+        verifier imports this module, and ``anonkit anonymize`` needs no sparse matrix)."""
+        from scipy import sparse
+
         data = np.ones(len(self.indices), dtype=bool)
         return sparse.csr_array((data, self.indices, self.indptr), shape=(self.n_labels, self.n_values))
 
@@ -163,58 +172,10 @@ class ColumnCover:
         return out
 
 
-@dataclass
-class _Shared:
-    """What the coverage matrices built inside one :func:`shared_reading` block share: each column's
-    factorization (by the column's array, held so that its id is not reused) and each column's
-    :class:`~anonkit.analytics._cover_labels.Resolver` (by its name, distinct values, hierarchy, kind
-    and format: the hierarchy held likewise)."""
-
-    factorized: dict[int, tuple[object, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
-    resolvers: dict[tuple, tuple[object, Resolver]] = field(default_factory=dict)
-
-
-_SHARED: ContextVar[_Shared | None] = ContextVar("anonkit_cover_shared", default=None)
-
-
-@contextmanager
-def shared_reading() -> Iterator[None]:
-    """Within the block, the coverage matrices (:func:`column_cover`, :func:`build_cover`) factorize a
-    column and read a column's values against its hierarchy once, however many matrices read them: an
-    audit's attacks match the same release and input several times each (singling-out twice against the
-    whole input, linkability on two sides, inference; one audit of Adult costs a quarter less). Nothing is
-    kept after the block; the columns must not change inside it (an audit only reads them)."""
-    token = _SHARED.set(_Shared())
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
-
-
 def shared_factorize(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`anonkit._values.factorize_text` of a column, shared inside :func:`shared_reading` (read-only)."""
-    shared = _SHARED.get()
-    if shared is None or not isinstance(values, pd.Series):
-        return factorize_text(values)
-    array = values.array
-    hit = shared.factorized.get(id(array))
-    if hit is None or hit[0] is not array:
-        hit = (array, factorize_text(values))
-        shared.factorized[id(array)] = hit
-    return hit[1]
-
-
-def _resolver(name: str, values: np.ndarray, hierarchy: Hierarchy | None, kind: str, format: str | None) -> Resolver:
-    """The column's :class:`~anonkit.analytics._cover_labels.Resolver`, shared inside :func:`shared_reading`."""
-    shared = _SHARED.get()
-    if shared is None:
-        return Resolver(name, values, hierarchy, kind, format)
-    key = (name, tuple(values.tolist()), id(hierarchy), kind, format)
-    hit = shared.resolvers.get(key)
-    if hit is None or hit[0] is not hierarchy:
-        hit = (hierarchy, Resolver(name, values, hierarchy, kind, format))
-        shared.resolvers[key] = hit
-    return hit[1]
+    """:func:`anonkit._values.factorize_text` of a column, shared inside :func:`shared_reading` (read-only;
+    :mod:`anonkit.analytics._cover_shared` says what is shared and for how long)."""
+    return _cover_shared.shared_factorize(values, factorize_text)
 
 
 def column_cover(
@@ -255,7 +216,7 @@ def column_cover(
                  (np.array([p], dtype=np.int64) if p >= 0 else np.zeros(0, dtype=np.int64))
                  for lab, p in zip(labels, pos, strict=True)]
     else:
-        resolver = _resolver(name, values, hierarchy, kind, format)
+        resolver = _cover_shared.resolver(name, values, hierarchy, kind, format, Resolver)
         parts = []
         for a, text in enumerate(labels):
             found = resolver.resolve(text)
@@ -409,6 +370,12 @@ def _first(ids: np.ndarray, k: int) -> np.ndarray:
     return first
 
 
+def _tuples(cols: list[ColumnCover], n_records: int) -> tuple[np.ndarray, int, np.ndarray]:
+    """The distinct original tuple of every record, their number and each one's first record."""
+    record_tuple, n_tuples = _group([c.value_codes for c in cols], [c.n_values for c in cols], n_records)
+    return record_tuple, n_tuples, _first(record_tuple, n_tuples)
+
+
 def build_cover(
     published: pd.DataFrame,
     original: pd.DataFrame,
@@ -436,8 +403,10 @@ def build_cover(
     first_row = _first(row_class, n_classes)
     class_labels = np.stack([c.label_codes[first_row] for c in cols], axis=1) if cols else np.zeros((n_classes, 0),
                                                                                                      dtype=np.int64)
-    record_tuple, n_tuples = _group([c.value_codes for c in cols], [c.n_values for c in cols], n_records)
-    first_record = _first(record_tuple, n_tuples)
+    # singling-out groups the whole input twice per audit: once, by the shared factorizations' codes
+    codes = [c.value_codes for c in cols]
+    record_tuple, n_tuples, first_record = (shared_result(codes, lambda: _tuples(cols, n_records)) if cols
+                                            else _tuples(cols, n_records))
     tuples = np.stack([c.value_codes[first_record] for c in cols], axis=1) if cols else np.zeros((n_tuples, 0),
                                                                                                  dtype=np.int64)
     indptr, classes = _join(cols, class_labels.astype(np.int64), tuples.astype(np.int64))

@@ -32,7 +32,6 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from anonkit._verify_wildcard import wildcard_counts
 from anonkit.analytics.published import PublishedRelease, Reference, domain_specs
@@ -138,6 +137,8 @@ def wildcard_table(
     first = np.full(n_patterns, len(frame), dtype=np.int64)
     np.minimum.at(first, row_class, np.arange(len(frame)))
     a, b = compatible_pairs(_pattern_codes(keys.loc[first].reset_index(drop=True), marker))
+    from scipy import sparse  # loaded by a wildcard release only (anonkit anonymize's usual job needs none)
+
     match = sparse.csr_matrix((np.ones(len(a)), (a, b)), shape=(n_patterns, n_patterns))
     fk, _ = wildcard_counts(keys, marker)  # the verifier's count, row by row
     compatible = np.zeros(n_patterns, dtype=np.int64)

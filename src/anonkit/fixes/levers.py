@@ -212,8 +212,8 @@ def _unmet_ladders(raw: Mapping[str, Any], facts: Facts) -> list[Ladder]:
         out.append(Ladder("suppression", rungs, unmet_is_too_strong=False))
     algo = _algorithm(raw)
     spec = registry.get(algo.get("name"))
-    other = next((a for a in registry.algorithms().values() if a.family == OTHER_FAMILY
-                  and a.enforces == CLASS_MODELS and not a.needs and not a.persons), None)
+    other = next((a for a in registry.family(OTHER_FAMILY).values()  # that family's modules only
+                  if a.enforces == CLASS_MODELS and not a.needs and not a.persons), None)
     if other is not None and spec.family in ("lattice", "search") and not spec.needs and not spec.persons:
         new: dict[str, Any] = {"name": other.name}
         if now is not None and "max_suppression" in algo:

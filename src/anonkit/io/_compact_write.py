@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from anonkit import interrupt
 from anonkit.errors import InputError
@@ -162,6 +161,8 @@ def write_parquet_compact(frame: pd.DataFrame, names: list[str], target: Path, l
     except (InputError, pa.ArrowException, ValueError, TypeError, OverflowError):
         _write_parquet(dense_frame(frame), names, target, loc)  # the dense writer names the cell at fault
         return
+
+    import pyarrow.parquet as pq  # on use: a CSV job never loads it (issue 30, item 1)
 
     def write(tmp: str) -> None:
         with pq.ParquetWriter(tmp, schema) as writer:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from anonkit.errors import InputError
 from anonkit.io._files import atomic_write, read_bytes
@@ -16,6 +15,8 @@ from anonkit.io._messages import _one_line
 
 
 def _read_parquet(loc: str, na: frozenset[str]) -> pd.DataFrame:
+    import pyarrow.parquet as pq  # on use: a job that reads and writes CSV never loads it (issue 30, item 1)
+
     raw = read_bytes(loc)  # read once, hashed as read (the run's audit trail records the digest)
     if not raw:
         raise InputError("input is empty", file=loc)
@@ -37,5 +38,16 @@ def _write_parquet(frame: pd.DataFrame, names: list[str], target: Path, loc: str
     """Write ``frame`` as Parquet to ``target`` through a temporary file (see :func:`anonkit.io.write_table`);
     a frame with categorical columns is written by :func:`anonkit.io.batches.write_parquet_compact` instead
     (the registry, :mod:`anonkit.io.registry`, chooses)."""
+    import pyarrow.parquet as pq  # on use (see _read_parquet)
+
     arrow = _to_arrow(frame, names)
     atomic_write(target, loc, lambda tmp: pq.write_table(arrow, tmp))
+
+
+def __getattr__(name: str) -> object:
+    """``pq``, pyarrow's Parquet module, loaded on first use (:pep:`562`) like the functions above load it."""
+    if name == "pq":
+        import pyarrow.parquet as pq
+
+        return pq
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

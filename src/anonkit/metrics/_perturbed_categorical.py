@@ -46,6 +46,16 @@ def _raw_codes(values: pd.Series) -> tuple[np.ndarray, list[Any]] | None:
     return None
 
 
+def _distinct_texts(values: pd.Series) -> bool:
+    """Whether distinct values of this column (as :func:`_raw_codes` numbers them) have distinct texts, so their
+    texts need no second numbering: a numpy integer or boolean column, or a float column (a float's text is
+    the shortest one that reads back as the same float — Python's ``repr``, numpy's for a narrower float —
+    so two floats with different bits have different texts; ``0.0`` and ``-0.0`` too, and the missing NaNs
+    are not numbered)."""
+    dtype = values.dtype
+    return isinstance(dtype, np.dtype) and (dtype.kind in "iub" or (dtype.kind == "f" and dtype.itemsize in _BITS))
+
+
 def text_codes(values: pd.Series) -> tuple[np.ndarray, list[str]]:
     """Every value's text (``str``) numbered by first appearance, −1 for a missing value, and the
     distinct texts: the same numbering as turning every value into text and factorizing, computed on
@@ -56,7 +66,10 @@ def text_codes(values: pd.Series) -> tuple[np.ndarray, list[str]]:
         codes, uniques = pd.factorize(text, use_na_sentinel=True)
         return codes.astype(np.int64, copy=False), [str(u) for u in uniques]
     codes, distinct = raw
-    merged, texts = pd.factorize(np.array([str(v) for v in distinct], dtype=object))
+    texts_of = [str(v) for v in distinct]
+    if _distinct_texts(values):  # numbered on the values already: the texts are too
+        return codes, texts_of
+    merged, texts = pd.factorize(np.array(texts_of, dtype=object))
     out = np.where(codes >= 0, merged[np.maximum(codes, 0)] if len(merged) else -1, -1).astype(np.int64)
     return out, [str(t) for t in texts]
 

@@ -40,14 +40,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from anonkit.errors import InputError
 from anonkit.risk._keys import group_ids, weights_array
+
+if TYPE_CHECKING:  # scipy loads only when a log-linear model is fitted (a run's verifier imports this package)
+    from scipy import sparse
 
 #: ``modRisk``'s methods offered here; "default" is sdcMicro's default.
 METHODS = ("default", "CE", "PML", "weightedLLM")
@@ -98,6 +100,8 @@ def _irls(grid: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, float]], de
     observed cells' share at the empty cells' weight plus their own share. Start ``μ = y + 0.1``, stop at a
     relative deviance change below :data:`GLM_EPSILON` or after :data:`GLM_MAX_STEPS` steps: R's iterates.
     """
+    from scipy import sparse
+
     p0 = design.shape[1]
     full = design if extra is None else sparse.hstack([design, sparse.csr_matrix(extra[:, None])]).tocsr()
     size = full.shape[1]
@@ -229,6 +233,8 @@ def _interaction(a: _Term, b: _Term) -> _Term:
 
 def _design(terms: list[_Term], levels: list[np.ndarray]) -> sparse.csr_matrix:
     """The cells' rows of the model matrix: the intercept, then each term's columns (sparse)."""
+    from scipy import sparse
+
     m = levels[0].size
     rows, cols, vals, start = [np.arange(m)], [np.zeros(m, dtype=np.int64)], [np.ones(m)], 1
     for term in terms:

@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from anonkit.errors import InputError
-from anonkit.risk._keys import MISSING, combine, dense, group_ids, key_codes
+from anonkit.risk._keys import MISSING, dense, group_ids, key_codes
 
 #: sdcMicro's default sampling fraction for DIS-SUDA (``DisFraction``).
 DEFAULT_DIS_FRACTION = 0.01
@@ -115,6 +115,32 @@ def _subsets(m: int, max_size: int) -> list[tuple[int, ...]]:
     return [s for k in range(1, max_size + 1) for s in itertools.combinations(range(m), k)]
 
 
+#: a key whose values span at most this many times its length (plus :data:`_TABLE_EXTRA`) is numbered through a
+#: table over the span rather than by hashing: the prefix search splits many small groups, where
+#: ``pd.factorize``'s fixed cost (about 25 µs a call) was most of SUDA2's time on 4,580 records
+_TABLE_SPAN = 8
+_TABLE_EXTRA = 4096
+
+
+def _renumber(key: np.ndarray, span: int) -> np.ndarray:
+    """Dense ids of ``key`` (values in ``[0, span)``): equal values one id, different values different ids. The
+    search only compares ids, so their order does not matter: a table over a narrow span numbers the values in
+    sorted order, a wide one is hashed (:func:`~anonkit.risk._keys.dense`, first appearance)."""
+    if span > _TABLE_SPAN * key.size + _TABLE_EXTRA:
+        return dense(key)
+    seen = np.zeros(span, dtype=np.bool_)
+    seen[key] = True
+    return (np.cumsum(seen) - 1)[key]
+
+
+def _split(ids: np.ndarray, groups: int, codes: np.ndarray) -> np.ndarray:
+    """Dense ids of the pairs (``ids`` in ``[0, groups)``, ``codes`` ≥ −1): each group split by one more
+    variable (:func:`~anonkit.risk._keys.combine`'s groups; the ids in another order where the span is
+    narrow)."""
+    width = int(codes.max()) + 2
+    return _renumber(ids * width + (codes + 1), groups * width)
+
+
 def _unique_by_prefix(keys: np.ndarray, mult: np.ndarray, searched: np.ndarray, max_size: int,
                       index: dict[tuple[int, ...], int], unique: np.ndarray) -> None:
     """Fill ``unique[r, subset]``: whether searched key ``r`` is the only record with its values there.
@@ -131,9 +157,10 @@ def _unique_by_prefix(keys: np.ndarray, mult: np.ndarray, searched: np.ndarray, 
     stack: list[tuple[tuple[int, ...], np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = [((), *start)]
     while stack:
         prefix, ids, active, where, done, complete = stack.pop()
+        groups = int(ids.max()) + 1 if ids.size else 0
         for j in range((prefix[-1] + 1) if prefix else 0, m):
             s = (*prefix, j)
-            sub = combine(ids, keys[active, j]) if active.size else ids
+            sub = _split(ids, groups, keys[active, j]) if active.size else ids
             counts = np.bincount(sub, weights=mult[active]) if active.size else np.zeros(0)
             inside = where >= 0
             alone = done.copy()
@@ -147,8 +174,8 @@ def _unique_by_prefix(keys: np.ndarray, mult: np.ndarray, searched: np.ndarray, 
                 still = inside.copy()
                 still[inside] = keep[where[inside]]
                 moved[still] = rank[where[still]]
-                stack.append((s, dense(sub[keep]) if keep.any() else np.zeros(0, dtype=np.int64), active[keep],
-                              moved, alone, ok))
+                stack.append((s, _renumber(sub[keep], counts.size) if keep.any() else np.zeros(0, dtype=np.int64),
+                              active[keep], moved, alone, ok))
 
 
 def minimal_sample_uniques(codes: np.ndarray, max_size: int,

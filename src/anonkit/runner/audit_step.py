@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from anonkit.analytics.cover import lasting_reading
 from anonkit.analytics.published import private_rows
 from anonkit.audit.advice import Rerun, advise
 from anonkit.audit.inputs import AuditInputs, read_extra, release_reading, release_records
@@ -27,16 +28,28 @@ from anonkit.runner.knowledge import priors_for
 from anonkit.runner.result import Result
 from anonkit.schema import Schema
 
-__all__ = ["audit_report", "audit_result", "rerun_for", "rerun_key"]
+__all__ = ["RERUN_PLACE_KEYS", "audit_report", "audit_result", "rerun_for", "rerun_key"]
+
+#: the input keys that say where a run's input was read from (``--input`` replaces them): a rerun of the
+#: same run reads the input the run read, so they make no two reruns differ (:func:`rerun_key`)
+RERUN_PLACE_KEYS = ("path", "format", "table", "query", "dataset", "sheet", "header_row")
 
 
 def rerun_key(config: Config, seed: int) -> str:
     """What makes two reruns of one input the same run: the changed config (validated, so ``l: 3`` and
     ``l: 3.0`` read alike) without ``audit.required`` (a trial switches it off; it changes no figure)
-    and the seed. The advice's reruns and the fixes' trials of one run share the input and schema."""
+    and the seed. The advice's reruns and the fixes' trials of one run share the input and schema, so
+    where the input was read from (:data:`RERUN_PLACE_KEYS`) and every output key but ``suppressed`` (the
+    one that shapes the release in memory) are left out too: a trial's config has ``--input`` and
+    ``--output`` folded in (:meth:`anonkit.plan.Plan.declaration`), the advice's does not, and with
+    ``--output`` given the trials used to run again two configs the advice had run."""
     data = config.model_dump(mode="json")
     if isinstance(data.get("audit"), dict):
         data["audit"] = {**data["audit"], "required": False}
+    if isinstance(data.get("input"), dict):
+        data["input"] = {k: v for k, v in data["input"].items() if k not in RERUN_PLACE_KEYS}
+    if isinstance(data.get("output"), dict):
+        data["output"] = {"suppressed": data["output"].get("suppressed")}
     return json.dumps([data, seed], sort_keys=True, default=str)
 
 
@@ -80,6 +93,13 @@ def audit_result(plan: Plan, result: Result, *, frame: pd.DataFrame | None = Non
     With ``audit.required`` a failing verdict refuses the release before anything is written.
     ``population``: the whole input of an ``input.subset`` run (the audit and the reruns count in it).
     ``report``: the release's audit when it was made already (a rerun's, kept by :func:`rerun_for`)."""
+    with lasting_reading():  # the audits of the run and of its advice's reruns read the input's columns once
+        _audit_and_advise(plan, result, frame, schema, population, report)
+
+
+def _audit_and_advise(plan: Plan, result: Result, frame: pd.DataFrame | None, schema: Schema | None,
+                      population: pd.DataFrame | None, report: dict[str, Any] | None) -> None:
+    """:func:`audit_result`'s work (see there)."""
     spec = plan.audit
     release = result.release
     if report is None:

@@ -259,9 +259,28 @@ class Groups(Sequence):
     group ``g`` is ``members[ends[g−1]:ends[g]]``, a view made when read. One array of the released
     records instead of a list of a million small arrays (about 120 bytes each) at 3 M records."""
 
-    def __init__(self, members: np.ndarray, ends: np.ndarray) -> None:
-        self._members = members
+    def __init__(self, members: np.ndarray | None, ends: np.ndarray) -> None:
+        self._stored = members
+        self._classes: np.ndarray | None = None
         self._ends = np.asarray(ends, dtype=np.int64)
+
+    @classmethod
+    def of_classes(cls, record_class: np.ndarray, ends: np.ndarray) -> Groups:
+        """The groups of a release's ``record_class`` (``−1``: not released; ``ends`` the cumulative
+        group sizes), their members sorted out when first read: nothing is held beside the release's
+        own array until then (issue 30: Anatomy's memory; the pipeline never reads them)."""
+        out = cls(None, ends)
+        out._classes = record_class
+        return out
+
+    @property
+    def _members(self) -> np.ndarray:
+        if self._stored is None:
+            rc = self._classes if self._classes is not None else np.zeros(0, dtype=np.int64)
+            # a stable sort puts the unreleased (−1) first, then each group's records in input order
+            self._stored = np.argsort(rc, kind="stable")[int((rc < 0).sum()):]
+            self._classes = None
+        return self._stored
 
     def __len__(self) -> int:
         return len(self._ends)
@@ -304,6 +323,41 @@ def resolve_l(models: list[Criterion], l: int | None, sensitive: str | None) -> 
         else:
             l = DEFAULT_L  # noqa: E741
     return int(l), attr
+
+
+def _qit(frame: pd.DataFrame, columns: list[str], rows: np.ndarray) -> pd.DataFrame:
+    """``frame``'s ``columns`` at ``rows``, see :func:`_frame`: each column's values taken (not its index,
+    a further array as long as the QIT) into a Series of the column's own dtype (declared: pandas
+    would infer ``str`` for text held as objects)."""
+    index = pd.RangeIndex(len(rows))
+    return _frame(len(rows), {c: pd.Series(frame[c].array.take(rows), index=index, dtype=frame[c].dtype, copy=False)
+                              for c in columns})
+
+
+def _frame(n: int, columns: Mapping[str, object]) -> pd.DataFrame:
+    """A frame of ``n`` rows holding ``columns``, inserted one at a time: one block per column.
+
+    Built from a dict, pandas stacks same-typed columns into one 2-D block, a second copy of the
+    whole table while both exist (issue 30: building the QIT and the ST were Anatomy's peaks); each
+    inserted column is its own block. The frame equals the dict-built one (values, dtypes, index)."""
+    out = pd.DataFrame(index=pd.RangeIndex(n))
+    for name, values in columns.items():
+        out[name] = values
+    return out
+
+
+def _cells(group: np.ndarray, code: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The (group, value) cells present, as ``group·m + value`` ascending, and their counts: what
+    ``np.unique(…, return_counts=True)`` gives, sorting one array in place instead of copies of it."""
+    key = np.array(group, dtype=np.int64)  # a copy, sorted in place
+    key *= m
+    key += code
+    key.sort()
+    if not key.size:
+        return key, np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+    counts = np.diff(np.append(starts, key.size))
+    return key[starts], counts
 
 
 def _column_name(base: str, taken: list[str]) -> str:
@@ -392,7 +446,7 @@ def anatomy(
     sa = resolve_sensitive(table, sensitive if sensitive is not None else model_attr, "anatomy")
     one_sensitive(table, sa, "anatomy")
     extra = carried(table, insensitive)
-    codes = table.sensitive_codes[sa].astype(np.int64)
+    codes = table.sensitive_codes[sa]  # the table's own codes: no int64 copy of a column
     labels = table.domains[sa].labels
     m = len(labels)
     active = np.flatnonzero(~table.presuppressed)
@@ -409,6 +463,7 @@ def anatomy(
     groups, n_groups = anatomy_groups(codes[active], l, m, seed=seed)
     record_class = np.full(table.n, -1, dtype=np.int64)
     record_class[active] = groups
+    del groups
     rel = release_of(
         table,
         record_class,
@@ -421,33 +476,41 @@ def anatomy(
         empty_message="the models cannot be met: no record to publish",
         merge_identical=False,  # groups are published by group id, not by their values
     )
+    del record_class  # the release holds its own renumbered copy
     rc = rel.record_class
-    released = np.flatnonzero(rc >= 0)
-    # the two published tables
+    everyone = not bool((rc < 0).any())
+    released = np.arange(0) if everyone else np.flatnonzero(rc >= 0)  # unused when everyone is released
     gid = _column_name(GROUP_ID, [*table.qi, *extra, sa])
-    # the QIT's rows in their published (shuffled) order, taken once column by column: no copy of the
-    # whole input's columns and no second copy for the shuffle (issue 30: Anatomy's memory)
-    rows = released[np.random.default_rng(0 if seed is None else seed).permutation(len(released))]
-    qit = pd.DataFrame({c: table.frame[c].take(rows).reset_index(drop=True) for c in [*table.qi, *extra]},
-                       index=pd.RangeIndex(len(rows)))
-    qit[gid] = rc[rows] + 1
     # the ST from the (group, value) cells present, sorted group-major: the same rows as the dense
     # (groups × values) histogram's non-zero cells, without that histogram (issue 30: Anatomy's memory;
     # it grows with groups × values, 8 GB for a million groups of a 1,000-value attribute)
-    cells, counts = np.unique(rc[released] * m + codes[released], return_counts=True)
+    cells, counts = _cells(rc if everyone else rc[released], codes if everyone else codes[released], m)
     g_idx, v_idx = np.divmod(cells, m)
-    st = pd.DataFrame(
-        {
-            gid: g_idx + 1,
-            sa: pd.Series(labels[v_idx], dtype=object),
-            _column_name(COUNT, [gid, sa]): counts.astype(np.int64),
-        }
-    )
-    rel.tables = {"qit": qit, "st": st}
-    sizes = np.bincount(rc[released], minlength=rel.n_classes)
-    rel.notes["groups"] = Groups(released[np.argsort(rc[released], kind="stable")], np.cumsum(sizes))
+    del cells
+    sizes = np.bincount(rc if everyone else rc[released], minlength=rel.n_classes)
+    # the largest share of one value in a group: each group's largest count over its size
+    top_count = np.zeros(rel.n_classes, dtype=np.int64)
+    np.maximum.at(top_count, g_idx, counts)
     rel.notes["distinct_l"] = int(np.bincount(g_idx, minlength=rel.n_classes).min()) if rel.n_classes else 0
-    rel.notes["max_confidence"] = float((counts / sizes[g_idx]).max()) if rel.n_classes else float("nan")
+    rel.notes["max_confidence"] = float((top_count / sizes).max()) if rel.n_classes else float("nan")
+    del top_count
+    g_idx += 1  # the published GroupID, in place
+    st = _frame(len(g_idx), {gid: g_idx, sa: pd.Series(labels[v_idx], dtype=object),
+                             _column_name(COUNT, [gid, sa]): counts.astype(np.int64, copy=False)})
+    del g_idx, v_idx, counts
+    rel.notes["groups"] = Groups.of_classes(rc, np.cumsum(sizes))
+    # the QIT's rows in their published (shuffled) order, taken once column by column: no copy of the
+    # whole input's columns and no second copy for the shuffle (issue 30: Anatomy's memory)
+    rows = np.random.default_rng(0 if seed is None else seed).permutation(len(rc) if everyone else len(released))
+    if not everyone:
+        rows = released[rows]
+    del released
+    qit = _qit(table.frame, [*table.qi, *extra], rows)
+    group_col = rc[rows]
+    group_col += 1
+    qit[gid] = group_col
+    del rows, group_col
+    rel.tables = {"qit": qit, "st": st}
     rel.notes["groups_formed"] = n_groups
     if dropped(table, insensitive):
         rel.notes["dropped_columns"] = dropped(table, insensitive)

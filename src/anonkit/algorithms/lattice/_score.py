@@ -56,7 +56,8 @@ class NodeScorer:
         for j, h in enumerate(table.hierarchies):
             col = d.columns[j]
             if name == "loss":
-                shares = [h.domain_share(level)[h.maps[level][col]] for level in range(h.height + 1)]
+                # each leaf's share looked up once, then one gather over the distinct tuples per level
+                shares = [h.domain_share(level)[h.maps[level]][col] for level in range(h.height + 1)]
                 self._share.append(shares)
                 self._loss_bound.append(np.array([self._loss(j, s, self.counts, None, 0.0) for s in shares]))
             if name == "entropy":

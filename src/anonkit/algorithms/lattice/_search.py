@@ -44,7 +44,13 @@ from anonkit.algorithms.lattice._space import (
     SearchState,
 )
 from anonkit.algorithms.rollup import RollupCache
-from anonkit.algorithms.transform import NodeEvaluation, evaluate_node, presuppressed_weight, release_node
+from anonkit.algorithms.transform import (
+    NodeEvaluation,
+    evaluate_node,
+    judging_order,
+    presuppressed_weight,
+    release_node,
+)
 from anonkit.errors import InputError
 from anonkit.metrics import SearchMetric, score
 from anonkit.models import Criterion
@@ -113,6 +119,8 @@ class Search:
         self._bounds: np.ndarray | None = None
         self._priority: np.ndarray | None = None
         self._order: np.ndarray | None = None
+        #: the class models in the order every node judges them (:func:`judging_order`), once
+        self._judging: list[Criterion] | None = None
         self._pruned: np.ndarray | None = None
         self._pruned_for: tuple | None = None
         #: score anonymous nodes as they are checked (cheap then: their classes are at hand)
@@ -135,9 +143,13 @@ class Search:
         return self.state
 
     # ------------------------------------------------------------------ checks
-    def evaluate(self, node: tuple[int, ...]) -> NodeEvaluation:
+    def evaluate(self, node: tuple[int, ...], *, settle: bool = False) -> NodeEvaluation:
+        """The node's evaluation; ``settle``: stop once it is settled as failing (its verdicts, not its
+        classes, are then known: see :func:`~anonkit.algorithms.transform.evaluate_node`)."""
+        if self._judging is None:
+            self._judging = judging_order(self.models, self.monotone)
         return evaluate_node(self.table, node, self.models, limit=self.limit, monotone=self.monotone, cache=self.cache,
-                             metric=self.metric)
+                             metric=self.metric, settle=settle, order=self._judging)
 
     def check(self, node: tuple[int, ...]) -> bool:
         """Is ``node`` anonymous? Checks it unless its status is known; tags; scores it if anonymous."""
@@ -156,11 +168,11 @@ class Search:
         """Check ``node``, whose status must be unknown, as :meth:`check` does (counted, tagged,
         scored if anonymous), and return its evaluation: for a search that also ranks the failing
         nodes by their score (lightning)."""
-        return self._check(node, self.lattice.id(node))
+        return self._check(node, self.lattice.id(node), settle=False)
 
-    def _check(self, node: tuple[int, ...], nid: int) -> NodeEvaluation:
+    def _check(self, node: tuple[int, ...], nid: int, *, settle: bool = True) -> NodeEvaluation:
         state = self.start()
-        ev = self.evaluate(node)
+        ev = self.evaluate(node, settle=settle)
         self._count_check()
         state.tag_id(nid, ev.anonymous, infer=self.fully_monotone)
         if not self.fully_monotone:
@@ -277,7 +289,7 @@ class Search:
         return bool(known)
 
     def _mono_only(self, node: tuple[int, ...], nid: int) -> None:
-        ev = self.evaluate(node)
+        ev = self.evaluate(node, settle=True)
         self._count_check()
         mono_ok = ev.monotone_suppressed <= ev.limit
         self.monotone_state.tag_id(nid, mono_ok, infer=True)
@@ -410,13 +422,16 @@ def strategy_rank(search: Search) -> np.ndarray:
     heights = np.maximum(np.array(table.heights, dtype=float), 1.0)
     share = np.zeros(levels.shape, dtype=float)
     for j, h in enumerate(table.hierarchies):
-        leaves = np.unique(d.columns[j])  # the leaf codes present; each level maps these
-        per_level = np.array([len(np.unique(h.maps[lv][leaves])) / len(leaves) for lv in range(h.height + 1)])
+        # the leaf codes present (counted, not sorted: the distinct tuples are many, the leaves few);
+        # each level maps these, and its distinct values are the nodes they reach
+        leaves = np.flatnonzero(np.bincount(d.columns[j], minlength=h.n_leaves))
+        per_level = np.array([np.count_nonzero(np.bincount(h.maps[lv][leaves], minlength=h.size(lv))) / len(leaves)
+                              for lv in range(h.height + 1)])
         share[:, j] = per_level[levels[:, j]]
     k1 = (levels.sum(axis=1) - lat.min.sum()) / max(lat.max_height, 1)
     k2 = (levels / heights).mean(axis=1) if lat.d else np.zeros(len(levels))
     k3 = 1.0 - share.mean(axis=1) if lat.d else np.zeros(len(levels))
-    order = np.lexsort((np.arange(len(levels)), k3, k2, k1))
+    order = np.lexsort((k3, k2, k1))  # stable: ties stay in id order
     rank = np.empty(len(levels), dtype=np.int64)
     rank[order] = np.arange(len(levels))
     return rank

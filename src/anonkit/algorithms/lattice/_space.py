@@ -116,7 +116,7 @@ class Lattice:
         return sum(level * st for level, st in zip(node, self._strides, strict=True)) - self._offset
 
     def node(self, node_id: int) -> tuple[int, ...]:
-        return tuple(int(x) for x in self.levels[node_id])
+        return tuple(self.levels[node_id].tolist())
 
     def successors(self, node: tuple[int, ...]) -> list[tuple[int, ...]]:
         """Direct generalizations: one attribute one level up."""

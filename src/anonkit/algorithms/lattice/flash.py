@@ -38,7 +38,7 @@ message and ``notes["heuristic_used"]``).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -78,7 +78,7 @@ def classify(search: Search) -> None:
         pruned = search.pruned_mask()
         return pruned is not None and bool(pruned[nid])
 
-    for start in search.order.tolist():
+    for start in _open_starts(search):
         if closed(start):
             continue
         queue = [(int(priority[start]), start)]
@@ -111,6 +111,27 @@ def classify(search: Search) -> None:
                     hi = mid - 1
                 else:
                     lo = mid + 1
+
+
+#: how many nodes of the strategy order :func:`_open_starts` checks at once
+START_CHUNK = 256
+
+
+def _open_starts(search: Search) -> Iterator[int]:
+    """The nodes of :attr:`Search.order` that may still start a path: those open (unknown and not
+    pruned) when their chunk of the order is reached, checked a chunk at a time in numpy rather than
+    one by one in Python. A node closed then stays closed (a status is set once; the pruned set only
+    grows, as the best score only falls), so Flash skips the same starts; each one given is checked
+    again when its turn comes."""
+    order = search.order
+    status = search.traversal_state.status
+    for at in range(0, order.size, START_CHUNK):
+        chunk = order[at:at + START_CHUNK]
+        open_ = status[chunk] == UNKNOWN
+        pruned = search.pruned_mask()
+        if pruned is not None:
+            open_ &= ~pruned[chunk]
+        yield from chunk[open_].tolist()
 
 
 def _explain_fallback(table: Table, models: list[Criterion], release: Release, options: Mapping[str, object]

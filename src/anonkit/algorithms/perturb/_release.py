@@ -168,12 +168,18 @@ def _text_key_groups(keys: pd.DataFrame | list[pd.Series]) -> np.ndarray:
     ranks = [_text_ranks(column) for column in keys]
     combined = np.zeros(len(keys[0]), dtype=np.int64)
     room = np.iinfo(np.int64).max
+    span = 1  # the combined ranks lie in [0, span)
     for rank, size in ranks:
         if room // size < 1:
             frame = pd.DataFrame({i: r for i, (r, _) in enumerate(ranks)})
             return frame.groupby(list(frame.columns), sort=True).ngroup().to_numpy()
         combined = combined * size + rank
         room //= size
+        span *= size
+    if span <= 2 * len(combined) + _DENSE_SPAN:  # few combinations: numbered through a table over them, in order
+        seen = np.zeros(span, dtype=np.bool_)
+        seen[combined] = True
+        return (np.cumsum(seen) - 1)[combined]
     return pd.factorize(combined, sort=True)[0].astype(np.int64)  # np.unique's numbering, by hashing
 
 
@@ -196,7 +202,7 @@ def _text_ranks(column: pd.Series) -> tuple[np.ndarray, int]:
             seen = np.zeros(span, dtype=np.bool_)
             seen[offset] = True
             distinct = np.flatnonzero(seen)
-            order = np.argsort(np.array([str(v + lo) for v in distinct.tolist()], dtype=object), kind="stable")
+            order = text_order([str(v + lo) for v in distinct.tolist()])
             rank_at = np.zeros(span, dtype=np.int64)
             rank_at[distinct[order]] = np.arange(len(distinct))
             return rank_at[offset], len(distinct)
@@ -208,9 +214,28 @@ def _text_ranks(column: pd.Series) -> tuple[np.ndarray, int]:
         codes, texts = text_codes(column)
         missing = 1
     rank_of = np.empty(len(texts) + 1, dtype=np.int64)  # [−1]: a missing cell, its own rank after every text
-    rank_of[np.argsort(np.array(texts, dtype=object), kind="stable")] = np.arange(len(texts))
+    rank_of[text_order(texts)] = np.arange(len(texts))
     rank_of[-1] = len(texts)
     return rank_of[codes], len(texts) + missing  # code −1 (missing) reads the last entry
+
+
+#: the longest text :func:`text_order` sorts as a fixed-width numpy string (4 bytes a character, every text as wide
+#: as the longest: a number's text has at most 24 characters); longer texts are sorted as Python objects
+_FIXED_WIDTH_CHARS = 32
+
+
+def text_order(texts: Sequence[str]) -> np.ndarray:
+    """The permutation sorting ``texts`` (distinct) as Python sorts them (by code point): numpy's sort of a
+    fixed-width string array (``<U``), four to five times faster than sorting the Python objects, where it gives
+    the same order — it compares by code point too, but pads with NUL and so cannot tell ``"a"`` from
+    ``"a\\x00"``: a text holding a NUL, or longer than :data:`_FIXED_WIDTH_CHARS`, sorts the objects. The texts
+    are distinct, so every sort gives the one order (no tie for stability to break)."""
+    if not len(texts):
+        return np.zeros(0, dtype=np.intp)
+    longest = max(map(len, texts))
+    if longest <= _FIXED_WIDTH_CHARS and "\x00" not in "".join(texts):  # any NUL at all: the objects
+        return np.argsort(np.array(texts, dtype=f"<U{max(longest, 1)}"))
+    return np.argsort(np.array(texts, dtype=object), kind="stable")
 
 
 def perturbed_release(table: Table, frame: pd.DataFrame, *, algorithm: str, seed: int, params: dict[str, Any],

@@ -16,10 +16,19 @@ import numpy as np
 
 from anonkit._kernels import compiled
 
-#: ranked values from which the compiled loop is used: the numpy loop costs 3–6 µs a rank (0.15–0.3 s at
-#: 50,000 with a 5 % window, measured), about what loading numba and the kernel from its disk cache costs
-#: (0.33 s in a fresh process); below, no compiler start-up
-COMPILED_FROM = 50_000
+#: the work (ranks × (1 + window / :data:`WINDOW_PER_STEP`)) from which the compiled loop is used in a process
+#: that has not loaded numba: the list loop costs about 0.45 µs a rank plus moving a window of list entries per
+#: pair (49,000 ranks with a 5 % window 30 ms, 100,000 77 ms, 200,000 0.22 s, 400,000 0.64 s, measured), loading
+#: numba and the kernel from its disk cache about 0.35 s in a fresh process; below, no compiler start-up
+COMPILED_WORK = 400_000
+#: window entries moved per pair that cost about as much as one rank's step of the list loop
+WINDOW_PER_STEP = 8_000
+
+
+def compiled_pays(m: int, window: int) -> bool:
+    """Whether the compiled loop pays for loading numba: ``m`` ranks with this ``window`` are at least
+    :data:`COMPILED_WORK` work (5 % windows: from about 180,000 ranks; a whole-range window: from about 60,000)."""
+    return m * (1 + window / WINDOW_PER_STEP) >= COMPILED_WORK
 
 
 def pair_ranks(m: int, window: int, rng: np.random.Generator) -> np.ndarray:  # pragma: no cover - compiled

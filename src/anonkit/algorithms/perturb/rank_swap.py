@@ -21,9 +21,9 @@ within the window of its own, and no value is certainly the record's own; joint 
 correlations between columns are only approximately kept. The verifier
 (:mod:`anonkit._verify_swap`) recounts both promises from the published table and the input.
 
-The pairing runs as a Python loop over a list of the unpaired ranks below
-:data:`~anonkit.algorithms.perturb._swap_kernels.COMPILED_FROM` ranked values and compiled with numba
-above (a Fenwick tree over the free ranks: O(m log m)); both draw the same partners from the same
+The pairing runs as a Python loop over a list of the unpaired ranks where loading numba would not pay
+(:func:`~anonkit.algorithms.perturb._swap_kernels.compiled_pays`: few ranks, a narrow window) and compiled with
+numba otherwise (a Fenwick tree over the free ranks: O(m log m)); both draw the same partners from the same
 generator, so a seed gives the same release either way.
 """
 
@@ -51,7 +51,7 @@ from anonkit.algorithms.perturb._release import (
     perturbed_release,
     verify_perturbed,
 )
-from anonkit.algorithms.perturb._swap_kernels import COMPILED_FROM, pair_ranks_compiled
+from anonkit.algorithms.perturb._swap_kernels import compiled_pays, pair_ranks_compiled
 from anonkit.algorithms.spec import algorithm
 from anonkit.errors import InputError
 from anonkit.models import Criterion
@@ -95,27 +95,50 @@ def _check(table: Table, columns: list[str]) -> None:
                              column=name, key="algorithm.columns")
 
 
+#: the ranks the list loop adds to its list of unpaired ranks at a time (at least the window): the list holds the
+#: unpaired ranks from the current one to a little past its window, so taking a partner out of it moves at most
+#: about a window of entries, not every unpaired rank above (4,580 ranks: 2.2 → 1.6 ms; 49,000: 81 → 27 ms)
+_LIST_STEP = 256
+
+
 def pair_ranks_numpy(m: int, window: int, rng: np.random.Generator) -> np.ndarray:
     """The partner of each of ``m`` ranks (itself when it found none): every rank not yet paired, from the
     lowest, paired with a random unpaired rank at most ``window`` above it (O(m · window) at worst;
     :func:`~anonkit.algorithms.perturb._swap_kernels.pair_ranks` is the same pairing, draw for draw).
 
-    The unpaired ranks are a sorted Python list, the current one its head: the candidates of rank ``j`` are
-    the list's next entries up to ``j + window`` (a bisection), the ``r``-th of them is taken out by index;
-    ``r`` is ``rng.integers(count)`` as numpy draws it, computed in Python
-    (:mod:`~anonkit.algorithms.perturb._bounded_draws`): no numpy call per rank."""
+    The unpaired ranks are a sorted Python list, the current one at ``free[i]`` (the entries before it visited):
+    the candidates of rank ``j`` are the list's next entries up to ``j + window`` (a bisection), the ``r``-th of
+    them is taken out by index; ``r`` is ``rng.integers(count)`` as numpy draws it, computed in Python
+    (:mod:`~anonkit.algorithms.perturb._bounded_draws`): no numpy call per rank. The list holds only the ranks
+    up to a little past the current window (:data:`_LIST_STEP` more are added, and the visited ones dropped,
+    when the window reaches past its end), so it always holds every unpaired rank of the window — the same
+    count and the same ``r``-th rank as over all ranks — and a removal moves few entries."""
     partner = list(range(m))
-    free = list(range(m))  # the unpaired ranks, ascending; free[i] is the lowest not yet visited
+    step = max(window, _LIST_STEP)
+    free = list(range(min(m, step)))  # the unpaired ranks from the current one on, ascending
+    added = len(free)  # ranks below it are in the list (or were: visited or paired)
     draw, close = bounded_draws(rng, m // 2 + 1)
-    take, after = free.pop, bisect.bisect_right
-    i, left = 0, m
-    while i < left:
+    after = bisect.bisect_right
+    i = 0
+    while True:
+        if i == len(free):  # every listed rank visited: the next ones
+            if added >= m:
+                break
+            free = list(range(added, min(m, added + step)))
+            added += len(free)
+            i = 0
         j = free[i]
         i += 1
-        hi = after(free, j + window, i, left)  # free[i:hi]: the unpaired ranks in (j, j + window]
+        limit = j + window
+        if added <= limit and added < m:  # the window reaches past the list: drop the visited, add the next
+            del free[:i]
+            i = 0
+            end = min(m, limit + step)
+            free.extend(range(added, end))
+            added = end
+        hi = after(free, limit, i)  # free[i:hi]: the unpaired ranks in (j, j + window]
         if hi > i:
-            k = take(i + draw(hi - i))
-            left -= 1
+            k = free.pop(i + draw(hi - i))
             partner[j], partner[k] = k, j
     close()
     return np.array(partner, dtype=np.int64)
@@ -125,13 +148,15 @@ def swap_ranks(keys: np.ndarray, rows: np.ndarray, window: int, rng: np.random.G
                *, compiled: bool | None = None) -> np.ndarray:
     """The record each of ``rows`` takes its value from: ``rows`` ranked by ``keys`` (stable), every
     rank not yet swapped paired with a random unswapped rank at most ``window`` above it. ``compiled``
-    forces the numba loop (True) or the numpy loop (False); default: numba from
-    :data:`~anonkit.algorithms.perturb._swap_kernels.COMPILED_FROM` ranks on, or from :data:`_LOADED_FROM` when
-    the process has numba loaded already (no start-up to pay: 4,580 ranks 0.3 ms against 1.9 ms). Both draw the
+    forces the numba loop (True) or the list loop (False); default: numba where it pays for loading it
+    (:func:`~anonkit.algorithms.perturb._swap_kernels.compiled_pays`: ranks and window), or from
+    :data:`_LOADED_FROM` ranks when the process has numba loaded already (no start-up to pay: 4,580 ranks 0.3 ms
+    against the list loop's 1.6 ms). Both draw the
     same partners from the same generator state, so the release does not depend on the choice."""
     ranked = rows[np.argsort(keys[rows], kind="stable")]
     m = ranked.size
-    use = compiled if compiled is not None else m >= COMPILED_FROM or (m >= _LOADED_FROM and "numba" in sys.modules)
+    loaded = m >= _LOADED_FROM and "numba" in sys.modules
+    use = compiled if compiled is not None else loaded or compiled_pays(m, window)
     partner = pair_ranks_compiled(m, window, rng) if use else pair_ranks_numpy(m, window, rng)
     source = np.arange(keys.size)
     source[ranked] = ranked[partner]

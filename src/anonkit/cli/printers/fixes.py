@@ -51,6 +51,7 @@ def _config_text(plan: Any) -> dict[str, Any]:
 def print_fixes(plan: Any, current: Any, *, skip: bool = False) -> None:
     """Under a failing verdict (``current``: the run's :class:`~anonkit.runner.result.Result` or the
     summary its refusal carries), try changes and print those that pass; nothing for a passing run."""
+    from anonkit.analytics.cover import lasting_reading
     from anonkit.cli.running import with_steps
     from anonkit.errors import InputError
     from anonkit.fixes import apply_fix, propose_fixes, yaml_sections
@@ -59,8 +60,9 @@ def print_fixes(plan: Any, current: Any, *, skip: bool = False) -> None:
     if skip or not _failed(summary):
         return
     try:
-        fixes = with_steps(lambda step: propose_fixes(plan, result=current if not isinstance(current, Mapping)
-                                                      else summary, progress=step))
+        with lasting_reading():  # the trials audit releases of one input: its columns are read once
+            fixes = with_steps(lambda step: propose_fixes(plan, result=current if not isinstance(current, Mapping)
+                                                          else summary, progress=step))
     except InputError as exc:
         console.err.print(f"note: no change tried: {escape(str(exc))}", highlight=False, soft_wrap=True)
         return

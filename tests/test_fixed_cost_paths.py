@@ -1,0 +1,296 @@
+"""The cheaper paths of a job's fixed cost (issue 30, item 1) give what the paths they replace gave.
+
+* the attacks' consistent-row counts without scipy (``adversary._consistent``): the same triples, in the
+  same order, as scipy's sparse product (the inference attack's random tie-breaks are drawn in that order);
+* singling-out reads the sampled rows' texts and each column's published cells without a text per row
+  (``adversary._texts_at``): what the text of every cell gave;
+* the audit's ``*`` test on a categorical (compact) release reads its categories (``audit.run._stars``);
+* the input's readings kept across a job's audits (``lasting_reading``): a column is recognised by its memory,
+  never by equal values in other memory, and the attacks' figures are the same with and without the store;
+* a rerun of the advice and a trial of the fixes are one run whatever ``--input``/``--output`` say
+  (``runner.audit_step.rerun_key``), and differ when the release would;
+* the modules an ``anonkit anonymize`` job loads for its audit import scipy only where they use it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import sparse
+
+import anonkit.analytics.cover as cover
+from anonkit import Hierarchy, Schema
+from anonkit.analytics import inference_attack, linkability_attack, singling_out_attack
+from anonkit.analytics.adversary import _consistent, _texts, _texts_at
+from anonkit.analytics.cover import build_cover, lasting_reading, shared_reading
+from anonkit.audit.run import _stars
+from anonkit.config import parse_config
+from anonkit.runner.audit_step import rerun_key
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "anonkit"
+H_AGE = Hierarchy([[str(a), f"{a // 10 * 10}-{a // 10 * 10 + 9}", "*"] for a in range(20, 40)], name="age")
+SCHEMA = Schema.of(quasi=["age", "zip"], sensitive=["s"], hierarchies={"age": H_AGE}, types={"age": "numeric"})
+AGES = [str(a) for a in range(20, 40)]
+CELLS = {"age": ["20-29", "30-39", "*", "25", "33"], "zip": ["a", "b", "c", "*"], "s": ["flu", "cold", "cancer"]}
+
+
+def tables(seed: int, n_release: int, n_original: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A release of generalized cells and an original table over the same columns."""
+    rng = np.random.default_rng(seed)
+    release = pd.DataFrame({c: rng.choice(v, size=n_release) for c, v in CELLS.items()})
+    original = pd.DataFrame({"age": rng.choice(AGES, size=n_original), "zip": rng.choice(["a", "b", "c"], n_original),
+                             "s": rng.choice(CELLS["s"], size=n_original)})
+    return release, original
+
+
+def scipys_product(release: pd.DataFrame, targets: pd.DataFrame, columns: list[str], groups: np.ndarray,
+                   n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The consistent-row counts as they were computed before: scipy's sparse product, its entries in order."""
+    quasi = [c for c in columns if c in SCHEMA.quasi]
+    cov = build_cover(release[columns], targets[columns], SCHEMA, columns=quasi,
+                      exact=[c for c in columns if c not in quasi])
+    rec, cls = cov.record_pairs()
+    consistent = sparse.csr_array((np.ones(len(rec)), (rec, cls)), shape=(len(targets), cov.n_classes))
+    rows = sparse.csr_array((np.ones(len(groups)), (cov.row_class, groups)), shape=(cov.n_classes, n_groups))
+    found = (consistent @ rows).tocsr().tocoo()
+    return found.row, found.col, found.data
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10_000), n_release=st.integers(1, 60), n_targets=st.integers(1, 40),
+       n_groups=st.integers(1, 6),
+       columns=st.sampled_from([["age", "zip"], ["age"], ["zip", "s"], ["age", "zip", "s"]]))
+def test_consistent_counts_are_scipys_product_in_its_order(seed: int, n_release: int, n_targets: int, n_groups: int,
+                                                            columns: list[str]) -> None:
+    release, targets = tables(seed, n_release, n_targets)
+    groups = np.random.default_rng(seed + 1).integers(0, n_groups, size=n_release)
+    got = _consistent(release, targets, SCHEMA, columns, ["age", "zip"], groups, n_groups)
+    want = scipys_product(release, targets, columns, groups, n_groups)
+    for ours, theirs in zip(got, want, strict=True):
+        assert np.array_equal(ours, theirs)  # values and order
+
+
+def test_consistent_counts_differ_when_the_groups_do() -> None:
+    """The control: the comparison above can fail (other groups, other counts)."""
+    release, targets = tables(3, 40, 20)
+    groups = np.arange(40) % 3
+    got = _consistent(release, targets, SCHEMA, ["age", "zip"], ["age", "zip"], groups, 3)
+    other = scipys_product(release, targets, ["age", "zip"], (groups + 1) % 3, 3)
+    assert not all(np.array_equal(a, b) for a, b in zip(got, other, strict=True))
+
+
+def columns_of_every_kind(seed: int, n: int) -> list[pd.Series]:
+    rng = np.random.default_rng(seed)
+    values = rng.choice(["x", " y", "y ", "z", "*"], size=n).tolist()
+    values[int(rng.integers(n))] = None
+    cats = pd.Categorical(values, categories=["unused", "z", "*", "x", " y", "y "])
+    return [pd.Series(values, dtype="str"), pd.Series(values, dtype=object), pd.Series(cats),
+            pd.Series(rng.integers(0, 4, size=n))]
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 50))
+def test_texts_at_sampled_rows_are_every_cells_texts(seed: int, n: int) -> None:
+    rows = np.sort(np.random.default_rng(seed).choice(n, size=max(1, n // 2), replace=False))
+    for column in columns_of_every_kind(seed, n):
+        texts, domain = _texts_at(column, rows)
+        every = _texts(column)
+        assert texts.tolist() == every[rows].tolist()
+        assert domain.tolist() == pd.unique(every).tolist()  # the published cells, first appearance first
+
+
+def test_stars_of_a_categorical_read_its_categories() -> None:
+    values = ["*", "a", None, "*", "b"]
+    compact = pd.Series(pd.Categorical(values, categories=["b", "*", "a", "unused"]))
+    assert _stars(compact).tolist() == [True, False, False, True, False]
+    assert _stars(compact).tolist() == (compact.astype(object) == "*").tolist()
+    assert not _stars(pd.Series(pd.Categorical(["a", None], categories=["a", "*"]))).any()  # "*" unused
+
+
+def attacks(release: pd.DataFrame, original: pd.DataFrame) -> list[dict]:
+    with shared_reading(keep=original):
+        return [singling_out_attack(release, original, SCHEMA, n_attacks=50, seed=1).to_dict(),
+                linkability_attack(release, original, SCHEMA, n_attacks=50, seed=2).to_dict(),
+                inference_attack(release, original, SCHEMA, "s", n_attacks=50, seed=3).to_dict()]
+
+
+def counting_factorizations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    sizes: list[int] = []
+    real = cover.factorize_text
+
+    def counted(values, **kw):  # type: ignore[no-untyped-def]
+        sizes.append(len(values))
+        return real(values, **kw)
+
+    monkeypatch.setattr(cover, "factorize_text", counted)
+    return sizes
+
+
+def test_a_jobs_audits_read_the_input_once_and_figure_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    release, original = tables(7, 300, 400)
+    alone = attacks(release, original)  # no job store: each audit reads for itself
+    sizes = counting_factorizations(monkeypatch)
+    with lasting_reading():
+        first = attacks(release, original)
+        read_first = sizes.count(len(original))
+        # the next run's audit: a new encoding of the same input (new column objects, the same memory)
+        second = attacks(release.copy(deep=True), original[list(original.columns)])
+        read_second = sizes.count(len(original)) - read_first
+    assert first == alone and second == alone
+    assert read_first == 3 and read_second == 0  # each input column once per job, not once per audit
+    sizes.clear()
+    attacks(release, original)  # after the job: read again
+    assert sizes.count(len(original)) == 3
+
+
+def test_equal_values_in_other_memory_are_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    release, original = tables(8, 100, 120)
+    sizes = counting_factorizations(monkeypatch)
+    with lasting_reading():
+        attacks(release, original)
+        sizes.clear()
+        rebuilt = pd.DataFrame({c: pd.Series(original[c].tolist(), dtype="str") for c in original.columns})
+        assert attacks(release, rebuilt) == attacks(release, original)
+    assert sizes.count(len(original)) == 3  # the rebuilt table's columns: not taken for the kept ones
+
+
+BASE = {"input": {"path": "in.csv"}, "attributes": {"age": {"role": "quasi"}, "s": {"role": "sensitive"}},
+        "privacy": [{"model": "k-anonymity", "k": 5}], "output": {"path": "out.csv"}}
+
+
+def key(**changes: dict) -> str:
+    data = {**BASE, **changes}
+    return rerun_key(parse_config(data), 0)
+
+
+def test_a_rerun_is_the_same_run_wherever_its_input_and_output_are() -> None:
+    assert key(output={"path": "elsewhere.parquet"}) == key()
+    assert key(input={"path": "other/in.csv"}) == key()
+    assert key(output={"path": "out.csv", "separator": ";"}) == key()
+
+
+def test_a_rerun_differs_when_its_release_would() -> None:
+    assert key(output={"path": "out.csv", "suppressed": "mark"}) != key()
+    assert key(privacy=[{"model": "k-anonymity", "k": 6}]) != key()
+    assert key(input={"path": "in.csv", "strip": False}) != key()
+    assert rerun_key(parse_config(BASE), 1) != key()
+
+
+@pytest.mark.parametrize("module", ["analytics/cover.py", "analytics/adversary.py", "analytics/wildcard.py"])
+def test_the_audits_modules_import_scipy_only_where_they_use_it(module: str) -> None:
+    """scipy's import costs ~0.1 CPU-s of an ``anonkit anonymize`` job that needs no sparse matrix."""
+    tree = ast.parse((SRC / module).read_text(encoding="utf-8"))
+    top = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+    names = [n.module or "" for n in top if isinstance(n, ast.ImportFrom)] + [
+        a.name for n in top if isinstance(n, ast.Import) for a in n.names]
+    assert not [n for n in names if n.split(".")[0] == "scipy"]
+
+
+# --- the registry walks a family only when asked (issue 30, item 1: imports of an ``anonkit anonymize`` job) ---
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+#: the families a lattice job (the bundled Adult config: Flash) has no use for
+UNUSED_FAMILIES = ("search", "partition", "cluster", "bucket", "perturb", "synth")
+PROBE = """
+import json, sys
+from pathlib import Path
+from anonkit.plan import plan_from_yaml
+from anonkit.algorithms import registry, spec
+def loaded():
+    return sorted({m.split(".")[2] for m in sys.modules if m.startswith("anonkit.algorithms.") and m.count(".") >= 3})
+config = Path(sys.argv[1])
+plan_from_yaml(config.read_text(encoding="utf-8"), config_dir=str(config.parent))
+out = {"planned": loaded(), "planned_parquet": "pyarrow.parquet" in sys.modules, "declared_so_far": len(spec._DECLARED)}
+import anonkit.verifier, anonkit.runner.anonymize, anonkit.risk
+out["run_scipy"] = sorted(m for m in sys.modules if m.split(".")[0] == "scipy")
+import pandas as pd
+anonkit.risk.loglinear_risk(pd.DataFrame({"a": [0, 1, 1], "b": [1, 0, 1]}), ["a", "b"])
+out["fitted_scipy"] = "scipy.sparse" in sys.modules
+out["declared"] = [a.name for a in spec.declared()]
+out["walked"] = list(registry.algorithms())
+out["after_walk"] = loaded()
+import anonkit.io.parquet as parquet, pandas as pd, tempfile, os
+with tempfile.TemporaryDirectory() as d:
+    parquet._write_parquet(pd.DataFrame({"a": [1]}), ["a"], Path(d, "t.parquet"), os.path.join(d, "t.parquet"))
+out["written_parquet"] = "pyarrow.parquet" in sys.modules
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def probe() -> dict:
+    """One fresh interpreter: the bundled config planned, then every family walked and a Parquet file written."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", PROBE, str(EXAMPLES / "adult.yaml")], capture_output=True,
+                          text=True, timeout=120, check=True)
+    return json.loads(done.stdout)
+
+
+def test_planning_the_bundled_job_imports_no_other_family_nor_parquet(probe: dict) -> None:
+    """A plan of the Flash job reads Flash's declaration: the lattice family only, no Parquet reader."""
+    assert "lattice" in probe["planned"]
+    assert not set(UNUSED_FAMILIES) & set(probe["planned"])
+    assert not probe["planned_parquet"]
+
+
+def test_a_runs_modules_load_no_scipy_until_a_loglinear_fit(probe: dict) -> None:
+    """The verifier reaches the risk package, whose log-linear model needs ``scipy.sparse`` (0.15 CPU-s of
+    imports): loaded by a fit (the control), not by a run that fits none."""
+    assert probe["run_scipy"] == []
+    assert probe["fitted_scipy"]
+
+
+def test_the_walk_and_a_parquet_write_import_what_planning_does_not(probe: dict) -> None:
+    """The control: the check above sees these modules when they are loaded."""
+    assert set(UNUSED_FAMILIES) <= set(probe["after_walk"])
+    assert probe["written_parquet"]
+
+
+def test_a_list_of_the_algorithms_names_every_family_whatever_a_job_loaded(probe: dict) -> None:
+    """``spec.declared()`` (the error messages naming the algorithms that take a model or option) walks first;
+    without the walk it would hold the lattice family only."""
+    assert probe["declared"] == probe["walked"]
+    assert probe["declared_so_far"] < len(probe["walked"])
+
+
+def test_a_lookup_finds_what_the_whole_walk_finds() -> None:
+    from anonkit.algorithms import registry
+    from anonkit.algorithms.spec import FAMILIES
+
+    every = registry.algorithms()
+    assert all(registry.get(name) is spec for name, spec in every.items())
+    assert registry.get() is registry.default_algorithm() is next(a for a in every.values() if a.default)
+    assert [n for f in FAMILIES for n in registry.family(f)] == list(every)
+    assert registry.family("no-such-family") == {}
+
+
+@pytest.mark.parametrize("name", ["no-such", "Flash", ""])
+def test_an_unknown_algorithm_is_refused_naming_every_one(name: str) -> None:
+    from anonkit.algorithms import registry
+    from anonkit.errors import InputError
+
+    with pytest.raises(InputError, match="available: ") as err:
+        registry.get(name)
+    assert all(n in str(err.value) for n in registry.algorithms())
+    assert registry.get("flash").name == "flash"  # the control
+
+
+def test_the_fixes_other_algorithm_is_the_one_the_whole_walk_gives() -> None:
+    """fixes/levers reads one family (``OTHER_FAMILY``) instead of every algorithm: the same choice."""
+    from anonkit.algorithms import registry
+    from anonkit.fixes.levers import CLASS_MODELS, OTHER_FAMILY
+
+    def fits(a: object) -> bool:
+        return a.enforces == CLASS_MODELS and not a.needs and not a.persons  # type: ignore[attr-defined]
+
+    walked = next(a for a in registry.algorithms().values() if a.family == OTHER_FAMILY and fits(a))
+    assert next(a for a in registry.family(OTHER_FAMILY).values() if fits(a)) is walked
