@@ -13,9 +13,9 @@ quasi-identifiers with age numeric, occupation sensitive, distinct 3-diversity, 
 * **the peak**: the ``tracemalloc`` peak above the table during ``anatomy()`` — the algorithm *and*
   its publishing (the release, its QIT and ST frames) — and what the release keeps at the end;
   ``ratio`` = peak / table, the figure the issue bounds by 2;
-* **the published tables**: the QIT and ST frames' own bytes (``memory_usage(deep=False)``: the
-  object columns' pointers, the strings being the input's own), the part of the peak any Anatomy
-  must hold to publish;
+* **the published tables**: the QIT and ST frames' own bytes (``memory_usage(deep=False)``: an
+  object column's pointers, the strings being the input's own; a Categorical QIT column's int8/int16
+  codes and its few categories), the part of the peak any Anatomy must hold to publish;
 * the process's resident peak before and after (``ru_maxrss``) and the CPU seconds.
 
 ``--before SRC`` runs every size a second time with another source tree first on ``sys.path`` (e.g.

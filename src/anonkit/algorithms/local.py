@@ -27,11 +27,18 @@ import pandas as pd
 from anonkit._kernels import group_columns
 from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, suppression_limit, suppression_verdict
 from anonkit.hierarchy import Hierarchy, class_lca
+from anonkit.hierarchy.lca import depth_first_order
 from anonkit.models import Criterion
 from anonkit.models.individual_risk import WEIGHT_SOURCE
 from anonkit.release import CUSTOM, Release
 from anonkit.stats import ClassStats, class_stats, class_stats_for
 from anonkit.table import Table
+
+#: the highest hierarchy (in levels) whose class levels are held as int8, and the most nodes on one
+#: level whose class nodes are held as int32 (:func:`class_dtypes`); both leave headroom below the
+#: type's limit so that a reader's ``+ 1`` cannot wrap
+LEVEL_INT8_MAX = 100
+NODE_INT32_MAX = 2**30
 
 
 def record_stats(table: Table, record_class: np.ndarray, n_classes: int,
@@ -101,9 +108,42 @@ def _subset_fixpoint(
 
 
 def _lca(table: Table, j: int, record_class: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per class the lowest level where all its values share one node, and that node
-    (:func:`anonkit.hierarchy.class_lca` over the records of QI ``j``)."""
-    return class_lca(table.hierarchies[j], table.codes[:, j], record_class, n_classes, column=table.qi[j])
+    """Per class the lowest level where all its values share one node, and that node: what
+    :func:`anonkit.hierarchy.class_lca` gives over the records of QI ``j``, computed in less memory.
+
+    The leaves of a class share a node at a level exactly when its first and last leaf in the
+    hierarchy's depth-first order do (the leaves below a node are one run of that order), so per class
+    only those two ranks are kept (int32), and the levels are tried one at a time over the classes
+    (issue 30: Anatomy's memory; ``class_lca`` holds int64 copies of the records' codes and classes
+    and a levels × classes table of nodes, about 200 MB at a million classes, the release's peak).
+    A class whose leaves share no node (a hierarchy with several top values) and partial partitions
+    go to ``class_lca``, which names the value at fault."""
+    h = table.hierarchies[j]
+    if n_classes == 0 or h.n_leaves >= NODE_INT32_MAX or not bool((record_class >= 0).all()):
+        return class_lca(h, table.codes[:, j], record_class, n_classes, column=table.qi[j])
+    order = depth_first_order(h).astype(np.int32)
+    rank = np.empty(h.n_leaves, dtype=np.int32)
+    rank[order] = np.arange(h.n_leaves, dtype=np.int32)
+    r = rank[table.codes[:, j]]
+    first = np.full(n_classes, h.n_leaves, dtype=np.int32)
+    last = np.full(n_classes, -1, dtype=np.int32)
+    np.minimum.at(first, record_class, r)
+    np.maximum.at(last, record_class, r)
+    del r
+    empty = last < 0
+    a = order[np.where(empty, 0, first)]
+    del first
+    b = order[np.where(empty, 0, last)]
+    del last
+    level = np.full(n_classes, -1, dtype=np.int64)
+    for lv in range(h.height, -1, -1):  # lowest level last: it wins
+        level[h.maps[lv][a] == h.maps[lv][b]] = lv
+    if (level[~empty] < 0).any():  # no common ancestor: class_lca raises naming the value
+        return class_lca(h, table.codes[:, j], record_class, n_classes, column=table.qi[j])
+    node = h.maps[np.maximum(level, 0), a].astype(np.int64)
+    level[empty] = 0
+    node[empty] = 0
+    return level, node
 
 
 def _class_keys(
@@ -143,13 +183,32 @@ def _class_keys(
     return codes.astype(np.int64)
 
 
+def class_dtypes(hierarchies: Sequence[Hierarchy]) -> tuple[np.dtype, np.dtype]:
+    """The narrowest integer types that hold every class's level and node: levels (and
+    :data:`~anonkit.release.CUSTOM`, −1) as int8 unless a hierarchy is higher than
+    :data:`LEVEL_INT8_MAX` levels (then int16), nodes as int32 unless a level has more than
+    :data:`NODE_INT32_MAX` nodes (then int64).
+
+    Why (issue 30: Anatomy's memory): a million groups × 8 quasi-identifiers held as int64 levels
+    and nodes were 128 MB, the largest part of what a bucketization's release keeps besides its
+    published tables; as int8/int32 they are 40 MB. Every reader indexes with them or compares them
+    (those that do arithmetic cast to int64 first). The headroom (a level at most 100 though int8
+    holds 127) keeps ``level + 1`` and the like exact in a reader that forgets to cast."""
+    height = max((len(h.labels) for h in hierarchies), default=1)
+    width = max((len(lab) for h in hierarchies for lab in h.labels), default=1)
+    levels = np.dtype(np.int8 if height <= LEVEL_INT8_MAX else np.int16 if height <= 2**14 else np.int64)
+    nodes = np.dtype(np.int32) if width <= NODE_INT32_MAX else np.dtype(np.int64)
+    return levels, nodes
+
+
 def generalize_classes(
     table: Table, record_class: np.ndarray, n_classes: int, numeric: str, categorical: str
 ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], dict[str, list[np.ndarray]]]:
     """Per class and quasi-identifier the published value: (level, node), interval or set."""
     d = len(table.qi)
-    levels = np.zeros((n_classes, d), dtype=np.int64)
-    nodes = np.zeros((n_classes, d), dtype=np.int64)
+    level_dtype, node_dtype = class_dtypes(table.hierarchies)
+    levels = np.zeros((n_classes, d), dtype=level_dtype)
+    nodes = np.zeros((n_classes, d), dtype=node_dtype)
     bounds: dict[str, np.ndarray] = {}
     sets: dict[str, list[np.ndarray]] = {}
     keep = record_class >= 0
@@ -189,11 +248,14 @@ def generalize_classes(
     return levels, nodes, bounds, sets
 
 
-def _first_appearance(record_class: np.ndarray, presuppressed: np.ndarray) -> tuple[np.ndarray, int]:
+def _first_appearance(record_class: np.ndarray, presuppressed: np.ndarray, *,
+                      in_place: bool = False) -> tuple[np.ndarray, int]:
     """The classes renumbered densely in order of their first record (``−1``: none, and every
     presuppressed record), and their number. Linear: each class's first record by a minimum per class,
-    not a sort of the records (issue 30: Anatomy's memory)."""
-    rc = np.array(record_class, dtype=np.int64)  # a copy: the caller's array is left alone
+    not a sort of the records (issue 30: Anatomy's memory). The caller's array is left alone unless
+    ``in_place`` (and it is int64): then it is renumbered itself and returned."""
+    own = in_place and isinstance(record_class, np.ndarray) and record_class.dtype == np.int64
+    rc = record_class if own else np.array(record_class, dtype=np.int64)  # else a copy
     rc[presuppressed] = -1
     pos = np.flatnonzero(rc >= 0)
     if not pos.size:
@@ -219,14 +281,18 @@ def partition_release(
     started: float | None = None,
     params: dict | None = None,
     merge_identical: bool = True,
+    own_classes: bool = False,
 ) -> Release:
     """The release of a record partition; see the module docstring.
+
+    ``own_classes``: the caller hands ``record_class`` over (an int64 array it no longer reads), and
+    it is renumbered in place instead of copied (issue 30: Anatomy's memory, 24 MB at 3 M records).
 
     Classes that publish identical values are merged (they are one equivalence class to anyone
     reading the release, spec §0.2) unless ``merge_identical`` is false — for bucketizations such
     as Anatomy, whose groups are published by group id, not by their values.
     """
-    record_class, n_classes = _first_appearance(record_class, table.presuppressed)
+    record_class, n_classes = _first_appearance(record_class, table.presuppressed, in_place=own_classes)
     levels, nodes, bounds, sets = generalize_classes(table, record_class, n_classes, numeric, categorical)
     # an interval is keyed by its records' exact lowest and highest values (Table.exact), not by
     # the floats: two classes whose bounds differ beyond a double's precision publish different text.

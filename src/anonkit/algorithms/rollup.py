@@ -22,6 +22,32 @@ from anonkit.stats import ClassStats
 from anonkit.table import Table
 
 
+class _Lineage:
+    """How a rolled-up node's classes follow from the scratch node's: the roll-up's map (base class →
+    this class) and the base's lineage, composed into one map (scratch class → this class) on first use
+    only. A search rolls up thousands of nodes and reads the tuples' classes of the one it releases, so
+    composing every map eagerly (a gather over all scratch classes per node) was wasted; the chain holds
+    the small per-step maps, never the nodes' statistics."""
+
+    __slots__ = ("_below", "_ids", "_step")
+
+    def __init__(self, step: np.ndarray, below: _Lineage | None) -> None:
+        self._step: np.ndarray | None = step
+        self._below = below
+        self._ids: np.ndarray | None = None
+
+    def ids(self) -> np.ndarray:
+        if self._ids is None:
+            assert self._step is not None
+            self._ids = self._step if self._below is None else self._step[self._below.ids()]
+            self._step = self._below = None
+        return self._ids
+
+    @property
+    def nbytes(self) -> int:
+        return (self._ids if self._ids is not None else self._step).nbytes  # type: ignore[union-attr]
+
+
 @dataclass
 class NodeClasses:
     """The classes of one transformation: per class its codes and statistics, and (computed on
@@ -33,19 +59,19 @@ class NodeClasses:
     stats: ClassStats
     _tuple_class: np.ndarray | None = None
     _base_tuple_class: np.ndarray | None = None  # the scratch node's tuple classes (shared)
-    _ids: np.ndarray | None = None  # base class → this node's class
+    _lineage: _Lineage | None = None  # scratch class → this node's class, on demand
 
     @property
     def tuple_class(self) -> np.ndarray:
         if self._tuple_class is None:
-            assert self._base_tuple_class is not None and self._ids is not None
-            self._tuple_class = self._ids[self._base_tuple_class]
+            assert self._base_tuple_class is not None and self._lineage is not None
+            self._tuple_class = self._lineage.ids()[self._base_tuple_class]
         return self._tuple_class
 
     @property
     def nbytes(self) -> int:
         own = self.codes.nbytes + self.stats.sizes.nbytes + sum(h.nbytes for h in self.stats.hist.values())
-        return own + (self._ids.nbytes if self._ids is not None else 0)
+        return own + (self._lineage.nbytes if self._lineage is not None else 0)
 
 
 class RollupCache:
@@ -200,11 +226,11 @@ class RollupCache:
         self, base: NodeClasses, levels: tuple[int, ...], ids: np.ndarray, n_classes: int, codes: np.ndarray,
         stats: ClassStats,
     ) -> NodeClasses:
-        if base._tuple_class is not None and base._ids is None:  # base computed from scratch
-            root_tc, root_ids = base._tuple_class, ids
+        if base._lineage is None:  # base computed from scratch
+            root_tc, lineage = base._tuple_class, _Lineage(ids, None)
         else:
-            root_tc, root_ids = base._base_tuple_class, ids[base._ids]
-        return NodeClasses(levels, n_classes, codes, stats, _base_tuple_class=root_tc, _ids=root_ids)
+            root_tc, lineage = base._base_tuple_class, _Lineage(ids, base._lineage)
+        return NodeClasses(levels, n_classes, codes, stats, _base_tuple_class=root_tc, _lineage=lineage)
 
     def _roll_numpy(self, base: NodeClasses, levels: tuple[int, ...]) -> NodeClasses:
         """The same roll-up with numpy, for key spaces beyond an int64."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from anonkit._kernels import CHUNK_ROWS
+from anonkit.algorithms._node_kernels import fused_plan, judge_fused, monotone_flags
 from anonkit.algorithms.common import suppression_limit, suppression_verdict
 from anonkit.algorithms.rollup import RollupCache
 from anonkit.metrics import SearchMetric
@@ -185,7 +186,12 @@ def _judge_classes(stats: ClassStats, ordered: Sequence[Criterion], monotone: Ca
                    settle_above: int | None) -> tuple[np.ndarray, int | None, bool]:
     """Judge the classes by the class models in ``ordered``, each on the classes the ones before it left:
     (released per class, the records the monotone models alone suppress — ``None`` when every model is
-    monotone —, whether it stopped settled: the failed classes held more than ``settle_above`` records)."""
+    monotone —, whether it stopped settled: the failed classes held more than ``settle_above`` records).
+    k-anonymity with distinct l-diversity and equal-distance t-closeness are judged in one compiled pass
+    with the same results (:mod:`~anonkit.algorithms._node_kernels`)."""
+    plan = fused_plan(ordered, stats)
+    if plan is not None:
+        return judge_fused(stats, plan, monotone_flags(ordered, monotone), settle_above)
     ok = stats.sizes > 0
     alive = np.flatnonzero(ok)
     current: ClassStats | None = stats if alive.size == ok.size else None  # the survivors' statistics, when built

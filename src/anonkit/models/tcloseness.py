@@ -24,6 +24,10 @@ from anonkit.models.ldiversity import SENSITIVE
 from anonkit.models.spec import Param, privacy_model
 from anonkit.stats import ClassStats, SensitiveDomain
 
+#: how far above ``t`` a class's distance may lie and still pass: the rounding of a distance computed in
+#: floating point, so a class exactly at ``t`` is not refused for it
+T_SLACK = 1e-12
+
 
 def emd_equal(p: np.ndarray, domain: SensitiveDomain) -> np.ndarray:
     """Equal-distance EMD of every class distribution (row of ``p``) to the reference."""
@@ -91,7 +95,7 @@ class TCloseness(Criterion):
         return _DISTANCES[self.distance](stats.distribution(self.sensitive), stats.domains[self.sensitive])
 
     def passes(self, stats: ClassStats) -> np.ndarray:
-        return self.emd(stats) <= self.t + 1e-12
+        return self.emd(stats) <= self.t + T_SLACK
 
     def achieved(self, stats: ClassStats) -> float:
         e = self.emd(stats)

@@ -219,7 +219,9 @@ def anatomy_groups(
     eligibility; a residual record with no group lacking its value (only possible when ineligible)
     gets ``−1``.
     """
-    codes = np.asarray(codes, dtype=np.int64)
+    codes = np.asarray(codes)
+    if codes.dtype.kind not in "iu":  # integer codes are read as they are: no int64 copy of the records
+        codes = codes.astype(np.int64)
     m = int(codes.max()) + 1 if n_values is None and codes.size else int(n_values or 0)
     counts = np.bincount(codes, minlength=m)
     values, residue = group_sequence(counts, l)
@@ -325,13 +327,66 @@ def resolve_l(models: list[Criterion], l: int | None, sensitive: str | None) -> 
     return int(l), attr
 
 
-def _qit(frame: pd.DataFrame, columns: list[str], rows: np.ndarray) -> pd.DataFrame:
-    """``frame``'s ``columns`` at ``rows``, see :func:`_frame`: each column's values taken (not its index,
+def _qit(table: Table, columns: list[str], rows: np.ndarray) -> pd.DataFrame:
+    """The input's ``columns`` at ``rows``, see :func:`_frame`: each column's values taken (not its index,
     a further array as long as the QIT) into a Series of the column's own dtype (declared: pandas
-    would infer ``str`` for text held as objects)."""
+    would infer ``str`` for text held as objects), or a Categorical of the same values
+    (:func:`_qit_column`)."""
     index = pd.RangeIndex(len(rows))
-    return _frame(len(rows), {c: pd.Series(frame[c].array.take(rows), index=index, dtype=frame[c].dtype, copy=False)
-                              for c in columns})
+    return _frame(len(rows), {c: _qit_column(table.frame[c], rows, index, _leaf_codes(table, c)) for c in columns})
+
+
+def _leaf_codes(table: Table, column: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """A quasi-identifier's leaf codes and leaf labels when the labels at the codes are the input's
+    own cells, every one (compared a block of :data:`QIT_CHECK_ROWS` at a time: no copy of the
+    column); else None (a cell the table reads differently, a missing one, a non-text one)."""
+    if column not in table.qi:
+        return None
+    j = table.qi.index(column)
+    labels = table.hierarchies[j].labels[0]
+    codes = table.codes[:, j]
+    cells = table.frame[column].to_numpy()
+    if labels.dtype != object or not all(type(u) is str for u in labels):
+        return None
+    for start in range(0, len(cells), QIT_CHECK_ROWS):
+        if not (labels[codes[start:start + QIT_CHECK_ROWS]] == cells[start:start + QIT_CHECK_ROWS]).all():
+            return None
+    return codes, labels
+
+
+def _qit_column(col: pd.Series, rows: np.ndarray, index: pd.RangeIndex,
+                leaves: tuple[np.ndarray, np.ndarray] | None = None) -> pd.Series:
+    """One QIT column: ``col``'s values at ``rows``. A text column of at most
+    :data:`QIT_CATEGORICAL_MAX` distinct strings and no missing cell is a Categorical over its
+    published values (``object`` categories; none of a suppressed record's values): int8/int16 codes
+    instead of an 8-byte pointer per row (issue 30: Anatomy's memory; 168 MB of the QIT at 3 M rows).
+    The codes are the table's own (``leaves``: codes and labels, checked equal to the cells) or, for
+    another column, the column's factorization. Its values are the same texts, so CSV, Parquet,
+    SQLite, Excel and DuckDB write the same values (the writers write a categorical as its dense
+    column, :mod:`anonkit.io._compact`); any other column keeps its dtype."""
+    values = col.array
+    if col.dtype == object and len(rows):
+        codes, uniques = leaves if leaves is not None else pd.factorize(values, use_na_sentinel=True)
+        if (len(uniques) <= QIT_CATEGORICAL_MAX and int(codes.min()) >= 0
+                and all(type(u) is str for u in uniques)):
+            small = np.int8 if len(uniques) <= np.iinfo(np.int8).max else np.int16
+            taken = codes[rows].astype(small)
+            del codes
+            # only the published values: a suppressed record's text (or an unused leaf) is no category
+            # of the release. Renumbered through a table, not Categorical.remove_unused_categories,
+            # whose np.unique sorts int64 copies of the codes (28 bytes a row)
+            used = np.bincount(taken, minlength=len(uniques)) > 0
+            if not used.all():
+                taken = (np.cumsum(used) - 1).astype(small)[taken]
+            dtype = pd.CategoricalDtype(pd.Index(np.asarray(uniques, dtype=object)[used], dtype=object))
+            return pd.Series(pd.Categorical.from_codes(taken, dtype=dtype, validate=False), index=index, copy=False)
+    return pd.Series(values.take(rows), index=index, dtype=col.dtype, copy=False)
+
+
+#: the most distinct texts a QIT column holds as a Categorical (:func:`_qit_column`): int16 codes
+QIT_CATEGORICAL_MAX = 2**15 - 1
+#: rows compared at a time when a QIT column's leaf labels are checked against its cells (:func:`_leaf_codes`)
+QIT_CHECK_ROWS = 65_536
 
 
 def _frame(n: int, columns: Mapping[str, object]) -> pd.DataFrame:
@@ -449,9 +504,12 @@ def anatomy(
     codes = table.sensitive_codes[sa]  # the table's own codes: no int64 copy of a column
     labels = table.domains[sa].labels
     m = len(labels)
-    active = np.flatnonzero(~table.presuppressed)
-    n = len(active)
-    counts = np.bincount(codes[active], minlength=m)
+    # every record takes part unless some are presuppressed: then their codes are copied, else read in place
+    everyone_in = not bool(table.presuppressed.any())
+    active = np.arange(0) if everyone_in else np.flatnonzero(~table.presuppressed)
+    n = table.n if everyone_in else len(active)
+    taking_part = codes if everyone_in else codes[active]
+    counts = np.bincount(taking_part, minlength=m)
     top = int(np.argmax(counts)) if m else 0
     if n and counts[top] * l > n:
         raise InputError(
@@ -460,10 +518,14 @@ def anatomy(
             column=sa,
             value=labels[top],
         )
-    groups, n_groups = anatomy_groups(codes[active], l, m, seed=seed)
-    record_class = np.full(table.n, -1, dtype=np.int64)
-    record_class[active] = groups
-    del groups
+    groups, n_groups = anatomy_groups(taking_part, l, m, seed=seed)
+    del taking_part
+    if everyone_in:
+        record_class = groups  # anatomy_groups' own new array, one class per record
+    else:
+        record_class = np.full(table.n, -1, dtype=np.int64)
+        record_class[active] = groups
+    del groups, active
     rel = release_of(
         table,
         record_class,
@@ -475,6 +537,7 @@ def anatomy(
                 "insensitive": insensitive},
         empty_message="the models cannot be met: no record to publish",
         merge_identical=False,  # groups are published by group id, not by their values
+        own_classes=True,  # renumbered in place: no second array of a class per record
     )
     del record_class  # the release holds its own renumbered copy
     rc = rel.record_class
@@ -505,7 +568,7 @@ def anatomy(
     if not everyone:
         rows = released[rows]
     del released
-    qit = _qit(table.frame, [*table.qi, *extra], rows)
+    qit = _qit(table, [*table.qi, *extra], rows)
     group_col = rc[rows]
     group_col += 1
     qit[gid] = group_col

@@ -147,9 +147,11 @@ def release_of(
     params: dict,
     empty_message: str,
     merge_identical: bool = True,
+    own_classes: bool = False,
 ) -> Release:
     """:func:`partition_release` of ``record_class``, or — when no record has a class — a release
-    that suppresses everything (``partition_release`` cannot take an all-``−1`` partition)."""
+    that suppresses everything (``partition_release`` cannot take an all-``−1`` partition).
+    ``own_classes``: see :func:`partition_release`."""
     if (np.asarray(record_class)[~table.presuppressed] >= 0).any():
         return partition_release(
             table,
@@ -160,6 +162,7 @@ def release_of(
             started=started,
             params=params,
             merge_identical=merge_identical,
+            own_classes=own_classes,
         )
     return nothing_released(table, algorithm, empty_message, params=params, seconds=time.perf_counter() - started)
 

@@ -27,7 +27,9 @@ def add_differential_privacy(t: RichTable, s: dict) -> None:
 
 def _add_synthetic(t: RichTable, s: dict) -> None:
     """The ``dp-synthetic`` rows (nothing for another algorithm)."""
-    from anonkit.algorithms.synth.dp_synthetic import synth_lines  # as above (a summary was computed: loaded)
+    if "rho" not in (s.get("notes") or {}):
+        return  # not a synthesizer's summary: its module (the synth family) is not loaded for it
+    from anonkit.algorithms.synth.dp_synthetic import synth_lines  # as above
 
     lines = synth_lines(s) or []
     seeded = "warning" in (s.get("notes") or {})
