@@ -60,16 +60,16 @@ def child(size: int) -> dict:
     codes = table.codes.nbytes + sum(v.nbytes for v in table.sensitive_codes.values())
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     tracemalloc.reset_peak()
-    cpu = time.process_time()
+    cpu, wall = time.process_time(), time.perf_counter()
     rel = anatomy(table, [DistinctLDiversity(SENSITIVE, 3)], seed=0)
-    cpu = time.process_time() - cpu
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     now, peak = tracemalloc.get_traced_memory()
     published = sum(int(t.memory_usage(index=False, deep=False).sum()) for t in rel.tables.values())
     assert isinstance(rel.tables["qit"], pd.DataFrame)
     return {"rows": int(table.n), "groups": int(rel.n_classes), "table_mb": table_bytes / 1e6,
             "codes_mb": codes / 1e6, "peak_above_mb": (peak - table_bytes) / 1e6,
             "kept_mb": (now - table_bytes) / 1e6, "published_mb": published / 1e6,
-            "ratio": (peak - table_bytes) / table_bytes, "cpu_s": cpu, "rss_before_mb": rss_before,
+            "ratio": (peak - table_bytes) / table_bytes, "cpu_s": cpu, "wall_s": wall, "rss_before_mb": rss_before,
             "rss_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "numba": "numba" in sys.modules}
 
@@ -86,7 +86,8 @@ def run(size: int, src: str | None) -> dict:
 def line(side: str, r: dict) -> str:
     return (f"{side:6} {r['rows']:>10,} rows {r['groups']:>9,} groups: table {r['table_mb']:7.1f} MB "
             f"(codes {r['codes_mb']:6.1f}), peak above it {r['peak_above_mb']:7.1f} MB = {r['ratio']:.2f}x, "
-            f"kept {r['kept_mb']:6.1f} (published tables {r['published_mb']:6.1f}), {r['cpu_s']:5.2f} CPU-s, "
+            f"kept {r['kept_mb']:6.1f} (published tables {r['published_mb']:6.1f}), "
+            f"{r['cpu_s']:5.2f} CPU-s / {r['wall_s']:5.2f} s wall, "
             f"RSS {r['rss_before_mb']:6,.0f} -> {r['rss_peak_mb']:6,.0f} MB, numba {'yes' if r['numba'] else 'no'}, "
             f"load {r['load']:.2f}")
 
