@@ -1,7 +1,7 @@
 """Fixed costs and measures (issue 30, item 1): what a run costs outside its algorithm, CPU and wall.
 
 Run: python benchmarks/bench_fixed_costs.py [--runs 5] [--algorithms flash,mondrian,…] [--no-processes]
-     [--no-algorithms] [--no-fixed-cost] [--numpy-kernels]
+     [--no-algorithms] [--no-fixed-cost] [--no-split] [--numpy-kernels]
 
 1. **Whole processes** (each a fresh interpreter, as a user runs it): ``anonkit --version``, ``anonkit
    --help``, the bundled Adult job (``anonkit anonymize examples/adult.yaml``, in a temporary copy of
@@ -25,6 +25,11 @@ Run: python benchmarks/bench_fixed_costs.py [--runs 5] [--algorithms flash,mondr
    the main run, the verdict's advice reruns, the fixes' trials). numba is imported inside a search when
    the tiered kernels switch (:data:`anonkit._kernels.NUMBA_AFTER_SECONDS` of numpy work in CPU time), so
    its load (~0.2 CPU-s) counts as search here.
+
+4. **Where the bundled job's CPU goes** (``--no-split`` skips it): the same job in a child that times each
+   part exclusive of the parts it calls (:data:`FIXED_COST_SPLIT_CHILD`): the imports, the input read, the
+   passes (encode, publish, verify, measure: the runs but their searches), the audits, the write, the
+   printing, the rest, and the searches; per run for the passes, audits and searches.
 
 The load average is printed before and after each part: on a shared machine quote it with the figures.
 
@@ -176,6 +181,42 @@ byte-identical::
     third in factorize_text of the release's text columns (pandas' Arrow-string factorize; the cover's columns
     and the audit's model check through verifier.group_rows): a release published with categorical columns
     would be factorized from its codes (release.py / the engine's publish, helper C2's).
+
+Recorded, issue 30 item 1 (this change: a verdict's reruns and the fixes' trials are lean — of the summary's
+measures the loss alone, no counted release, generalization or score — and read the run's encoded table; a
+release's repeating text written as CSV through its compact form; the command line registers the one command
+it runs; the progress display redraws 4 times a second). HEAD's tree against HEAD + this change (each a copy,
+``PYTHONPATH`` to it, bytecode compiled), alternating, medians; stdout (but the ``time`` line), ``--json`` (but
+timings and paths), the CSV and the ``--report`` HTML (but its times and input path) byte-identical::
+
+    whole process, FIXED_COST_CHILD (getrusage at exit; 5 runs each, load 3.5-4.3)
+                           whole CPU   searches      fixed    peak RSS
+    README job   before      4.53 s    2.47 (8)     2.07 s    530 MB
+                 after       4.29 s    2.45 (8)     1.85 s    512 MB
+    --no-fixes   before      3.89 s    2.24 (4)     1.65 s    524 MB     (3 runs, load 2.6-3.1)
+                 after       3.85 s    2.34 (4)     1.51 s    508 MB
+
+    where it goes (part 4, FIXED_COST_SPLIT_CHILD, README job, 3 runs each, load 3.4-4.0; CPU s)
+                 imports   read   pass (8)  audit (8)  write  print   rest   search (8)  fixed  total
+    before         0.619  0.067     0.309      0.710  0.081  0.027  0.082       2.348  1.873  4.221
+    after          0.627  0.027     0.156      0.790  0.056  0.026  0.059       2.436  1.772  4.208
+    (a pass, per run: 39 -> 20 ms; the audits' spread run to run is ~0.1 s; the remaining fixed cost is the
+    imports, ~0.39 of them numpy, pandas, pyarrow, pydantic, yaml, typer and rich, and the eight audits)
+
+    the command line alone (9 runs each, load 2.1-2.4): anonkit --help 0.076 -> 0.074 CPU-s; anonkit anonymize
+    --help 0.182 -> 0.163; anonkit models 0.615 -> 0.588; a missing config 0.716 -> 0.667
+
+    the progress display over a 5 s job (its refresh thread; a sleeping job, in process): 10 redraws a second
+    0.083 CPU-s in a terminal, 0.028 into a pipe; 4 a second 0.043 and 0.019. The main thread's join(0.05)
+    polling: 0.007 CPU-s over 5 s. Writing Adult's release as CSV: 0.086 -> 0.036 CPU-s.
+
+Recorded, the same session's whole change (the lean reruns above, the audit's attacks on one reading of each
+published column, the verifier's Arrow grouping, the measures from leaf counts, one hash per text column):
+the last commit's tree against this one, FIXED_COST_CHILD, README job, 5 runs each alternating, load 1.5-2.0::
+
+                  whole CPU   searches   fixed    peak RSS    fixed per run
+    before          5.58 s    2.86 (8)   2.35 s   536 MB      2.35, 2.06, 2.17, 2.77, 2.35
+    after           4.23 s    2.71 (8)   1.52 s   520 MB      1.38, 1.37, 1.52, 1.53, 1.54
 """
 
 from __future__ import annotations
@@ -284,28 +325,112 @@ FIXED_COST_VARIANTS = {"README": [], "--no-fixes": ["--no-fixes"]}
 NUMPY_VARIANTS = {"README, numpy": ["--numpy-kernels"], "--no-fixes, numpy": ["--no-fixes", "--numpy-kernels"]}
 
 
-def fixed_cost(runs: int, numpy_kernels: bool = False) -> None:
-    """The bundled job's fixed cost (issue 30, item 1: at most 1.0 CPU-s): whole-process CPU minus the
-    searches' CPU, for the job as the README runs it and with ``--no-fixes``, alternating; medians.
-    ``numpy_kernels``: also each kept on the kernels' numpy tier."""
+def job_runs(child: str, variants: dict[str, list[str]], runs: int) -> dict[str, list]:
+    """Run the bundled job through ``child`` (a ``python -c`` program that prints one JSON line last on
+    stderr) for every variant's extra arguments, ``runs`` rounds alternating, in a copy of ``examples/``;
+    each variant's JSON lines, in order."""
     import json
 
-    print(f"\n== the bundled job's fixed cost ({runs} runs each, alternating); load average before: {load_average()}")
-    variants = {**FIXED_COST_VARIANTS, **(NUMPY_VARIANTS if numpy_kernels else {})}
-    got: dict[str, list[dict[str, float]]] = {name: [] for name in variants}
+    got: dict[str, list] = {name: [] for name in variants}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "examples"
         shutil.copytree(ROOT / "examples", work)
         for _ in range(runs):
             for name, extra in variants.items():
                 (work / "adult-anonymized.csv").unlink(missing_ok=True)
-                done = subprocess.run([sys.executable, "-c", FIXED_COST_CHILD, *extra], cwd=work, capture_output=True,
+                done = subprocess.run([sys.executable, "-c", child, *extra], cwd=work, capture_output=True,
                                       text=True, timeout=900)
                 got[name].append(json.loads(done.stderr.strip().splitlines()[-1]))
+    return got
+
+
+def fixed_cost(runs: int, numpy_kernels: bool = False) -> None:
+    """The bundled job's fixed cost (issue 30, item 1: at most 1.0 CPU-s): whole-process CPU minus the
+    searches' CPU, for the job as the README runs it and with ``--no-fixes``, alternating; medians.
+    ``numpy_kernels``: also each kept on the kernels' numpy tier."""
+
+    print(f"\n== the bundled job's fixed cost ({runs} runs each, alternating); load average before: {load_average()}")
+    variants = {**FIXED_COST_VARIANTS, **(NUMPY_VARIANTS if numpy_kernels else {})}
+    got: dict[str, list[dict[str, float]]] = job_runs(FIXED_COST_CHILD, variants, runs)
     for name, rows in got.items():
         med = {k: statistics.median(float(r[k]) for r in rows) for k in ("total", "search", "fixed", "rss_mb")}
         print(f"  {name:18s} CPU {med['total']:6.3f} s = searches {med['search']:6.3f} s ({rows[0]['searches']:.0f}) "
               f"+ fixed {med['fixed']:6.3f} s   peak RSS {med['rss_mb']:.0f} MB   numba loaded: {rows[0]['numba']}")
+    print(f"  load average after: {load_average()}")
+
+
+#: a child that runs the bundled job as :data:`FIXED_COST_CHILD` does and prints at exit where its CPU went,
+#: each part *exclusive* of the parts it calls (a stack of timers over every thread: the command line's main
+#: thread waits while its worker runs): ``imports`` (the modules the job loads before its work, loaded first),
+#: ``search`` (the algorithm's declared function), ``pass`` (``anonymize_checked`` but the search: encoding,
+#: feasibility, publishing, the independent verifier, the measures), ``audit`` (``audit_report``: the risk
+#: models and attacks), ``read`` (the input), ``write`` (the release), ``print`` (the summary, audit, verdict
+#: and fix lines, without the runs the fixes make) and ``rest`` (the whole process's CPU less all of these:
+#: start-up, config and plan, advice and trial set-up, the progress display, exit)
+FIXED_COST_SPLIT_CHILD = """
+import atexit, functools, importlib, json, resource, sys, time
+T0 = time.process_time()
+import anonkit._entry, anonkit.cli, anonkit.cli.anonymize, anonkit.config, anonkit.plan, anonkit.runner
+import anonkit.runner.local, anonkit.runner.audit_step, anonkit.fixes.trial, anonkit.cli.printers.fixes
+from anonkit.algorithms import registry
+spec = registry.get("flash")
+parts = {"imports": [time.process_time() - T0, 1]}
+stack = []
+def timed(fn, label):
+    @functools.wraps(fn)
+    def run(*a, **k):
+        stack.append(0.0)
+        start = time.process_time()
+        try:
+            return fn(*a, **k)
+        finally:
+            took = time.process_time() - start
+            inner = stack.pop()
+            got = parts.setdefault(label, [0.0, 0])
+            got[0] += took - inner
+            got[1] += 1
+            if stack:
+                stack[-1] += took
+    return run
+object.__setattr__(spec, "run", timed(spec.run, "search"))
+for module, name, label in [
+        ("anonkit.runner.local", "anonymize_checked", "pass"),
+        ("anonkit.runner.audit_step", "anonymize_checked", "pass"),
+        ("anonkit.fixes.trial", "anonymize_checked", "pass"), ("anonkit.runner.audit_step", "audit_report", "audit"),
+        ("anonkit.runner.local", "load_input", "read"), ("anonkit.runner.local", "_write", "write"),
+        ("anonkit.cli.anonymize", "print_summary", "print"), ("anonkit.cli.anonymize", "print_audit", "print"),
+        ("anonkit.cli.anonymize", "print_verdict", "print"), ("anonkit.cli.anonymize", "print_fixes", "print")]:
+    target = importlib.import_module(module)
+    setattr(target, name, timed(getattr(target, name), label))
+def report():
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    total = ru.ru_utime + ru.ru_stime
+    out = {k: {"cpu": v[0], "calls": v[1]} for k, v in parts.items()}
+    out["rest"] = {"cpu": total - sum(v[0] for v in parts.values()), "calls": 1}
+    out["total"] = {"cpu": total, "calls": 1}
+    print(json.dumps(out), file=sys.stderr)
+atexit.register(report)
+sys.argv = ["anonkit", "anonymize", "adult.yaml", *sys.argv[1:]]
+anonkit._entry.main()
+"""
+#: the parts of :data:`FIXED_COST_SPLIT_CHILD`, in the order printed
+SPLIT_PARTS = ("imports", "read", "pass", "audit", "write", "print", "rest", "search")
+
+
+def fixed_cost_split(runs: int) -> None:
+    """Where the bundled job's CPU goes (:data:`FIXED_COST_SPLIT_CHILD`), as the README runs it and with
+    ``--no-fixes``, alternating; medians of each part, and per run for the passes and audits."""
+
+    print(f"\n== the bundled job's split ({runs} runs each, alternating); load average before: {load_average()}")
+    got: dict[str, list[dict[str, dict[str, float]]]] = job_runs(FIXED_COST_SPLIT_CHILD, FIXED_COST_VARIANTS, runs)
+    print(f"  {'CPU s (median)':18s}" + "".join(f"{p:>9s}" for p in SPLIT_PARTS) + f"{'fixed':>9s}{'total':>9s}")
+    for name, rows in got.items():
+        med = {p: statistics.median(r.get(p, {"cpu": 0.0})["cpu"] for r in rows) for p in [*SPLIT_PARTS, "total"]}
+        fixed = statistics.median(r["total"]["cpu"] - r["search"]["cpu"] for r in rows)
+        print(f"  {name:18s}" + "".join(f"{med[p]:9.3f}" for p in SPLIT_PARTS) + f"{fixed:9.3f}{med['total']:9.3f}")
+        calls = rows[0]["pass"]["calls"]
+        print(f"  {'':18s}{calls} runs: a pass {med['pass'] / calls:.3f} s, an audit "
+              f"{med['audit'] / max(rows[0]['audit']['calls'], 1):.3f} s, a search {med['search'] / calls:.3f} s")
     print(f"  load average after: {load_average()}")
 
 
@@ -419,6 +544,7 @@ def main() -> None:
     parser.add_argument("--no-processes", action="store_true")
     parser.add_argument("--no-algorithms", action="store_true")
     parser.add_argument("--no-fixed-cost", action="store_true")
+    parser.add_argument("--no-split", action="store_true", help="skip where the bundled job's CPU goes")
     parser.add_argument("--numpy-kernels", action="store_true",
                         help="also run the bundled job with the tiered kernels kept on numpy (numba never loaded)")
     args = parser.parse_args()
@@ -426,6 +552,8 @@ def main() -> None:
         processes(args.runs)
     if not args.no_fixed_cost:
         fixed_cost(args.runs, args.numpy_kernels)
+    if not args.no_split:
+        fixed_cost_split(args.runs)
     if not args.no_algorithms:
         algorithms([a for a in args.algorithms.split(",") if a], args.runs)
 

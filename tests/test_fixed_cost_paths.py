@@ -294,3 +294,215 @@ def test_the_fixes_other_algorithm_is_the_one_the_whole_walk_gives() -> None:
 
     walked = next(a for a in registry.algorithms().values() if a.family == OTHER_FAMILY and fits(a))
     assert next(a for a in registry.family(OTHER_FAMILY).values() if fits(a)) is walked
+
+
+# ------------------------------------------------------- lean reruns, the job's shared encoding (issue 30)
+def _toy_files(tmp: Path, n: int = 300, seed: int = 0) -> None:
+    rng = np.random.default_rng(seed)
+    pd.DataFrame({"age": rng.integers(20, 60, n), "zip": rng.choice(["a", "b", "c", "d"], n),
+                  "disease": rng.choice(["flu", "cold", "ulcer", "cancer", "hiv"], n)}).to_csv(tmp / "t.csv",
+                                                                                                index=False)
+
+
+def _toy_plan(tmp: Path, privacy: list[dict], algorithm: dict, *, writes: bool = False):  # type: ignore[no-untyped-def]
+    from anonkit.plan import plan_from_config
+
+    cfg = {"input": {"path": "t.csv"},
+           "attributes": {"age": {"role": "quasi", "type": "numeric"}, "zip": {"role": "quasi"},
+                          "disease": {"role": "sensitive"}},
+           "privacy": privacy, "algorithm": algorithm, "output": {"path": "out.csv"},
+           "audit": {"attacks": ["inference", "homogeneity"]}}
+    return plan_from_config(parse_config(cfg), config_dir=tmp, writes=writes)
+
+
+def _inputs(plan):  # type: ignore[no-untyped-def]
+    from anonkit.plan.load import config_schema, load_input
+
+    frame, defaults = load_input(plan.config, plan.base, None)
+    return frame, config_schema(plan.config, plan.base, defaults, frame)
+
+
+def _canonical(obj: object) -> str:
+    """``obj`` as JSON without its timings (``seconds``: how long each part took, never the same)."""
+    import json
+
+    def timeless(x: object) -> object:
+        if isinstance(x, dict):
+            return {k: timeless(v) for k, v in x.items() if "seconds" not in str(k)}
+        return [timeless(v) for v in x] if isinstance(x, list | tuple) else x
+
+    return json.dumps(timeless(obj), sort_keys=True, default=str)
+
+
+#: what a lean run leaves out of the summary (and its own mark); every other key is the full run's
+LEFT_OUT = {"generalization", "score", "metric", "metrics", "risk_threshold", "seconds", "lean"}
+K3 = [{"model": "k-anonymity", "k": 3}]
+L2 = [{"model": "k-anonymity", "k": 3}, {"model": "l-diversity", "attribute": "disease", "l": 2,
+                                         "variant": "distinct"}]
+T = [{"model": "k-anonymity", "k": 2}, {"model": "t-closeness", "attribute": "disease", "t": 0.3, "distance": "equal"}]
+
+
+@pytest.mark.parametrize(("privacy", "algorithm"), [
+    (K3, {"name": "mondrian"}), (L2, {"name": "flash", "max_suppression": 0.05}), (T, {"name": "flash"}),
+    (K3, {"name": "mdav"}),
+])
+def test_a_lean_rerun_gives_the_full_runs_verdict_figures(tmp_path: Path, privacy: list[dict],
+                                                          algorithm: dict) -> None:
+    """A rerun reads the encoded table of the job's first run and computes the loss alone of the measures:
+    its release, verification, loss, audit and every other summary key are the full run's."""
+    from anonkit.runner.anonymize import Encodings, anonymize_checked
+    from anonkit.runner.audit_step import audit_report
+
+    _toy_files(tmp_path)
+    plan = _toy_plan(tmp_path, privacy, algorithm)
+    frame, schema = _inputs(plan)
+    full = anonymize_checked(frame, schema, plan)
+    encodings = Encodings()
+    first = anonymize_checked(frame, schema, plan, encodings=encodings)
+    lean = anonymize_checked(frame, schema, plan, lean=True, encodings=encodings)
+    assert lean.release.table is first.release.table and len(encodings) == 1  # encoded once
+    assert full.release.table is not first.release.table  # (the control: without the cache, its own)
+    pd.testing.assert_frame_equal(lean.frame, full.frame)
+    assert lean.summary["lean"] is True and "lean" not in full.summary
+    assert lean.summary["metrics"] == {"gcp": full.summary["metrics"]["gcp"]}
+    assert "generalization" in full.summary and "generalization" not in lean.summary
+    same = {k: v for k, v in full.summary.items() if k not in LEFT_OUT}
+    assert _canonical({k: v for k, v in lean.summary.items() if k not in LEFT_OUT}) == _canonical(same)
+    assert _canonical(audit_report(plan, lean)) == _canonical(audit_report(plan, full))
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(8, 120), k=st.integers(2, 4),
+       algorithm=st.sampled_from(["flash", "mondrian", "mdav"]))
+def test_a_lean_runs_loss_is_the_counted_releases_bit_for_bit(seed: int, n: int, k: int, algorithm: str) -> None:
+    """The lean loss is taken on the release, not on its counted rows: the same float (classes, sizes and
+    each class's NCP in the same order)."""
+    from anonkit import anonymize
+    from anonkit.metrics import SearchMetric, compute_metrics
+    from anonkit.models import KAnonymity
+    from anonkit.runner.anonymize import _lean_measures
+
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"age": rng.integers(20, 40, n).astype(str), "zip": rng.choice(["a", "b", "c"], n),
+                          "s": rng.choice(["x", "y"], n)})
+    try:
+        result = anonymize(frame, SCHEMA, [KAnonymity(k)], algorithm=algorithm)
+    except Exception as exc:  # the models cannot be met on so few records: nothing to compare
+        assert type(exc).__name__ == "UnsatisfiableError"
+        return
+    counted = result.release.counted()
+    want = compute_metrics(counted.table, counted, ["gcp"], gs=0.5, aggregate="geometric")["gcp"]
+    got = _lean_measures(result.release, SearchMetric(), result.verification)["metrics"]["gcp"]
+    assert got == want == result.summary["metrics"]["gcp"]
+
+
+def test_a_jobs_runs_encode_once_and_its_fix_lines_read_the_reruns_loss(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job (its run, the advice's reruns, the fixes' trials) encodes its input once; every fix's loss is
+    what the changed config's full run measures (a rerun that skipped the loss would print none)."""
+    from anonkit.engines.local import LocalEngine
+    from anonkit.fixes import apply_fix, propose_fixes
+    from anonkit.plan import plan_from_config
+    from anonkit.runner import run
+
+    _toy_files(tmp_path)
+    plan = _toy_plan(tmp_path, [{"model": "k-anonymity", "k": 2}], {"name": "mondrian"}, writes=True)
+    encoded = []
+    encode = LocalEngine.encode
+    monkeypatch.setattr(LocalEngine, "encode", lambda self, *a, **k: encoded.append(1) or encode(self, *a, **k))
+    result = run(plan)
+    fixes = propose_fixes(plan, result=result, max_tries=4)
+    assert not result.summary["verdict"]["ok"] and result.reruns and fixes
+    assert len(encoded) == 1  # (without the shared encoding: one per run)
+    assert "generalization" in result.summary and "lean" not in result.summary  # the run's own summary is whole
+    released = [f for f in fixes if not f.failing or f.loss is not None]
+    assert released and all(f.loss is not None and "loss " in f.words for f in released if f.passes)
+    for fix in released[:2]:
+        changed = plan_from_config(parse_config(apply_fix(plan.declaration(), fix)), config_dir=tmp_path,
+                                   writes=False)
+        assert fix.loss == run(changed).summary["metrics"]["gcp"]
+
+
+def test_an_encoding_is_shared_by_the_same_objects_and_settings_only() -> None:
+    import dataclasses
+
+    from anonkit.runner.anonymize import Encodings
+
+    frame, table = pd.DataFrame({"a": ["x"]}), object()
+    encodings = Encodings()
+    encodings.put(frame, SCHEMA, (0, "value", True, "error"), table)  # type: ignore[arg-type]
+    assert encodings.get(frame, SCHEMA, (0, "value", True, "error")) is table
+    assert encodings.get(frame.copy(), SCHEMA, (0, "value", True, "error")) is None  # equal, but another frame
+    assert encodings.get(frame, dataclasses.replace(SCHEMA), (0, "value", True, "error")) is None  # an equal copy
+    assert encodings.get(frame, SCHEMA, (1, "value", True, "error")) is None  # another seed
+    assert encodings.get(frame, SCHEMA, (0, "suppress", True, "error")) is None
+
+
+# ------------------------------------------------- a release written as CSV through its compact form
+CELL_TEXT = st.one_of(st.sampled_from(["", " ", "a", "b,c", 'q"t', "line\nbreak", "=1+2", "-3", "+x", "@s", "é", "*",
+                                       "20-39", "nan", "1.0"]),
+                      st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=4))
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data(), width=st.integers(2, 4), rows=st.integers(1, 40), neutralise=st.booleans(),
+       sep=st.sampled_from([",", ";", "\t", "|"]))
+def test_text_written_through_its_compact_form_is_the_dense_bytes(tmp_path_factory: pytest.TempPathFactory,
+                                                                  data: st.DataObject, width: int, rows: int,
+                                                                  neutralise: bool, sep: str) -> None:
+    import anonkit.io._compact as compact
+    from anonkit.io import write_table
+    from anonkit.io.csv import _csv_bytes
+
+    columns = {}
+    for j in range(width):
+        pool = data.draw(st.lists(st.one_of(CELL_TEXT, st.none()), min_size=1, max_size=5))
+        cells = data.draw(st.lists(st.sampled_from(pool), min_size=rows, max_size=rows))
+        columns[f"c{j}" if j else "=head"] = pd.Series(cells, dtype=data.draw(st.sampled_from([object, "string"])))
+    frame = pd.DataFrame(columns)
+    where = tmp_path_factory.mktemp("csv") / "out.csv"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(compact, "COMPACT_CSV_ROWS", 0)
+        if compact.text_compact(frame, "utf-8") is None:  # more distinct values than half the cells: dense
+            return
+        write_table(frame, str(where), separator=sep, neutralise=neutralise)
+    assert where.read_bytes() == _csv_bytes(frame, list(frame.columns), sep, "utf-8", neutralise)
+
+
+def test_only_repeating_text_in_utf8_takes_the_compact_path() -> None:
+    from anonkit.io._compact import COMPACT_CSV_ROWS, text_compact
+
+    n = COMPACT_CSV_ROWS
+    text = pd.DataFrame({"a": ["x", "y"] * (n // 2), "b": pd.Series(["1-9", None] * (n // 2), dtype="string")})
+    assert text_compact(text, "utf-8") is not None  # the control
+    assert text_compact(text.iloc[: n - 1], "utf-8") is None  # too few rows
+    assert text_compact(text, "latin-1") is None
+    assert text_compact(text[["a"]], "utf-8") is None  # one column
+    assert text_compact(text.assign(b=np.arange(n)), "utf-8") is None  # a number column
+    assert text_compact(text.assign(b=[str(i) for i in range(n)]), "utf-8") is None  # distinct beyond half
+
+
+# ------------------------------------------------------------- a command line of the one command it runs
+@pytest.mark.parametrize("argv", [["anonymize", "--help"], ["anonymize"], ["anonymize", "--bogus"],
+                                  ["anonymize", "x.yaml", "--seed", "-1"], ["experiment", "--help"],
+                                  ["check", "--help"], ["models"]])
+def test_one_command_runs_as_the_whole_command_line(argv: list[str]) -> None:
+    from typer.testing import CliRunner
+
+    from anonkit.cli import _one_command, app
+
+    one = _one_command(tuple(argv))
+    assert one is not None
+    runner = CliRunner()
+    got, want = (runner.invoke(a, argv, prog_name="anonkit", terminal_width=80) for a in (one, app))
+    assert (got.exit_code, got.output) == (want.exit_code, want.output)
+
+
+def test_one_command_registers_that_command_alone() -> None:
+    import typer.main
+
+    from anonkit.cli import COMMANDS, _one_command
+
+    assert list(typer.main.get_command(_one_command(("anonymize", "x.yaml"))).commands) == ["anonymize"]
+    assert _one_command(("--version",)) is None and _one_command(("anonymze",)) is None and _one_command(()) is None
+    assert all(_one_command((name,)) is not None for name, _ in COMMANDS)

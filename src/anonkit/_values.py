@@ -50,7 +50,14 @@ def factorize_text(values: pd.Series | np.ndarray, *, compact: bool = False) -> 
     if isinstance(values, pd.Categorical):
         return _factorize_categorical(values, compact)
     cells = values if isinstance(values, pd.Series) else np.asarray(values, dtype=object)
-    codes, uniques = pd.factorize(cells)  # (missing cells −1: pandas skips its isna pass over the cells)
+    if cells.dtype == object:  # hashed as an array: no Index of the uniques is built
+        cells = cells.to_numpy() if isinstance(cells, pd.Series) else cells
+        codes, uniques = pd.factorize(cells)
+        if (not len(codes) or codes.min() >= 0) and all(type(u) is str for u in uniques):
+            # no missing cell and only texts: the uniques are the distinct canonical texts already
+            return codes.astype(np.int64, copy=False), uniques
+    else:
+        codes, uniques = pd.factorize(cells)  # (missing cells −1: pandas skips its isna pass over the cells)
     missing = codes < 0
     if missing.any():  # the missing cells get one code of their own, at their first appearance
         at = int(np.argmax(missing))
@@ -58,7 +65,7 @@ def factorize_text(values: pd.Series | np.ndarray, *, compact: bool = False) -> 
         codes[codes >= slot] += 1
         codes[missing] = slot
         uniques = np.insert(np.asarray(uniques, dtype=object), slot, None)
-    if any(isinstance(u, bool | np.bool_) for u in uniques):
+    if any(isinstance(u, bool | np.bool_) for u in uniques) or _bool_beside_number(cells, uniques):
         # pandas hashes True like 1 and False like 0; such a column is grouped by its text instead
         codes, uniques = pd.factorize(np.array([cell_text(v) for v in np.asarray(cells, dtype=object)], dtype=object))
     text = np.array([cell_text(u) for u in uniques], dtype=object)
@@ -66,6 +73,17 @@ def factorize_text(values: pd.Series | np.ndarray, *, compact: bool = False) -> 
     if len(labels) < len(text):
         codes = merged[codes]
     return codes.astype(np.int64, copy=False), np.asarray(labels, dtype=object)
+
+
+def _bool_beside_number(cells: pd.Series | np.ndarray, uniques: np.ndarray) -> bool:
+    """Whether a text-typed column mixes numbers with booleans that pandas' hash folded into them
+    (``0`` and ``False`` are one key to it, ``"0"`` and ``"False"`` two texts): the cells are read
+    only when a number is among the distinct values of an object column."""
+    if getattr(getattr(cells, "dtype", None), "kind", None) != "O":
+        return False
+    if not any(isinstance(u, int | float | np.number) and not isinstance(u, bool | np.bool_) for u in uniques):
+        return False
+    return any(isinstance(v, bool | np.bool_) for v in np.asarray(cells, dtype=object))
 
 
 def _factorize_categorical(cat: pd.Categorical, compact: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -134,10 +152,11 @@ def strip_cells(values: pd.Series) -> pd.Series:
     are); only the distinct texts are stripped."""
     if values.dtype != object and not pd.api.types.is_string_dtype(values.dtype):
         return values
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    cells = values.to_numpy() if values.dtype == object else values
+    if not any(isinstance(u, str) and u != u.strip() for u in pd.unique(cells)):
+        return values  # (the distinct values alone: hashing without codes is cheaper)
+    codes, uniques = pd.factorize(cells, use_na_sentinel=True)
     stripped = np.array([u.strip() if isinstance(u, str) else u for u in uniques], dtype=object)
-    if all(a is b or a == b for a, b in zip(stripped, uniques, strict=True)):
-        return values
     out = np.where(codes >= 0, stripped[np.maximum(codes, 0)] if len(stripped) else None, values.to_numpy())
     return pd.Series(out, index=values.index, name=values.name, dtype=values.dtype)
 

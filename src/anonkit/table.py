@@ -150,7 +150,7 @@ class Table:
         #: the household of every record (codes ``0 … n_households−1``, role household), or ``None``
         self.household: np.ndarray | None = survey.household
         self.n_households: int = survey.n_households
-        frame = survey.frame.drop(columns=schema.never_published).reset_index(drop=True)
+        frame = _published_part(survey.frame, schema.never_published)
         self.warnings: list[str] = list(survey.notes)
         self.missing = missing
         #: persons whose quasi-identifiers differed between rows and were set to their first row's
@@ -452,12 +452,24 @@ class Table:
         return class_stats(tuple_class, n_classes, weight, pairs, self.domains)
 
 
+def _published_part(frame: pd.DataFrame, dropped: list[str]) -> pd.DataFrame:
+    """``frame`` (a frame of the table's own: cells are written into it) without the columns
+    ``dropped``, indexed ``0 … n−1``; each step only when it changes something (a drop and a
+    reindex cost 0.2 ms on a 30 k-row table)."""
+    if dropped:
+        frame = frame.drop(columns=dropped)
+    index = frame.index
+    if not (isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1):
+        frame = frame.reset_index(drop=True)
+    return frame
+
+
 def _check_frame(frame: pd.DataFrame) -> list[str]:
     """The frame's column names as text; a duplicate name or an empty frame is an error."""
     columns = [str(c) for c in frame.columns]
-    dup = pd.Index(columns)[pd.Index(columns).duplicated()]
-    if len(dup):
-        raise InputError("duplicate column", column=dup[0])
+    if len(set(columns)) < len(columns):  # the first name met a second time
+        seen: set[str] = set()
+        raise InputError("duplicate column", column=next(c for c in columns if c in seen or seen.add(c)))
     if len(frame) == 0:
         raise InputError("input is empty: no records")
     return columns
@@ -482,9 +494,11 @@ def _encode_cells(frame: pd.DataFrame, schema: Schema, strip: bool) -> dict[str,
     encoded column, the cells rewritten in ``frame`` only when one changes); large frames are
     factorized on two threads (:data:`PARALLEL_ENCODE_ROWS`)."""
     coded: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    factorized = _factorize_columns(frame, [c for c in frame.columns if c in schema.quasi or c in schema.sensitive])
-    for name in frame.columns:
-        encoded = name in schema.quasi or name in schema.sensitive
+    wanted = {*schema.quasi, *schema.sensitive}
+    names = list(frame.columns)
+    factorized = _factorize_columns(frame, [c for c in names if c in wanted])
+    for name in names:
+        encoded = name in wanted
         if encoded:
             coded[name] = factorized.pop(name)  # categorical codes kept small
         if strip and (not encoded or any(t != t.strip() for t in coded[name][1])):

@@ -73,6 +73,7 @@ from anonkit._verify_rows import (
     sensitive_spec,
     split_suppressed,
     suppressed_rows,
+    text_codes,
 )
 
 
@@ -146,7 +147,7 @@ def released_stats(
     qis = qi_columns(frame, qis)
     frame = frame.reset_index(drop=True)
     supp = suppressed_rows(frame, qis) if marked else np.zeros(len(frame), dtype=bool)
-    released = frame.loc[~supp].reset_index(drop=True)
+    released = frame.loc[~supp].reset_index(drop=True) if supp.any() else frame  # (no copy when none is)
     cls, n_classes = group_rows(released, qis)
     if len(released) == 0:
         n_classes = 0
@@ -160,7 +161,7 @@ def released_stats(
         if reference is not None:
             ref_w = reference_weights
             given = reference[name]  # a column as it is (a compact one stays codes), anything else as cells
-            ref = factorize_text(given if isinstance(given, pd.Series) else pd.Series(list(given), dtype=object))
+            ref = text_codes(given if isinstance(given, pd.Series) else pd.Series(list(given), dtype=object))
         # each column factorized once into its codes and canonical texts (no text per row built)
         domain, codes = build_domain(
             name,
@@ -168,7 +169,7 @@ def released_stats(
             numeric=dspec.numeric,
             order=dspec.order,
             hierarchy=dspec.hierarchy,
-            coded=factorize_text(frame[name]),
+            coded=text_codes(frame[name]),
             reference_coded=ref,
             categories=dspec.categories,
             category_order=dspec.category_order,

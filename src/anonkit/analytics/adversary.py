@@ -35,6 +35,15 @@ import pandas as pd
 
 from anonkit._kernels import group_columns
 from anonkit._values import labels_look_numeric
+from anonkit.analytics._attack_reading import (
+    Triples,
+    attack_columns,
+    consistent_in,
+    covered_records,
+    domain_codes,
+    use_patterns,
+)
+from anonkit.analytics._attack_reading import triples as _triples
 from anonkit.analytics.cover import WILDCARD, build_cover, shared_factorize
 from anonkit.analytics.outcome import AttackOutcome
 from anonkit.errors import InputError
@@ -109,7 +118,7 @@ def _split(columns: Sequence[str], quasi: list[str]) -> tuple[list[str], list[st
 
 
 def _consistent(release: pd.DataFrame, targets: pd.DataFrame, schema: Schema, columns: Sequence[str],
-                quasi: list[str], groups: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                quasi: list[str], groups: np.ndarray, n_groups: int) -> Triples:
     """``targets × groups`` as triples (target, group, rows): how many released rows of each group
     (``groups``: a group id per released row) are consistent with each target's values in ``columns``;
     only the pairs with some row.
@@ -123,20 +132,7 @@ def _consistent(release: pd.DataFrame, targets: pd.DataFrame, schema: Schema, co
     qcols, exact = _split(columns, quasi)
     cov = build_cover(release[list(columns)], targets[list(columns)], schema, columns=qcols, exact=exact)
     rec, cls = cov.record_pairs()
-    # the released rows of every (class, group), by class then group
-    pair, rows = np.unique(cov.row_class.astype(np.int64) * n_groups + np.asarray(groups, dtype=np.int64),
-                           return_counts=True)
-    starts = np.searchsorted(pair // n_groups, np.arange(cov.n_classes + 1))
-    # every (target, class) pair through its class's groups, in that order
-    first, sizes = starts[cls], starts[cls + 1] - starts[cls]
-    owner = np.repeat(np.arange(len(cls)), sizes)
-    at = first[owner] + np.arange(len(owner)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    keys, reached, where = np.unique(rec[owner].astype(np.int64) * n_groups + pair[at] % n_groups,
-                                     return_index=True, return_inverse=True)
-    total = np.bincount(where.reshape(-1), weights=rows[at].astype(np.float64), minlength=len(keys))
-    target, group = keys // n_groups, keys % n_groups
-    order = np.lexsort((-reached, target))
-    return target[order], group[order], total[order]
+    return _triples(rec, cls, cov.row_class, cov.n_classes, groups, n_groups)
 
 
 def _pick_max(owner: np.ndarray, item: np.ndarray, weight: np.ndarray, n_owners: int,
@@ -146,9 +142,20 @@ def _pick_max(owner: np.ndarray, item: np.ndarray, weight: np.ndarray, n_owners:
     if len(owner) == 0:
         return out
     noise = rng.random(len(owner))
-    order = np.lexsort((-noise, -weight, owner))
-    first = np.r_[True, owner[order][1:] != owner[order][:-1]]
-    out[owner[order][first]] = item[order][first]
+    if (owner[1:] < owner[:-1]).any():
+        order = np.lexsort((-noise, -weight, owner))
+        first = np.r_[True, owner[order][1:] != owner[order][:-1]]
+        out[owner[order][first]] = item[order][first]
+        return out
+    # owners in order (the attacks' triples): per owner its largest weight, then its largest noise among
+    # those, then the first such item (what the sort above gives), without sorting
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    segment = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(owner)]))
+    tie = weight == np.maximum.reduceat(weight, starts)[segment]
+    noisy = np.where(tie, noise, -1.0)
+    best = np.flatnonzero(noisy == np.maximum.reduceat(noisy, starts)[segment])
+    best = best[np.r_[True, segment[best][1:] != segment[best][:-1]]]
+    out[owner[best]] = item[best]
     return out
 
 
@@ -244,21 +251,18 @@ def singling_out_attack(
     rows = _sample(rng, n_rows, n_attacks)
     n_t = len(rows)
     use = _column_choice(rng, n_t, p, n_cols)
-    cells, domains = {}, {}
-    for c in columns:  # the sampled rows' texts and each column's published cells, no text per released row
-        cells[c], domains[c] = _texts_at(release[c], rows)
-    predicates = pd.DataFrame({c: np.where(use[:, j], cells[c], WILDCARD) for j, c in enumerate(columns)})
     issued = _unique_in_release(release, columns, rows, use)
-    hits = _matches(predicates, original, schema, quasi, other)
+    cols = attack_columns(release, original, schema, columns, quasi)
+    if cols is not None:  # on distinct tuples: the records covered by each predicate's tuple of labels
+        hits = covered_records(cols, [c.label_codes[rows] for c in cols], use)
+        # baseline: random cells of the published domains
+        use_b = _column_choice(rng, n_t, p, n_cols)
+        draws = [domain_codes(c) for c in cols]
+        baseline = int((covered_records(cols, [d[rng.integers(len(d), size=n_t)] for d in draws], use_b) == 1).sum())
+        cells = {c: col.labels[col.label_codes[rows]] for c, col in zip(columns, cols, strict=True)}
+    else:
+        hits, baseline, cells = _so_covers(release, original, schema, quasi, other, rows, use, rng, n_cols)
     successes = int((issued & (hits == 1)).sum())
-    # baseline: random cells of the published domains
-    use_b = _column_choice(rng, n_t, p, n_cols)
-    random_cells = pd.DataFrame({
-        c: np.where(use_b[:, j], np.asarray(domains[c], dtype=object)[rng.integers(len(domains[c]), size=n_t)],
-                    WILDCARD)
-        for j, c in enumerate(columns)
-    })
-    baseline = int((_matches(random_cells, original, schema, quasi, other) == 1).sum())
     details: dict[str, object] = {
         "columns": columns,
         "n_cols": p if n_cols is None else int(n_cols),
@@ -268,6 +272,7 @@ def singling_out_attack(
     }
     control_successes = None
     if control is not None:
+        predicates = pd.DataFrame({c: np.where(use[:, j], cells[c], WILDCARD) for j, c in enumerate(columns)})
         c_hits = _matches(predicates, control, schema, quasi, other)
         expected, factor = _control_at(c_hits[issued], len(control), len(original))
         control_successes = int(min(n_t, round(expected)))
@@ -287,6 +292,29 @@ def singling_out_attack(
     )
 
 
+def _so_covers(release: pd.DataFrame, original: pd.DataFrame, schema: Schema, quasi: list[str], other: list[str],
+               rows: np.ndarray, use: np.ndarray, rng: np.random.Generator,
+               n_cols: int | None) -> tuple[np.ndarray, int, dict[str, np.ndarray]]:
+    """Singling-out's general path (a column read with several labels per value): the predicates and the
+    random baseline each matched against the input through a coverage matrix of their own; the hits, the
+    baseline's successes and the sampled rows' texts."""
+    columns = [*quasi, *other]
+    n_t, p = use.shape
+    cells, domains = {}, {}
+    for c in columns:  # the sampled rows' texts and each column's published cells, no text per released row
+        cells[c], domains[c] = _texts_at(release[c], rows)
+    predicates = pd.DataFrame({c: np.where(use[:, j], cells[c], WILDCARD) for j, c in enumerate(columns)})
+    hits = _matches(predicates, original, schema, quasi, other)
+    # baseline: random cells of the published domains
+    use_b = _column_choice(rng, n_t, p, n_cols)
+    random_cells = pd.DataFrame({
+        c: np.where(use_b[:, j], np.asarray(domains[c], dtype=object)[rng.integers(len(domains[c]), size=n_t)],
+                    WILDCARD)
+        for j, c in enumerate(columns)
+    })
+    return hits, int((_matches(random_cells, original, schema, quasi, other) == 1).sum()), cells
+
+
 def _column_choice(rng: np.random.Generator, n: int, p: int, n_cols: int | None) -> np.ndarray:
     if n_cols is None or n_cols >= p:
         return np.ones((n, p), dtype=bool)
@@ -299,12 +327,12 @@ def _unique_in_release(release: pd.DataFrame, columns: list[str], rows: np.ndarr
     """Whether no other released row shows target row ``rows[i]``'s cells in its chosen columns."""
     codes = [shared_factorize(release[c]) for c in columns]
     out = np.zeros(len(rows), dtype=bool)
-    patterns, which = np.unique(use, axis=0, return_inverse=True)
+    patterns, which = use_patterns(use)
     for k, pattern in enumerate(patterns):
         chosen = np.flatnonzero(pattern)
         ids, n_ids = group_columns([codes[j][0] for j in chosen], [len(codes[j][1]) for j in chosen])
         counts = np.bincount(ids, minlength=n_ids)
-        sel = np.flatnonzero(which.reshape(-1) == k)
+        sel = np.flatnonzero(which == k)
         out[sel] = counts[ids[rows[sel]]] == 1
     return out
 
@@ -366,10 +394,16 @@ def linkability_attack(
         row_class, n_classes = np.zeros(n_rows, dtype=np.int64), 1
 
     def attack(table: pd.DataFrame) -> tuple[int, int, float]:
-        targets = table.iloc[_sample(rng, len(table), n_attacks)].reset_index(drop=True)
-        prob = _link_probability(release, targets, schema, quasi, side_a, side_b, row_class, n_classes)
-        won = rng.random(len(targets)) < prob
-        return int(won.sum()), len(targets), float(prob.mean())
+        records = _sample(rng, len(table), n_attacks)
+        sides = [consistent_in(release, table, records, schema, side, quasi, row_class, n_classes)
+                 if table is original else None for side in (side_a, side_b)]
+        if sides[0] is None or sides[1] is None:
+            targets = table.iloc[records].reset_index(drop=True)
+            sides = [_consistent(release, targets, schema, side, quasi, row_class, n_classes)
+                     for side in (side_a, side_b)]
+        prob = _link_probability(sides[0], sides[1], len(records), n_classes)  # type: ignore[arg-type]
+        won = rng.random(len(records)) < prob
+        return int(won.sum()), len(records), float(prob.mean())
 
     successes, n_t, expected = attack(original)
     pick_a, pick_b = rng.integers(n_rows, size=n_t), rng.integers(n_rows, size=n_t)
@@ -420,17 +454,16 @@ def _aux(aux: tuple[Sequence[str], Sequence[str]] | None, quasi: list[str],
     return side_a, side_b
 
 
-def _link_probability(release: pd.DataFrame, targets: pd.DataFrame, schema: Schema, quasi: list[str],
-                      side_a: list[str], side_b: list[str], row_class: np.ndarray, n_classes: int) -> np.ndarray:
+def _link_probability(side_a: Triples, side_b: Triples, n: int, n_classes: int) -> np.ndarray:
     """Per target, the chance that a row drawn among those consistent with side A and one drawn
-    among those consistent with side B are in the same class."""
-    n = len(targets)
-    ra, ga, va = _consistent(release, targets, schema, side_a, quasi, row_class, n_classes)
-    rb, gb, vb = _consistent(release, targets, schema, side_b, quasi, row_class, n_classes)
+    among those consistent with side B are in the same class (each side: :func:`_consistent`'s triples
+    over the classes). The counts are whole numbers, so every sum is exact whatever its order."""
+    ra, ga, va = side_a
+    rb, gb, vb = side_b
     _, ia, ib = np.intersect1d(ra * n_classes + ga, rb * n_classes + gb, assume_unique=True, return_indices=True)
     joint = np.bincount(ra[ia], weights=va[ia] * vb[ib], minlength=n)
     denom = np.bincount(ra, weights=va, minlength=n) * np.bincount(rb, weights=vb, minlength=n)
-    return np.divide(joint, denom, out=np.zeros(len(targets)), where=denom > 0)
+    return np.divide(joint, denom, out=np.zeros(n), where=denom > 0)
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -503,20 +536,29 @@ def inference_attack(
         return np.where(np.isnan(g) | np.isnan(x), guess == truth, close)
 
     def attack(table: pd.DataFrame) -> tuple[int, int, int, int]:
-        targets = table.iloc[_sample(rng, len(table), n_attacks)].reset_index(drop=True)
-        if columns:
-            rec, code, rows = _consistent(release, targets, schema, columns, quasi, s_codes, len(s_labels))
+        records = _sample(rng, len(table), n_attacks)
+        n_t = len(records)
+        found = (consistent_in(release, table, records, schema, columns, quasi, s_codes, len(s_labels))
+                 if columns and table is original else None)
+        if found is not None:
+            rec, code, rows = found
+            t_codes, t_texts = shared_factorize(table[secret])
+            truth = np.array([str(x).strip() for x in t_texts], dtype=object)[t_codes[records]]
         else:
-            rec = np.repeat(np.arange(len(targets)), len(s_labels))
-            code = np.tile(np.arange(len(s_labels)), len(targets))
-            rows = np.tile(counts, len(targets))
-        guess = _pick_max(rec, code, rows, len(targets), rng)
+            targets = table.iloc[records].reset_index(drop=True)
+            truth = _texts(targets[secret])
+            if columns:
+                rec, code, rows = _consistent(release, targets, schema, columns, quasi, s_codes, len(s_labels))
+            else:
+                rec = np.repeat(np.arange(n_t), len(s_labels))
+                code = np.tile(np.arange(len(s_labels)), n_t)
+                rows = np.tile(counts, n_t)
+        guess = _pick_max(rec, code, rows, n_t, rng)
         unmatched = guess < 0
         guess[unmatched] = mode
-        truth = _texts(targets[secret])
         won = right(s_labels[guess], truth)
-        base = right(np.full(len(targets), s_labels[mode], dtype=object), truth)
-        return int(won.sum()), len(targets), int(base.sum()), int(unmatched.sum())
+        base = right(np.full(n_t, s_labels[mode], dtype=object), truth)
+        return int(won.sum()), n_t, int(base.sum()), int(unmatched.sum())
 
     successes, n_t, baseline, unmatched = attack(original)
     details: dict[str, object] = {"secret": secret, "aux": columns, "numeric": bool(numeric),

@@ -13,6 +13,11 @@ from anonkit.cli import console
 
 T = TypeVar("T")
 
+#: how often the progress display redraws (rich's default is 10): each redraw renders the bar on rich's
+#: refresh thread, ~1.6 ms of CPU in a terminal, so 10 a second cost 0.08 CPU-s over a 5 s job and 4 cost
+#: 0.04 (0.028 and 0.019 when standard error is no terminal); the phase and the count still move 4 times a second
+PROGRESS_REFRESH_PER_SECOND = 4
+
 
 def interruptible(job: Callable[[], T]) -> T:
     """Run ``job`` on a worker thread and wait for it here, where Python delivers Ctrl-C.
@@ -66,7 +71,7 @@ def with_steps(job: Callable[[Callable[[int, int, str], None]], T]) -> T:
 
     with Progress(
         SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console.err, transient=True,
+        console=console.err, transient=True, refresh_per_second=PROGRESS_REFRESH_PER_SECOND,
     ) as bar:
         task = bar.add_task("starting", total=None)
 
@@ -86,7 +91,7 @@ def run_with_progress(plan):  # type: ignore[no-untyped-def]
 
     with Progress(
         SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console.err, transient=True,
+        console=console.err, transient=True, refresh_per_second=PROGRESS_REFRESH_PER_SECOND,
     ) as bar:
         task = bar.add_task("starting", total=None)
 

@@ -317,7 +317,8 @@ def propose_fixes(plan: Plan, *, result: Result | Mapping[str, Any] | None = Non
         raise InputError(f"max_tries must be a whole number ≥ 1, got {max_tries!r}", key="max_tries")
     say = progress or (lambda _done, _total, _what: None)
     ran = result if isinstance(result, Result) else None
-    trials = Trials(plan, known=None if ran is None else ran.reruns, inputs=None if ran is None else ran.inputs)
+    trials = Trials(plan, known=None if ran is None else ran.reruns, inputs=None if ran is None else ran.inputs,
+                    encodings=None if ran is None else ran.encodings)
     if result is None:
         say(0, max_tries, "running the config as it is")
         current = trials.run(trials.declaration())

@@ -5,8 +5,9 @@ nothing, anonymized and audited as ``anonkit anonymize`` would, with the input r
 and builds its schema once when it has no run (the levers change models and algorithm settings, never
 the attributes, so both stay valid), then for each changed config:
 :func:`anonkit.plan.plan_from_config` (``writes=False``: no output planned, none written) →
-:func:`anonkit.runner.anonymize.anonymize_checked` (encode, algorithm, the independent verifier,
-the measures) → :func:`anonkit.runner.audit_step.audit_result` (the audit and the one verdict; its
+:func:`anonkit.runner.anonymize.anonymize_checked` (encode — the run's encoded table, shared, when
+the input's settings are the run's —, algorithm, the independent verifier, and of the measures only the
+loss a fix prints: ``lean``) → :func:`anonkit.runner.audit_step.audit_result` (the audit and the one verdict; its
 thresholds follow the changed models, as they would in the changed config). ``audit.required`` is
 switched off in the trial so a failing verdict is measured rather than refused. A config the run's
 advice already reran (``Result.reruns``) is not run again: its release and audit are reused. A config with
@@ -30,7 +31,7 @@ from anonkit.io.batches import is_compact
 from anonkit.plan import Plan, plan_from_config
 from anonkit.plan.load import config_priors, config_schema, load_input, research_subset
 from anonkit.runner import run
-from anonkit.runner.anonymize import anonymize_checked
+from anonkit.runner.anonymize import Encodings, anonymize_checked
 from anonkit.runner.audit_step import audit_result, rerun_key
 from anonkit.runner.result import Result
 from anonkit.schema import AttrType, Schema
@@ -40,8 +41,9 @@ __all__ = ["Trial", "Trials"]
 
 @dataclass(frozen=True)
 class Trial:
-    """What a run of a changed config gave: its summary (the verdict and audit in it) or, when it gave
-    no release, why (``unmet``: the models cannot be met, or the changed config was refused)."""
+    """What a run of a changed config gave: its summary (the verdict and audit in it, the loss as its one
+    measure: a lean run's) or, when it gave no release, why (``unmet``: the models cannot be met, or the
+    changed config was refused)."""
 
     summary: dict[str, Any] | None
     unmet: str | None = None
@@ -59,7 +61,8 @@ class Trials:
     """The runs of one plan's changed configs (see the module docstring)."""
 
     def __init__(self, plan: Plan, known: Mapping[str, tuple[Result, dict[str, Any]]] | None = None,
-                 inputs: tuple[pd.DataFrame, Schema, pd.DataFrame | None] | None = None) -> None:
+                 inputs: tuple[pd.DataFrame, Schema, pd.DataFrame | None] | None = None,
+                 encodings: Encodings | None = None) -> None:
         config = plan.config
         if config is None:
             raise InputError("proposals are computed from a config: a plan made in Python has none", key="plan")
@@ -70,6 +73,8 @@ class Trials:
         self.runs = 0
         #: the runs already made of this input (the advice's reruns, by :func:`rerun_key`): reused, not rerun
         self.known = dict(known or {})
+        #: the input's encoded tables (the run's own when it gave them): every trial of this input reads them
+        self.encodings = encodings if encodings is not None else Encodings()
         if inputs is not None:  # the run's own input as its runner read it (Result.inputs): not read again
             self.frame, self.schema, self.population = inputs
             return
@@ -117,7 +122,7 @@ class Trials:
             else:
                 priors, _note = config_priors(config, plan.base)
                 result = anonymize_checked(self.frame, self.schema, changed, priors=priors,
-                                           population=self.population)
+                                           population=self.population, lean=True, encodings=self.encodings)
                 audit_result(changed, result, population=self.population)
         except UnsatisfiableError as exc:
             return Trial(dict(exc.summary or {}), str(exc))

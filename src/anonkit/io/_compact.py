@@ -11,7 +11,12 @@ import pandas as pd
 
 from anonkit._values import strip_cells
 
-__all__ = ["compact_frame", "dense_frame", "dense_values", "has_categories", "is_compact"]
+__all__ = ["COMPACT_CSV_ROWS", "compact_frame", "dense_frame", "dense_values", "has_categories", "is_compact",
+           "text_compact"]
+
+#: a dense frame of at least this many rows whose columns are all text is written as CSV through its compact
+#: form (:func:`text_compact`): each distinct value rendered once; below it pandas' ``to_csv`` is as quick
+COMPACT_CSV_ROWS = 10_000
 
 
 def _code_type(n: int) -> type[np.signedinteger]:
@@ -98,3 +103,28 @@ def dense_frame(frame: pd.DataFrame, start: int = 0, stop: int | None = None) ->
     return out
 
 
+def _is_text(col: pd.Series) -> bool:
+    """A column of text: pandas' string dtype, or ``object`` cells that are all strings (or missing)."""
+    if isinstance(col.dtype, pd.StringDtype):
+        return True
+    return col.dtype == object and pd.api.types.infer_dtype(col, skipna=True) == "string"
+
+
+def text_compact(frame: pd.DataFrame, encoding: str) -> pd.DataFrame | None:
+    """``frame`` as a compact frame for writing as CSV, when that is quicker and the bytes are the same:
+    at least :data:`COMPACT_CSV_ROWS` rows, two columns or more, every column text, UTF-8 (the compact
+    writer's Arrow path renders each distinct value once, through pandas itself, so every cell reads as
+    ``to_csv`` writes it), and the distinct values at most half the cells (else rendering them costs what
+    writing the rows does). ``None``: write ``frame`` as it is. A release is such a frame: its generalized
+    cells repeat (Adult's 29,640 rows: 0.09 → 0.04 CPU-s)."""
+    import codecs
+
+    rows, width = frame.shape
+    if rows < COMPACT_CSV_ROWS or width < 2 or codecs.lookup(encoding).name != "utf-8":
+        return None
+    if not all(_is_text(frame.iloc[:, i]) for i in range(width)):
+        return None
+    compact = compact_frame(frame)
+    if 2 * sum(len(t.categories) for t in compact.dtypes) > rows * width:
+        return None
+    return compact

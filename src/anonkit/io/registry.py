@@ -25,7 +25,7 @@ import pandas as pd
 
 from anonkit.errors import InputError
 from anonkit.io import csv, duckdb, excel, parquet, postgresql, sqlite
-from anonkit.io._compact import has_categories
+from anonkit.io._compact import has_categories, text_compact
 from anonkit.io._compact_write import write_csv_compact, write_parquet_compact
 from anonkit.io._files import write_target
 
@@ -175,6 +175,10 @@ def _write_csv(frame: pd.DataFrame, names: list[str], loc: str, o: WriteOptions)
     target = _file_target(loc, o.if_exists)
     if has_categories(frame):  # categorical columns (compact frames) are written in batches of rows
         write_csv_compact(frame, names, target, loc, o.separator, o.encoding, o.neutralise)
+        return
+    compact = text_compact(frame, o.encoding)  # text that repeats (a release): each distinct value rendered once
+    if compact is not None:
+        write_csv_compact(compact, names, target, loc, o.separator, o.encoding, o.neutralise)
         return
     csv._write_csv(frame, names, target, loc, o.separator, o.encoding, o.neutralise)
 

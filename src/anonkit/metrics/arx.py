@@ -30,8 +30,9 @@ from typing import Literal
 
 import numpy as np
 
+from anonkit._kernels import first_rows
 from anonkit.errors import InputError
-from anonkit.release import Release
+from anonkit.release import Release, measured_once
 from anonkit.table import Table
 
 Aggregate = Literal["sum", "max", "arithmetic", "geometric", "rank"]
@@ -153,6 +154,32 @@ def effective_levels(table: Table, release: Release) -> np.ndarray:
     if t is not None:
         levels[release.suppressed] = t
     return levels
+
+
+def leaf_tally(table: Table, j: int) -> tuple[np.ndarray, np.ndarray]:
+    """QI ``j``'s records per leaf (weighted by :attr:`Table.weights`, as floats: whole numbers, so
+    exact) and each leaf's first record (−1: absent), suppressed records included. One pass over the
+    records per quasi-identifier, shared inside :func:`~anonkit.release.measuring` by every measure
+    that reads a full-domain release through its leaves (the entropy, the published texts)."""
+    return measured_once(("leaf_tally", j), (table,), lambda: _leaf_tally(table, j))
+
+
+def _leaf_tally(table: Table, j: int) -> tuple[np.ndarray, np.ndarray]:
+    codes = table.codes[:, j]
+    nl = table.hierarchies[j].n_leaves
+    a = np.bincount(codes, weights=table.weights, minlength=nl).astype(np.float64)
+    return a, first_rows(codes, nl)
+
+
+def one_level(table: Table, release: Release) -> np.ndarray | None:
+    """The transformation's levels when ``release`` is a full-domain one whose every class sits at
+    them (a record's published node is then its leaf's ancestor at that level, whatever its class:
+    measures can count leaves instead of records); None otherwise, and for a release that is not
+    :attr:`~anonkit.release.Release.truthful`."""
+    if not release.truthful:  # a perturbed or synthetic record's class is not its leaf's ancestor
+        return None
+    t = transformation_levels(table, release)
+    return t if t is not None and bool((release.class_levels == t).all()) else None
 
 
 def tuple_counts(table: Table, mask: np.ndarray) -> np.ndarray:

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from anonkit.errors import InputError
+from anonkit.metrics.arx import leaf_tally, one_level
 from anonkit.metrics.coverage import hierarchy_class_levels
 from anonkit.release import Release, measured_once
 from anonkit.table import Table
@@ -124,6 +125,11 @@ def _published_texts(table: Table, release: Release, j: int) -> tuple[np.ndarray
     leaf_text = np.full(h.n_leaves, -1, dtype=np.int64)  # −1: a leaf no class publishes
     leaf = h.leaf_codes(texts)
     leaf_text[leaf[leaf >= 0]] = np.flatnonzero(leaf >= 0)
+    shown = leaf_published_text(table, release, j, text_id)
+    if shown is not None:  # every record released at one level: counted per leaf, not per record
+        a = released_leaves(table, release, j)
+        changed = int(a[shown != leaf_text].sum())  # (whole numbers: exact)
+        return text_id, np.asarray(texts, dtype=object), changed
     rc = release.record_class
     if release.n_suppressed == 0:
         differs = text_id[rc] != leaf_text[table.codes[:, j]]
@@ -134,6 +140,43 @@ def _published_texts(table: Table, release: Release, j: int) -> tuple[np.ndarray
         w = None if table.weights is None else table.weights[kept]
     changed = int(np.count_nonzero(differs)) if w is None else int(w[differs].sum())
     return text_id, np.asarray(texts, dtype=object), changed
+
+
+def released_leaves(table: Table, release: Release, j: int) -> np.ndarray:
+    """Released records per leaf of QI ``j`` (weighted; floats holding whole numbers), once per
+    summary: :func:`~anonkit.metrics.arx.leaf_tally` less the suppressed records' leaves."""
+    if release.n_suppressed == 0:
+        return leaf_tally(table, j)[0]
+
+    def count() -> np.ndarray:  # every record's leaves less the suppressed ones' (few: a pass over them only)
+        out = leaf_tally(table, j)[0].copy()
+        sup = suppressed_records(release)
+        w = None if table.weights is None else table.weights[sup]
+        out -= np.bincount(table.codes[sup, j], weights=w, minlength=len(out))  # (whole numbers: exact)
+        return out
+
+    return measured_once(("released_leaves", j), (table, release), count)
+
+
+def suppressed_records(release: Release) -> np.ndarray:
+    """The suppressed records' rows, once per summary."""
+    return measured_once(("suppressed_records",), (release,), lambda: np.flatnonzero(release.record_class < 0))
+
+
+def leaf_published_text(table: Table, release: Release, j: int, text_id: np.ndarray) -> np.ndarray | None:
+    """The text id (``text_id``: one per class) every leaf of QI ``j`` is published as, when that is
+    a function of the leaf: a full-domain release that puts every class at the transformation's
+    level (a released record's class publishes its leaf's ancestor at that level). Leaves no released
+    record holds may get −1 (they weigh nothing: :func:`released_leaves`). None for any other
+    release: read record by record."""
+    t = one_level(table, release)
+    if t is None or release.n_classes == 0:
+        return None
+    h = table.hierarchies[j]
+    level = int(t[j])
+    node_text = np.full(h.size(level), -1, dtype=np.int64)
+    node_text[release.class_nodes[:, j]] = text_id
+    return node_text[h.maps[level]]
 
 
 def modification_rate(table: Table, release: Release) -> float:

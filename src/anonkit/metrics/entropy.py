@@ -22,6 +22,7 @@ from anonkit.metrics.arx import (
     arx_round,
     effective_levels,
     gs_factors,
+    leaf_tally,
     seq_sum,
     transformation_levels,
 )
@@ -69,8 +70,8 @@ def entropy_per_attribute(
         result = sums[j] * g_factor
         if not monotonic and n_sup and t is not None:
             # (without a transformation every suppressed record sits at the root: the term is 0)
-            codes = table.codes[:, j].astype(np.int64)
-            for c in _suppressed_value_counts(h, codes, sup, int(t[j]), w):
+            first = leaf_tally(table, j)[1]  # (each leaf's first record: shared with the sums)
+            for c in _suppressed_value_counts(h, table.codes[:, j], first, sup, int(t[j]), w):
                 result += c * (math.log(c / n_sup) / _LOG2) * s_factor
         out[name] = arx_round(-result if result != 0.0 else result)
     return out
@@ -85,8 +86,16 @@ def _entropy_sums(table: Table, release: Release, t: np.ndarray | None) -> list[
     w = table.weights  # rows that stand for several records (None: one each)
     out: list[float] = []
     for j, h in enumerate(table.hierarchies):
-        codes = table.codes[:, j].astype(np.int64)
         nl = h.n_leaves
+        if levels is None:  # one level: every record's key is its leaf shifted to the level (leaves counted once)
+            a, first_leaf = leaf_tally(table, j)
+            present = np.flatnonzero(first_leaf >= 0)
+            leaf = present[np.argsort(first_leaf[present], kind="stable")]  # leaves by first appearance
+            level = int(t[j])  # type: ignore[index]
+            b = np.bincount(h.maps[level], weights=a, minlength=h.size(level)).astype(np.float64)[h.maps[level, leaf]]
+            out.append(seq_sum(a[leaf] * _log2(a[leaf] / b)))  # (cnt = a: every record counts at the level)
+            continue
+        codes = table.codes[:, j].astype(np.int64)
         a = np.bincount(codes, weights=w, minlength=nl).astype(np.float64)
         # records per (level, leaf); ARX walks values in dictionary order = first appearance in data
         custom = None if levels is None else levels[:, j] == CUSTOM
@@ -113,8 +122,7 @@ def _entropy_sums(table: Table, release: Release, t: np.ndarray | None) -> list[
             b[inside] = covered(table, release, j).total(a)[rc[first[inside]]]
         else:
             size = (h.height + 1) * nl
-            # (one level, full-domain: every record's key is its leaf shifted to the transformation's level)
-            key = codes + int(t[j]) * nl if levels is None else levels[:, j] * nl + codes  # type: ignore[index]
+            key = levels[:, j] * nl + codes
             every = np.bincount(key, weights=w, minlength=size).astype(np.float64)
             first = first_rows(key, size)
             present = np.flatnonzero(first >= 0)
@@ -169,14 +177,14 @@ def _hppc_slot_order(keys: Sequence[int]) -> list[int]:
     return [k for k in table if k is not None]
 
 
-def _arx_value_codes(h: Hierarchy, codes: np.ndarray, level: int) -> np.ndarray:
-    """ARX's dictionary code of every node of ``level`` (−1 for nodes without data).
+def _arx_value_codes(h: Hierarchy, first: np.ndarray, level: int) -> np.ndarray:
+    """ARX's dictionary code of every node of ``level`` (−1 for nodes without data), from each
+    leaf's first record (``first``, −1: none).
 
     ARX numbers a column's values by first appearance in the data, then registers the labels of the
     hierarchy rows whose leaf occurs in the data (file order, levels left to right); a label is one
     code whatever its level.
     """
-    first = first_rows(codes, h.n_leaves)
     uniq = np.flatnonzero(first >= 0)
     label_code: dict[str, int] = {}
     for leaf in uniq[np.argsort(first[uniq], kind="stable")]:
@@ -190,15 +198,16 @@ def _arx_value_codes(h: Hierarchy, codes: np.ndarray, level: int) -> np.ndarray:
     return out
 
 
-def _suppressed_value_counts(h: Hierarchy, codes: np.ndarray, sup: np.ndarray, level: int,
+def _suppressed_value_counts(h: Hierarchy, codes: np.ndarray, first_leaf: np.ndarray, sup: np.ndarray, level: int,
                              weights: np.ndarray | None = None) -> list[float]:
-    """Suppressed records per generalized value of one QI, in the order ARX adds them up."""
+    """Suppressed records per generalized value of one QI (leaf ``codes`` of every record, each leaf's
+    first record ``first_leaf``), in the order ARX adds them up."""
     gen = h.maps[level][codes[sup]].astype(np.int64)
     counts = np.bincount(gen, weights=None if weights is None else weights[sup], minlength=h.size(level))
     first = first_rows(gen, h.size(level))
     nodes = np.flatnonzero(first >= 0)
     nodes = nodes[np.argsort(first[nodes], kind="stable")]  # insertion order: first appearance
-    dict_code = _arx_value_codes(h, codes, level)
+    dict_code = _arx_value_codes(h, first_leaf, level)
     by_code = {int(dict_code[v]): float(counts[v]) for v in nodes}
     return [by_code[k] for k in _hppc_slot_order([int(dict_code[v]) for v in nodes])]
 

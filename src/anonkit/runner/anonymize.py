@@ -39,7 +39,7 @@ from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.metrics.payout import prepare as prepare_payout
 from anonkit.metrics.payout import with_costs
 from anonkit.models import BackgroundKnowledge, Criterion
-from anonkit.models.individual_risk import attach_survey_weights, require_weight_role
+from anonkit.models.individual_risk import attach_survey_weights, needs_weights, require_weight_role
 from anonkit.models.kmap import for_records
 from anonkit.models.population import (
     attach_population,
@@ -68,7 +68,7 @@ from anonkit.schema import Schema
 from anonkit.table import MissingPolicy, PersonQIPolicy, Table
 from anonkit.verifier import Verification
 
-__all__ = ["anonymize", "anonymize_checked", "search_metric_of"]
+__all__ = ["LEAN_MEASURES", "Encodings", "anonymize", "anonymize_checked", "search_metric_of"]
 
 
 def anonymize(
@@ -154,14 +154,28 @@ def search_metric_of(metric: MetricConfig | _m.SearchMetric | None,
     return with_costs(metric if metric is not None else _m.SearchMetric(), models)
 
 
+#: the one measure a verdict's rerun computes (:func:`anonymize_checked`'s ``lean``): the information loss
+#: the fixes print and sort by (``loss 91.2 % (+61.7 pts)``); the advice reads the audit alone
+LEAN_MEASURES = ("gcp",)
+
+
 def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsInput | None = None,
-                      start: float | None = None, population: pd.DataFrame | None = None) -> Result:
+                      start: float | None = None, population: pd.DataFrame | None = None, lean: bool = False,
+                      encodings: Encodings | None = None) -> Result:
     """Anonymize ``frame`` by ``plan`` (validated at its boundary: a config's or :func:`anonymize`'s
     arguments): nothing here validates a setting again; the data are checked as they are encoded.
     ``schema`` is the plan's own (Python) or the one its config built from the data. ``population``:
-    the whole input when ``frame`` is its research subset (:mod:`anonkit.models.population`)."""
+    the whole input when ``frame`` is its research subset (:mod:`anonkit.models.population`).
+
+    ``lean``: a rerun judged by its verdict only (the advice's reruns, the fixes' trials): everything a
+    release must pass is done as always (encoding, the algorithm, publishing, the independent verifier),
+    but of the summary's measured part only :data:`LEAN_MEASURES` and the verification are computed (no
+    generalization, score or other measure: nothing reads them from a rerun), and the summary says
+    ``"lean": True``. ``encodings``: the job's :class:`Encodings`, so that the runs of one input share
+    its encoded table."""
     start = time.perf_counter() if start is None else start
     spec, options, seed, metric = plan.algorithm, dict(plan.options), plan.seed, plan.metric
+    given = schema
     schema = schema.with_run_seed(seed)  # role new-id: random ids drawn from the run's seed
     models: list[Criterion] = list(plan.models)
     missing, strip = cast(MissingPolicy, plan.missing), plan.strip
@@ -186,7 +200,7 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
                       strip=strip)
         return _own_result(got, spec, runner.name, models, seed=seed, start=start, metric=metric,
                            skip=plan.skip_measures)
-    table = runner.encode(frame, schema, missing=missing, strip=strip, person_qi=cast(PersonQIPolicy, plan.person_qi))
+    table = _encoded(runner, frame, given, schema, plan, _shareable(encodings, runner, counted, models))
     attach_survey_weights(table, models)  # the weights summed per distinct tuple, for individual-risk
     if counted:
         attach_population(table, population, strip=strip)  # type: ignore[arg-type]
@@ -195,12 +209,12 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
     models, bk = resolve_background_knowledge(models, spec)
     models = for_records(models, table.n_records)  # an estimated k-map's sampling fraction
     check_references(table, models)
-    given = {id(m) for m in models}
+    declared = {id(m) for m in models}
     if spec.implies is not None:  # what the algorithm guarantees given its options (on what it publishes)
         models = spec.implies(table, models, options)
     # on what the algorithm enforces (dp-synthetic enforces no SafePub k): the given models it keeps; a model it
     # implies judges what it publishes (kl-diversity's k on the transaction column), not the input's roles
-    check_models(table, [m for m in models if id(m) in given])
+    check_models(table, [m for m in models if id(m) in declared])
     warnings = table.warnings + model_warnings(table, models)
     reason = impossible(table, models, spec, options)
     if reason is not None:
@@ -218,7 +232,7 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
     # values from arrays as long as the distinct rows, not the records (Release.counted); made before
     # the release is published, when the least is held
     give_back(table.n_records)  # what the search freed, before the publishing and verifying peaks
-    measured = release.counted()
+    measured = release if lean else release.counted()  # a rerun's loss sums per class: see _lean_measures
     published, verification = _publish_and_verify(runner, table, release, spec, models, bk, bk_priors,
                                                   suppressed=plan.suppressed, seed=seed,
                                                   population=population if counted else None)
@@ -229,15 +243,8 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
                       table.schema.new_ids, persons=persons)
     interrupt.check()
     warnings = warnings + flat_numeric_warnings(table, spec) + dropped_warnings(release)
-    if spec.class_figures:
-        measures = measured_summary(measured, models, search_metric, verification,
-                                    score=release.search.score if release.search is not None else None,
-                                    skip=plan.skip_measures)
-        classes = {"classes": release.n_classes,
-                   "min_class_size": int(release.class_people().min()) if release.n_classes else 0,
-                   "transformation": release.transformation}
-    else:  # a synthetic table: no row is a record, so no class figure (the summary says why)
-        measures, classes = recordless_summary(table, published, verification), {}
+    measures, classes = _measured(spec, table, release, measured, published, models, search_metric, verification,
+                                  plan, lean)
     summary = {
         "algorithm": release.algorithm,
         "satisfied": True,
@@ -259,7 +266,86 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
         wildcard_privacy(summary, published, [q for q in table.schema.quasi if q in published.columns],
                          WILDCARD_FAMILIES[spec.family], list(release.notes.get("strata") or []))
     _add_facts(summary, table, release, spec, bk, priors, seed, seconds)
+    if lean:
+        summary["lean"] = True
     return Result(release, published, verification, summary, models, table.schema)
+
+
+class Encodings:
+    """The encoded tables of one job's input, shared by its runs: the main run, the advice's reruns and
+    the fixes' trials change the models (and algorithm settings), never the input or its schema, so each
+    would encode the same frame under the same schema into the same :class:`~anonkit.table.Table`; the
+    first run's is read by the others, with its distinct tuples and hierarchy maps computed once.
+
+    Keyed by the frame and schema *objects* the runs share (held here, so an id names its object for as
+    long as the job lasts) and the settings that shape an encoding (the seed, missing, strip, person_qi).
+    A run that changes its table (an ``input.subset`` run's population counts, the survey weights of
+    individual-risk) encodes its own: :func:`anonymize_checked` passes it no cache."""
+
+    def __init__(self) -> None:
+        self._tables: dict[tuple[Any, ...], tuple[Any, Schema, Table]] = {}
+
+    def get(self, frame: Any, schema: Schema, settings: tuple[Any, ...]) -> Table | None:
+        hit = self._tables.get((id(frame), id(schema), *settings))
+        return hit[2] if hit is not None and hit[0] is frame and hit[1] is schema else None
+
+    def put(self, frame: Any, schema: Schema, settings: tuple[Any, ...], table: Table) -> None:
+        self._tables[(id(frame), id(schema), *settings)] = (frame, schema, table)
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+
+def _shareable(encodings: Encodings | None, runner: Engine, counted: bool, models: list[Criterion]
+               ) -> Encodings | None:
+    """``encodings`` when this run's table may be shared: on the local engine, and not changed by the run
+    (an ``input.subset`` run's population counts, individual-risk's survey weights); else ``None``."""
+    return encodings if runner.name == "local" and not counted and not needs_weights(models) else None
+
+
+def _measured(spec: Algorithm, table: Table, release: Release, measured: Release, published: Any,
+              models: list[Criterion], search_metric: _m.SearchMetric, verification: Verification, plan: Plan,
+              lean: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The summary's measured part and its class figures: the full summary's (:func:`measured_summary`), a
+    verdict's rerun's (``lean``: :func:`_lean_measures`), or a synthetic table's (no row is a record, so no
+    class figure: the summary says why)."""
+    if not spec.class_figures:
+        return recordless_summary(table, published, verification), {}
+    measures = (_lean_measures(measured, search_metric, verification) if lean else
+                measured_summary(measured, models, search_metric, verification,
+                                 score=release.search.score if release.search is not None else None,
+                                 skip=plan.skip_measures))
+    classes = {"classes": release.n_classes,
+               "min_class_size": int(release.class_people().min()) if release.n_classes else 0,
+               "transformation": release.transformation}
+    return measures, classes
+
+
+def _encoded(runner: Engine, frame: Any, given: Schema, schema: Schema, plan: Plan,
+             shared: Encodings | None) -> Table:
+    """``frame`` encoded under ``schema`` (``given`` with the run's seed) by the plan's settings; from
+    ``shared`` when a run of the same job encoded it already."""
+    settings = (plan.seed, plan.missing, plan.strip, plan.person_qi)
+    table = None if shared is None else shared.get(frame, given, settings)
+    if table is None:
+        table = runner.encode(frame, schema, missing=cast(MissingPolicy, plan.missing), strip=plan.strip,
+                              person_qi=cast(PersonQIPolicy, plan.person_qi))
+        if shared is not None:
+            shared.put(frame, given, settings, table)
+    return table
+
+
+def _lean_measures(measured: Release, search_metric: _m.SearchMetric, verification: Verification) -> dict[str, Any]:
+    """A verdict's rerun's measured part (:func:`anonymize_checked`'s ``lean``): :data:`LEAN_MEASURES`,
+    computed as the full summary computes them, and the verifier's results. ``measured`` is the release
+    itself, not :meth:`Release.counted` (which costs more than the measure): GCP is a sum over classes
+    (each class's size times its NCP), and the counted rows give the same classes, sizes and NCPs in the
+    same order, so the same float (tests/test_fixed_cost_paths.py holds the two equal)."""
+    metrics = _m.compute_metrics(measured.table, measured, list(LEAN_MEASURES), gs=search_metric.gs,
+                                 aggregate=search_metric.aggregate)
+    return {"metrics": metrics,
+            "verification": [{"model": r.model, "holds": r.passed, "achieved": r.achieved}
+                             for r in verification.results]}
 
 
 def _check_persons(table: Table, spec: Algorithm, schema: Schema) -> None:

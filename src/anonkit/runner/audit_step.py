@@ -23,7 +23,7 @@ from anonkit.errors import InputError, UnsatisfiableError
 from anonkit.models import BackgroundKnowledge
 from anonkit.plan import Plan
 from anonkit.plan.load import config_priors
-from anonkit.runner.anonymize import anonymize_checked
+from anonkit.runner.anonymize import Encodings, anonymize_checked
 from anonkit.runner.knowledge import priors_for
 from anonkit.runner.result import Result
 from anonkit.schema import Schema
@@ -115,7 +115,7 @@ def _audit_and_advise(plan: Plan, result: Result, frame: pd.DataFrame | None, sc
     advice = None
     if failed and frame is not None and schema is not None:
         rerun = rerun_for(plan, frame, schema, result.summary.get("seed", 0), population=population,
-                          memo=result.reruns)
+                          memo=result.reruns, encodings=result.encodings)
         algorithm = plan.algorithm  # one that enforces no model (perturbative): its models are judged only
         judged_only = algorithm.no_model_lever if algorithm is not None and not algorithm.enforces else None
         advice = advise(plan.config, report, schema, frame, rerun, judged_only=judged_only)
@@ -131,13 +131,19 @@ def _audit_and_advise(plan: Plan, result: Result, frame: pd.DataFrame | None, sc
 
 def rerun_for(plan: Plan, frame: pd.DataFrame, schema: Schema, seed: int, *,
               population: pd.DataFrame | None = None,
-              memo: dict[str, tuple[Result, dict[str, Any]]] | None = None) -> Rerun:
+              memo: dict[str, tuple[Result, dict[str, Any]]] | None = None,
+              encodings: Encodings | None = None) -> Rerun:
     """The advice's rerun (:data:`anonkit.audit.advice.Rerun`) over the run's input ``frame`` (as
     read; the research records of an ``input.subset`` run, whose whole input is ``population``) and
     its ``schema`` (a change of the models leaves it as it is): the changed config's anonymization
     and the audit ``anonkit anonymize`` runs (:func:`audit_report`, priors included), nothing written.
     Each rerun that gives a release is kept in ``memo`` (by :func:`rerun_key`) with its audit, for
-    the fixes' trials of the same run (:class:`anonkit.fixes.trial.Trials`)."""
+    the fixes' trials of the same run (:class:`anonkit.fixes.trial.Trials`).
+
+    A rerun computes what its verdict and the fixes' lines read, and no more: the encoding (the run's
+    own, from ``encodings``, when it shares the input's settings), the algorithm, publishing, the
+    independent verifier, the loss (:data:`anonkit.runner.anonymize.LEAN_MEASURES`) and the audit; not
+    the summary's other measures, generalization or score (``lean``: nothing prints them for a rerun)."""
 
     def run(config: Config) -> dict[str, Any] | str:
         models = config.models()
@@ -147,7 +153,8 @@ def rerun_for(plan: Plan, frame: pd.DataFrame, schema: Schema, seed: int, *,
         changed = replace(plan, config=config, models=tuple(models), seed=seed, suppressed=config.output.suppressed,
                           missing=config.input.missing, strip=config.input.strip, person_qi=config.input.person_qi)
         try:  # the same algorithm and options (the advice changes models only)
-            result = anonymize_checked(frame, schema, changed, priors=priors, population=population)
+            result = anonymize_checked(frame, schema, changed, priors=priors, population=population, lean=True,
+                                       encodings=encodings)
         except UnsatisfiableError as exc:
             return str(exc)
         except InputError as exc:

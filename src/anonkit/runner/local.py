@@ -25,7 +25,7 @@ from anonkit.io.batches import is_compact
 from anonkit.plan import Plan
 from anonkit.plan.load import config_priors, config_schema, load_input, research_subset, sha256_of
 from anonkit.plan.places import input_location, side_outputs
-from anonkit.runner.anonymize import anonymize_checked
+from anonkit.runner.anonymize import Encodings, anonymize_checked
 from anonkit.runner.audit_step import audit_result
 from anonkit.runner.result import Result
 from anonkit.verifier import verify
@@ -59,8 +59,9 @@ def run_local(plan: Plan, progress: Callable[[str], None] | None = None) -> Resu
     population, frame = research_subset(config, base, frame)
     say("anonymizing")
     priors, prior_note = config_priors(config, base)
+    encodings = Encodings()  # the run's encoded input, read again by its advice's reruns and fixes' trials
     try:
-        result = anonymize_checked(frame, schema, plan, priors=priors, population=population)
+        result = anonymize_checked(frame, schema, plan, priors=priors, population=population, encodings=encodings)
     except UnsatisfiableError as exc:
         exc.summary["total_seconds"] = round(time.perf_counter() - t0, 6)
         exc.summary = mask_tree(exc.summary)  # type: ignore[assignment]
@@ -72,6 +73,7 @@ def run_local(plan: Plan, progress: Callable[[str], None] | None = None) -> Resu
         say("post-analytics")
         manifest = _post_analytics(plan, result, frame)
     say("auditing")  # always: the quick checks give the run one verdict (audit: {…} or --report add to them)
+    result.encodings = encodings
     audit_result(plan, result, frame=frame, schema=schema, population=population)
     result.inputs = (frame, schema, population)  # the fixes' trials rerun this input as read
     result.summary["output"] = None

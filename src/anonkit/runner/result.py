@@ -42,6 +42,9 @@ class Result:
     #: run), the schema built over it and the whole input of such a run (else ``None``) — so that the
     #: fixes' trials of the same run rerun it without reading and checking the input again. In memory only.
     inputs: tuple[pd.DataFrame, Schema, pd.DataFrame | None] | None = field(default=None, repr=False)
+    #: the encoded tables of that input (:class:`anonkit.runner.anonymize.Encodings`), shared by the
+    #: advice's reruns and the fixes' trials of the same run. In memory only.
+    encodings: Any = field(default=None, repr=False)
 
 
 #: What ``priors=`` accepts: :class:`~anonkit.knowledge.Priors`, an ``(n × S)`` (per record) or

@@ -16,7 +16,7 @@ from anonkit._values import is_missing
 from anonkit._verify_wildcard import wildcard_counts
 from anonkit.algorithms.spec import NO_CLASS_FIGURES, Algorithm
 from anonkit.metrics import compute_metrics
-from anonkit.metrics.distortion import published_texts
+from anonkit.metrics.distortion import leaf_published_text, published_texts, released_leaves
 from anonkit.metrics.risk import prosecutor_risk
 from anonkit.models import Criterion
 from anonkit.release import Release, measuring
@@ -153,7 +153,13 @@ def generalization(table: Table, release: Release, examples: int = 3) -> dict[st
     for j, name in enumerate(table.qi):
         h = table.hierarchies[j]
         text_id, texts, changed = published_texts(table, release, j)
-        per_text = np.bincount(text_id[cls], weights=w, minlength=len(texts))
+        shown = leaf_published_text(table, release, j, text_id)
+        if shown is None:
+            per_text = np.bincount(text_id[cls], weights=w, minlength=len(texts))
+        else:  # every released record at one level: the records counted per leaf
+            a = released_leaves(table, release, j)
+            held = a > 0
+            per_text = np.bincount(shown[held], weights=a[held], minlength=len(texts))
         # the most frequent first, equal counts by label (not by class numbering, which engines differ in)
         top = np.lexsort((np.asarray(texts, dtype=str), -per_text))[:examples]
         level = None if release.transformation is None else release.transformation.get(name)

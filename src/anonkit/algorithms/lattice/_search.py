@@ -221,20 +221,17 @@ class Search:
         """Every node's position in the order of its lower bound, ties by Flash's strategy
         (:func:`strategy_rank`: height first). Without a level-only bound this is the strategy."""
         if self._priority is None:
-            b = self.bounds
-            keys = [strategy_rank(self)]
-            keys += [b[:, j] for j in range(b.shape[1] - 1, -1, -1)] if b.ndim == 2 else [b]
-            order = np.lexsort(keys)
-            rank = np.empty(order.size, dtype=np.int64)
-            rank[order] = np.arange(order.size)
-            self._priority = rank
+            order = priority_order(self.bounds, strategy_order(self))
+            self._priority = _ranks(order)
+            self._order = order
         return self._priority
 
     @property
     def order(self) -> np.ndarray:
         """The node ids sorted by :attr:`priority`."""
         if self._order is None:
-            self._order = np.argsort(self.priority)
+            self.priority  # noqa: B018 (sets both)
+        assert self._order is not None
         return self._order
 
     def pruned_mask(self) -> np.ndarray | None:
@@ -416,6 +413,30 @@ def strategy_rank(search: Search) -> np.ndarray:
     """Position of every node (by id) in Flash's strategy order (ARX's ``FLASHStrategy``): (i)
     height / maximum height, (ii) mean of ``level/height``, (iii) ``1 − mean(distinct values at the
     level / distinct values at level 0)``, lower first; ties by id (lexicographic levels)."""
+    return _ranks(strategy_order(search))
+
+
+def _ranks(order: np.ndarray) -> np.ndarray:
+    """The position of every id in ``order`` (a permutation): its inverse, without a sort."""
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank
+
+
+def priority_order(bounds: np.ndarray, by_strategy: np.ndarray) -> np.ndarray:
+    """The node ids in :attr:`Search.priority` order: by lower bound (``(N,)``, or ``(N × d)`` sorted
+    vectors compared lexicographically), ties in Flash's strategy order ``by_strategy`` (the ids in
+    :func:`strategy_order`). Stable sorts of the bound taken in strategy order: what a lexsort with
+    the strategy rank as its last key gives, one sort fewer."""
+    order = by_strategy
+    columns = [bounds] if bounds.ndim == 1 else [bounds[:, j] for j in range(bounds.shape[1] - 1, -1, -1)]
+    for column in columns:  # the least significant first; each sort keeps the order of its ties
+        order = order[np.argsort(column[order], kind="stable")]
+    return order
+
+
+def strategy_order(search: Search) -> np.ndarray:
+    """The node ids in Flash's strategy order (:func:`strategy_rank`)."""
     lat, table = search.lattice, search.table
     d = table.distinct
     levels = lat.levels
@@ -431,10 +452,7 @@ def strategy_rank(search: Search) -> np.ndarray:
     k1 = (levels.sum(axis=1) - lat.min.sum()) / max(lat.max_height, 1)
     k2 = (levels / heights).mean(axis=1) if lat.d else np.zeros(len(levels))
     k3 = 1.0 - share.mean(axis=1) if lat.d else np.zeros(len(levels))
-    order = np.lexsort((k3, k2, k1))  # stable: ties stay in id order
-    rank = np.empty(len(levels), dtype=np.int64)
-    rank[order] = np.arange(len(levels))
-    return rank
+    return np.lexsort((k3, k2, k1))  # stable: ties stay in id order
 
 
 FAILED = (NOT_ANONYMOUS, INFERRED_NOT_ANONYMOUS)
@@ -477,4 +495,5 @@ def _as_float(value: object) -> float:
     return float(value[0]) if isinstance(value, tuple) and value else float(value)  # type: ignore[arg-type]
 
 
-__all__ = ["ANONYMOUS", "INFERRED_ANONYMOUS", "Lattice", "Search", "as_metric", "strategy_rank"]
+__all__ = ["ANONYMOUS", "INFERRED_ANONYMOUS", "Lattice", "Search", "as_metric", "priority_order", "strategy_order",
+           "strategy_rank"]

@@ -59,6 +59,8 @@ class PerturbedRelease(Release):
     summary's class figures (classes, smallest class, records at risk) describe what an attacker
     groups, as the audit does."""
 
+    truthful = False  # its published values are not generalizations of the records' own
+
     published: pd.DataFrame = field(default_factory=pd.DataFrame)
     rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     #: the method's checks on (original rows, published table, the release's notes, its parameters) →

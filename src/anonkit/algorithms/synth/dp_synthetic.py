@@ -86,6 +86,8 @@ class SyntheticRelease(Release):
     the audit, the report and the UI show none and say why; the audit judges the synthetic table itself
     by the nearest-neighbour attacks."""
 
+    truthful = False  # its published values are not generalizations of the records' own
+
     published: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def published_rows(self, *, suppressed: Literal["drop", "mark"] = "drop", seed: int = 0) -> np.ndarray:
