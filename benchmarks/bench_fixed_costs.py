@@ -211,12 +211,15 @@ timings and paths), the CSV and the ``--report`` HTML (but its times and input p
     polling: 0.007 CPU-s over 5 s. Writing Adult's release as CSV: 0.086 -> 0.036 CPU-s.
 
 Recorded, the same session's whole change (the lean reruns above, the audit's attacks on one reading of each
-published column, the verifier's Arrow grouping, the measures from leaf counts, one hash per text column):
-the last commit's tree against this one, FIXED_COST_CHILD, README job, 5 runs each alternating, load 1.5-2.0::
+published column and its two recounts of the release encoding each column once, the verifier's Arrow grouping,
+the measures from leaf counts, one hash per text column): the last session's tree against this one,
+FIXED_COST_CHILD, 5 runs each alternating (3 with --no-fixes), load 1.7-2.6::
 
-                  whole CPU   searches   fixed    peak RSS    fixed per run
-    before          5.58 s    2.86 (8)   2.35 s   536 MB      2.35, 2.06, 2.17, 2.77, 2.35
-    after           4.23 s    2.71 (8)   1.52 s   520 MB      1.38, 1.37, 1.52, 1.53, 1.54
+                            whole CPU   searches   fixed    peak RSS    fixed per run
+    README job   before       4.62 s    2.55 (8)   2.10 s   531 MB      2.12, 2.15, 2.02, 2.01, 2.10
+                 after        3.93 s    2.57 (8)   1.37 s   523 MB      1.42, 1.32, 1.35, 1.38, 1.37
+    --no-fixes   before       3.78 s    2.26 (4)   1.51 s   521 MB      1.52, 1.51, 1.49
+                 after        3.57 s    2.39 (4)   1.14 s   508 MB      1.14, 1.13, 1.19
 """
 
 from __future__ import annotations

@@ -227,3 +227,49 @@ def test_release_counted_where_its_counted_rows_are_few(test2_frame, schema):
     release = fixed(table, [KAnonymity(2)], levels={"ZIPCode": 1, "Age": 1})
     counted = release.counted()
     assert counted is not release and counted.table.n == 9
+
+
+# ------------------------------------------------------------------ one release encoded once per audit
+def _arrow_frame(values):
+    text = "string[pyarrow]"
+    return pd.DataFrame({"a": pd.array(values, dtype=text), "b": pd.array(values[::-1], dtype=text)})
+
+
+def test_an_audits_two_recounts_encode_each_column_once(monkeypatch):
+    """Inside ``same_release_codes`` a column read again through a frame over the same memory (the audit
+    re-indexes the release) is encoded once, each read gets its own copy, and a column over other memory
+    with the same values is encoded on its own; outside the block every read encodes."""
+    import anonkit._verify_rows as rows_module
+
+    calls = []
+    real = rows_module._arrow_codes
+    monkeypatch.setattr(rows_module, "_arrow_codes", lambda arrow, pc: calls.append(1) or real(arrow, pc))
+    frame = _arrow_frame(["x", "y", None, "x", ""])
+    again = frame.reset_index(drop=True)  # other Series and arrays, the same buffers
+    other = _arrow_frame(["x", "y", None, "x", ""])  # the same values in other memory
+    want = factorize_text(frame["a"])
+    with rows_module.same_release_codes():
+        first = text_codes(frame["a"])
+        first[0][:] = 99  # a reader's copy: changing it changes nothing shared
+        second = text_codes(again["a"])
+        third = text_codes(other["a"])
+        text_codes(frame["b"])
+    assert len(calls) == 3  # a, other's a, b: the re-indexed a was not encoded again
+    for got in (second, third):
+        assert np.array_equal(got[0], want[0]) and list(got[1]) == list(want[1])
+    calls.clear()
+    text_codes(frame["a"]), text_codes(again["a"])
+    assert len(calls) == 2  # the control: outside the block each read encodes
+
+
+def test_a_slice_of_a_column_is_not_read_as_the_column():
+    """A slice shares the column's buffers but not its offset and length: it gets its own codes."""
+    import anonkit._verify_rows as rows_module
+
+    frame = _arrow_frame(["x", "y", "z", "x", "y", "w"])
+    part = frame.iloc[2:].reset_index(drop=True)
+    with rows_module.same_release_codes():
+        whole = text_codes(frame["a"])
+        sliced = text_codes(part["a"])
+    want = factorize_text(part["a"])
+    assert len(whole[0]) == 6 and np.array_equal(sliced[0], want[0]) and list(sliced[1]) == list(want[1])

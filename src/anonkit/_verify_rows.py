@@ -6,6 +6,8 @@ what these give; they read the published cells alone, never the algorithm that m
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -21,6 +23,26 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 SUPPRESSED = "*"
+
+#: inside :func:`same_release_codes`: each pyarrow text column's codes by the memory it reads (its chunks'
+#: offsets, lengths and buffer addresses), with the column that holds that memory (so it is not reused)
+_SHARED: ContextVar[dict[tuple, tuple[Any, tuple[np.ndarray, np.ndarray]]] | None] = ContextVar(
+    "anonkit_verifier_codes", default=None)
+
+
+@contextmanager
+def same_release_codes() -> Iterator[None]:
+    """A block in which :func:`text_codes` encodes each pyarrow text column once, however many frames
+    over the same memory read it: the audit recounts one release twice (its classes for the attacks,
+    then every model through the verifier), and each recount reads the published cells alone, as
+    before. The codes are keyed by the memory the column reads (a frame re-indexed over the same
+    buffers reads the same), the column that holds it is kept for the block (so no other column can
+    take its addresses), and each read gets its own copy."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
 
 
 def text_codes(values: pd.Series, *, compact: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -38,6 +60,22 @@ def text_codes(values: pd.Series, *, compact: bool = False) -> tuple[np.ndarray,
     import pyarrow.compute as pc
 
     arrow = pa.array(values.array)
+    shared = _SHARED.get()
+    if shared is None:
+        return _arrow_codes(arrow, pc)
+    chunks = arrow.chunks if isinstance(arrow, pa.ChunkedArray) else [arrow]
+    key = tuple((c.type, c.offset, len(c), tuple(0 if b is None else b.address for b in c.buffers())) for c in chunks)
+    hit = shared.get(key)
+    if hit is None:
+        hit = shared[key] = (arrow, _arrow_codes(arrow, pc))
+    codes, labels = hit[1]
+    return codes.copy(), labels.copy()
+
+
+def _arrow_codes(arrow: Any, pc: Any) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`text_codes` of a pyarrow text array: Arrow's dictionary encoding (see there)."""
+    import pyarrow as pa
+
     if isinstance(arrow, pa.ChunkedArray):
         arrow = arrow.combine_chunks()
     encoded = pc.dictionary_encode(arrow, null_encoding="encode")

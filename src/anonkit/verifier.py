@@ -75,6 +75,7 @@ from anonkit._verify_rows import (
     suppressed_rows,
     text_codes,
 )
+from anonkit._verify_rows import same_release_codes as same_release_codes
 
 
 def register_estimators() -> None:

@@ -73,7 +73,7 @@ from anonkit.risk import (
     risk_distribution,
     sample_uniqueness,
 )
-from anonkit.verifier import Verification, verify
+from anonkit.verifier import Verification, same_release_codes, verify
 
 __all__ = ["ATTACKS", "DEFAULT_TARGETS", "audit", "audit_class_sizes", "audit_frames", "model_results",
            "release_survey_figures", "risk_of_sizes"]
@@ -409,10 +409,11 @@ def audit(
     notes: list[str] = []
     t0 = time.perf_counter()
     tick(0, total, "reading the release's classes")
-    published = _published(inputs)
+    with same_release_codes():  # the attacks' classes and the models' verifier recount one release: encoded once
+        published = _published(inputs)
+        model_results, model_notes = _models(inputs, published, list(models))
     notes += _reading_notes(inputs) + [f"{m}: not judged on a synthetic table (a property of the mechanism that "
                                        "drew it, enforced by the algorithm)" for m in unjudged]
-    model_results, model_notes = _models(inputs, published, list(models))
     notes += model_notes
     seconds["models"] = round(time.perf_counter() - t0, 6)
     tick(1, total, "risk models")
