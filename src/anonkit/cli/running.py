@@ -7,7 +7,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from anonkit.cli import console
 
@@ -65,14 +65,20 @@ def stop_interrupted(written: list[str]) -> NoReturn:
     os._exit(130)
 
 
-def with_steps(job: Callable[[Callable[[int, int, str], None]], T]) -> T:
-    """Run ``job(step)`` interruptibly with a progress bar that ``step(done, total, what)`` moves."""
+def _progress() -> Any:
+    """The progress display of a command's job on standard error: the phase, a bar, the count and the
+    time elapsed, gone when the job ends."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    with Progress(
+    return Progress(
         SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=console.err, transient=True, refresh_per_second=PROGRESS_REFRESH_PER_SECOND,
-    ) as bar:
+    )
+
+
+def with_steps(job: Callable[[Callable[[int, int, str], None]], T]) -> T:
+    """Run ``job(step)`` interruptibly with a progress bar that ``step(done, total, what)`` moves."""
+    with _progress() as bar:
         task = bar.add_task("starting", total=None)
 
         def step(done: int, total: int, what: str) -> None:
@@ -84,15 +90,10 @@ def with_steps(job: Callable[[Callable[[int, int, str], None]], T]) -> T:
 def run_with_progress(plan):  # type: ignore[no-untyped-def]
     """Run ``plan`` with a progress display: the phase, and a bar of checked transformations in a
     search (of clusters grouped, or records scanned, for the background-knowledge algorithms)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
     from anonkit.algorithms.common import PROGRESS
     from anonkit.runner import run
 
-    with Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console.err, transient=True, refresh_per_second=PROGRESS_REFRESH_PER_SECOND,
-    ) as bar:
+    with _progress() as bar:
         task = bar.add_task("starting", total=None)
 
         def phase(msg: str) -> None:
