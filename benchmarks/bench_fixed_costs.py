@@ -220,6 +220,35 @@ FIXED_COST_CHILD, 5 runs each alternating (3 with --no-fixes), load 1.7-2.6::
                  after        3.93 s    2.57 (8)   1.37 s   523 MB      1.42, 1.32, 1.35, 1.38, 1.37
     --no-fixes   before       3.78 s    2.26 (4)   1.51 s   521 MB      1.52, 1.51, 1.49
                  after        3.57 s    2.39 (4)   1.14 s   508 MB      1.14, 1.13, 1.19
+
+Recorded, issue 30 item 1, the job's own fixed parts (this change: the config's pydantic sections built on first
+use, ``defer_build``, so a run makes the whole config's validator once instead of ~75 of them; a hierarchy
+builder's model made when a config names it; SQLite's driver and the XML parser imported where a table of theirs
+is read or written; a text release's categories rendered as CSV in one ``to_csv`` for all columns; no progress
+display, hence no refresh thread, when standard error is no terminal). HEAD (af5da78) against HEAD + these files,
+each a copy with bytecode compiled, alternating, medians; stdout (but the ``time`` line), ``--json`` (but timings
+and paths) and the CSV byte-identical; standard error into a pipe loses its two blank lines::
+
+    the job's imports and config (abimp: the split's imports + load_config; fresh processes, 9 runs each)
+                                        CPU       peak RSS   modules
+    before                              0.683 s   126 MB     1,001       (load 8.0-8.6)
+    after                               0.645 s   124 MB       990
+    (in process, load 2.5-5: builder_params 10 -> 4 ms, _config_models 18 -> 11, _config_input 17 -> 10,
+    config 10 -> 4; the first parse 11 -> 23 ms, the whole config's validator now made there)
+    writing Adult's release as CSV (in process, 7 writes, load 9): 45-52 -> 21-25 ms (the categories'
+    rendering 28 -> 2 ms)
+
+    whole process, FIXED_COST_CHILD (load 5.6-7.4; the run-to-run spread, 0.1-0.25 s, is larger than the change)
+                           whole CPU   searches      fixed    peak RSS   fixed per run
+    README job   before      3.90 s    2.57 (8)     1.32 s    519 MB     1.20, 1.24, 1.31, 1.38, 1.34, 1.46
+                 after       3.79 s    2.53 (8)     1.26 s    515 MB     1.34, 1.27, 1.18, 1.20, 1.41, 1.25
+    --no-fixes   before      3.49 s    2.40 (4)     1.09 s    508 MB     (4 runs, load 6.7-7.4)
+                 after       3.40 s    2.29 (4)     1.12 s    514 MB
+
+    where it goes (part 4, README job, 3 runs each, load 6.3-7.4; CPU s)
+                 imports   read   pass (8)  audit (8)  write  print   rest   search (8)  fixed  total
+    before         0.660  0.032     0.213      0.268  0.073  0.025  0.059       2.382  1.306  3.687
+    after          0.581  0.026     0.168      0.271  0.059  0.027  0.069       2.471  1.234  3.706
 """
 
 from __future__ import annotations

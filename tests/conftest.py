@@ -27,6 +27,7 @@ How the test folder shares code (issue 24: "no test module imports another"):
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -41,6 +42,42 @@ from hypothesis import settings
 settings.register_profile("default", derandomize=True, deadline=None)
 settings.register_profile("explore", derandomize=False, deadline=None)
 settings.load_profile("default")
+
+#: the tests that start Spark (a JVM: tens of CPU-seconds to start and warm up on 2 cores): the two Spark
+#: modules and the Spark example of test_fail_closed (which reuses the session its worker already has)
+SPARK_TESTS = ("tests/test_spark_engine.py::", "tests/test_spark_mondrian.py::", "[adult-spark.yaml]")
+
+
+def _spark_or_own(nodeid: str) -> str:
+    """The scheduling unit of a test: ``"spark"`` for the tests that start Spark, else the test itself."""
+    return "spark" if any(part in nodeid for part in SPARK_TESTS) else nodeid
+
+
+def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
+    """With ``-n`` (the README's command, pytest-xdist's ``load``): every test that starts Spark runs on
+    one worker, so one JVM starts and warms up rather than one per worker; every other test is handed out
+    one at a time, as ``load`` does. xdist's own ``--dist loadgroup`` would do this from a mark, but it
+    renames test ids through a field pytest 9 no longer reads. Any other ``--dist`` is xdist's own."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class SparkOnOneWorker(LoadGroupScheduling):  # the largest unit (Spark's) is handed out first
+        def _split_scope(self, nodeid: str) -> str:
+            return _spark_or_own(nodeid)
+
+    return SparkOnOneWorker(config, log)
+
+
+@pytest.fixture(autouse=True)
+def _no_encoding_kept_from_another_test() -> Iterator[None]:
+    """Each test starts with no encoding kept by ``anonymize()`` (anonkit.runner._encoding_reuse): a test's
+    outcome never depends on which tests its worker ran before it."""
+    reuse = sys.modules.get("anonkit.runner._encoding_reuse")
+    if reuse is not None:
+        reuse.clear()
+    yield
+
 
 TESTS = Path(__file__).resolve().parent
 DATA = TESTS / "data"

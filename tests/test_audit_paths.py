@@ -294,3 +294,87 @@ def test_a_columns_labels_are_numbered_by_first_appearance() -> None:
         col = column_covers(pd.DataFrame({"sex": column}), original, SCHEMA, ["sex"])[0]
         first = pd.unique(np.array([str(x).strip() for x in column], dtype=object))
         assert col.labels[domain_codes(col)].tolist() == first.tolist() == ["b", "a", "c", "*"]
+
+
+# ------------------------------------------------------------------ one grouping of the release per audit
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 60),
+       levels=st.tuples(st.integers(0, 2), st.integers(0, 3), st.integers(0, 1)),
+       n_cols=st.sampled_from([None, None, 1, 2, 3]))
+def test_singling_outs_uniqueness_on_the_release_classes_is_on_every_column(seed: int, n: int,
+                                                                            levels: tuple[int, int, int],
+                                                                            n_cols: int | None) -> None:
+    """A predicate naming every quasi-identifier is unique in the release exactly when its row is alone in
+    its class (the verifier's grouping) among the rows alike in the other chosen columns: the same answers
+    as grouping every chosen column's text, for random column choices, in an audit's block and outside.
+    Caught mutation: the classes without the other chosen columns."""
+    from anonkit._verify_rows import same_release_codes
+
+    release = full_domain(original_table(seed, n), levels, 1.0, seed)
+    rng = np.random.default_rng(seed)
+    columns = ["age", "zip", "sex", "s"]
+    rows = np.sort(rng.choice(len(release), size=min(len(release), 20), replace=False))
+    use = adversary._column_choice(rng, len(rows), len(columns), n_cols)
+    want = adversary._unique_in_release(release, columns, rows, use)
+    assert np.array_equal(adversary._unique_in_release(release, columns, rows, use, ["age", "zip", "sex"]), want)
+    with same_release_codes(), shared_reading():
+        assert np.array_equal(adversary._unique_in_release(release, columns, rows, use, ["zip", "age", "sex"]), want)
+
+
+def _arrow_release(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    original = original_table(seed, 120).astype("string[pyarrow]")
+    release = full_domain(original.astype(object), (1, 2, 0), 0.9, seed).astype("string[pyarrow]")
+    release.loc[release.index[:3], "sex"] = "*"  # a '*' read as a value: the reading note's check has work
+    return original, release
+
+
+def _audited(original: pd.DataFrame, release: pd.DataFrame) -> dict:
+    from anonkit.audit.inputs import AuditInputs
+    from anonkit.audit.run import audit
+    from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness
+
+    doc = audit(AuditInputs(schema=SCHEMA, original=original, release=release), targets=60, seed=3,
+                models=[KAnonymity(2), DistinctLDiversity("s", 2), TCloseness("s", 0.9)])
+    doc.pop("seconds")
+    return doc
+
+
+def test_an_audit_encodes_and_groups_its_release_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The twin: an audit of a pyarrow release (a '*' in some rows, a note about it) figures alike with the
+    release read once (each published column encoded once, the quasi-identifiers grouped once for the
+    attacks' classes, the models' recount and singling-out's uniqueness) and with every reading of its own,
+    as before. Caught mutations: the audit without its block (5 encodings of the release's 'age' and 3
+    groupings of the quasi-identifiers), the attacks' factorizations not from the verifier's codes."""
+    import contextlib
+
+    import anonkit._verify_rows as rows_module
+    import anonkit.analytics._cover_shared as cover_shared
+    import anonkit.analytics.cover as cover_module
+    import anonkit.audit.run as run_module
+
+    original, release = _arrow_release(5)
+    encoded: list[int] = []
+    grouped: list[int] = []
+    real_codes, real_group = rows_module._arrow_codes, rows_module.group_columns
+    monkeypatch.setattr(rows_module, "_arrow_codes",
+                        lambda arrow, pc: encoded.append(len(arrow)) or real_codes(arrow, pc))
+    monkeypatch.setattr(rows_module, "group_columns",
+                        lambda cols, sizes: grouped.append(len(cols)) or real_group(cols, sizes))
+    real_text = cover_shared.factorize_text
+
+    def counted_text(values, **kw):  # type: ignore[no-untyped-def]
+        encoded.append(-len(values))  # (negative: encoded by pandas, not by the verifier's Arrow path)
+        return real_text(values, **kw)
+
+    for module in (cover_shared, cover_module):  # one function, so the shared path still recognises it
+        monkeypatch.setattr(module, "factorize_text", counted_text)
+    shared = _audited(original, release)
+    assert "'sex' publishes '*' in some rows" in " ".join(shared["notes"])
+    assert grouped.count(3) == 1  # the quasi-identifiers, once
+    assert encoded.count(len(release)) == 4 and -len(release) not in encoded  # each published column once
+    encoded.clear(), grouped.clear()
+    monkeypatch.setattr(run_module, "same_release_codes", contextlib.nullcontext)
+    monkeypatch.setattr(cover_shared, "_factorized", lambda values, factorize, kept: factorize(values))
+    alone = _audited(original, release)
+    assert grouped.count(3) == 3 and encoded.count(len(release)) > 4 and -len(release) in encoded  # each its own
+    assert alone == shared

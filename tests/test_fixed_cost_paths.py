@@ -207,6 +207,13 @@ def loaded():
 config = Path(sys.argv[1])
 plan_from_yaml(config.read_text(encoding="utf-8"), config_dir=str(config.parent))
 out = {"planned": loaded(), "planned_parquet": "pyarrow.parquet" in sys.modules, "declared_so_far": len(spec._DECLARED)}
+from anonkit.config import MODEL_ENTRIES, KAnonymityConfig, parse_config
+from anonkit.hierarchy.builder_params import BUILDER_SPECS
+import anonkit.runner.local, anonkit.runner.audit_step, anonkit.fixes.trial, anonkit.cli.anonymize
+DRIVERS = ("sqlite3", "xml.etree.ElementTree", "openpyxl", "duckdb", "adbc_driver_postgresql", "pyspark", "opendp")
+out["drivers"] = [m for m in DRIVERS if m in sys.modules]
+out["builders"] = list(BUILDER_SPECS.made)
+out["entries"] = [e.__name__ for e in MODEL_ENTRIES if e.__pydantic_complete__]
 import anonkit.verifier, anonkit.runner.anonymize, anonkit.risk
 out["run_scipy"] = sorted(m for m in sys.modules if m.split(".")[0] == "scipy")
 import pandas as pd
@@ -219,6 +226,19 @@ import anonkit.io.parquet as parquet, pandas as pd, tempfile, os
 with tempfile.TemporaryDirectory() as d:
     parquet._write_parquet(pd.DataFrame({"a": [1]}), ["a"], Path(d, "t.parquet"), os.path.join(d, "t.parquet"))
 out["written_parquet"] = "pyarrow.parquet" in sys.modules
+import yaml
+from anonkit.io import read_table, write_table
+data = yaml.safe_load(config.read_text(encoding="utf-8"))
+data["attributes"]["age"]["hierarchy"] = {"builder": "intervals", "width": 10}
+out["built_width"] = parse_config(data).attributes["age"].hierarchy.width
+out["builders_after"], out["entry_after"] = list(BUILDER_SPECS.made), KAnonymityConfig(model="k-anonymity", k=2).k
+out["entries_after"] = [e.__name__ for e in MODEL_ENTRIES if e.__pydantic_complete__]
+small = pd.DataFrame({"a": ["x", "y"], "b": ["1", "2"]})
+with tempfile.TemporaryDirectory() as d:
+    for name in ("t.sqlite", "t.xlsx"):
+        write_table(small, os.path.join(d, name), table="t" if name.endswith("sqlite") else None)
+        out["read_" + name] = read_table(os.path.join(d, name)).astype(str).values.tolist()
+out["drivers_after"] = [m for m in DRIVERS if m in sys.modules]
 print(json.dumps(out))
 """
 
@@ -253,6 +273,28 @@ def test_the_walk_and_a_parquet_write_import_what_planning_does_not(probe: dict)
     """The control: the check above sees these modules when they are loaded."""
     assert set(UNUSED_FAMILIES) <= set(probe["after_walk"])
     assert probe["written_parquet"]
+
+
+def test_planning_the_bundled_job_loads_no_database_or_workbook_driver(probe: dict) -> None:
+    """SQLite's driver, the XML parser and the extras load where used (control: each reads its table back)."""
+    assert probe["drivers"] == []
+    assert probe["drivers_after"] == ["sqlite3", "xml.etree.ElementTree", "openpyxl"]
+    assert probe["read_t.sqlite"] == probe["read_t.xlsx"] == [["x", "1"], ["y", "2"]]
+
+
+def test_a_config_without_builders_makes_no_builder_model_and_one_that_names_one_makes_it(probe: dict) -> None:
+    """``BUILDER_SPECS`` makes a builder's model when a config names the builder, and only that one."""
+    assert probe["builders"] == []
+    assert probe["builders_after"] == ["intervals"]
+    assert probe["built_width"] == 10
+
+
+def test_the_configs_sections_make_their_validators_on_first_use(probe: dict) -> None:
+    """Reading the bundled config makes no ``privacy:`` entry's own validator (``defer_build``; control: one
+    validated alone makes its own)."""
+    assert probe["entries"] == []
+    assert probe["entry_after"] == 2
+    assert probe["entries_after"] == ["KAnonymityConfig"]
 
 
 def test_a_list_of_the_algorithms_names_every_family_whatever_a_job_loaded(probe: dict) -> None:
@@ -469,6 +511,37 @@ def test_text_written_through_its_compact_form_is_the_dense_bytes(tmp_path_facto
     assert where.read_bytes() == _csv_bytes(frame, list(frame.columns), sep, "utf-8", neutralise)
 
 
+@settings(max_examples=20, deadline=None)
+@given(data=st.data(), width=st.integers(2, 4), rows=st.integers(1, 12), neutralise=st.booleans(),
+       sep=st.sampled_from([",", ";", "\t"]))
+def test_text_cells_rendered_together_are_each_columns_own(data: st.DataObject, width: int, rows: int,
+                                                          neutralise: bool, sep: str) -> None:
+    """Every column's categories rendered in one ``to_csv`` (``_text_cells``) are the texts the rendering
+    column by column gives (the cells the compact CSV writer joins), quoting and formula ``'`` included."""
+    from anonkit.io import _compact_write as cw
+    from anonkit.io._compact import compact_frame
+
+    frame = compact_frame(pd.DataFrame({
+        f"c{j}": pd.Series(data.draw(st.lists(CELL_TEXT, min_size=rows, max_size=rows)),
+                           dtype=data.draw(st.sampled_from([object, "string"]))) for j in range(width)}))
+    together = cw._text_cells(frame, sep, neutralise)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cw, "_text_cells", lambda *_: None)
+        each = cw._category_cells(frame, sep, neutralise)
+    assert together is not None and each is not None
+    assert [a.to_pylist() for a in together] == [a.to_pylist() for a in each]
+
+
+def test_a_compact_frame_with_a_number_column_is_rendered_column_by_column() -> None:
+    """The control: categories not all text are rendered column by column."""
+    from anonkit.io import _compact_write as cw
+    from anonkit.io._compact import compact_frame
+
+    frame = compact_frame(pd.DataFrame({"a": ["=x", "y", "=x"], "b": [1.5, 2.0, 1.5]}))
+    assert cw._text_cells(frame, ",", True) is None
+    assert [a.to_pylist() for a in cw._category_cells(frame, ",", True)] == [["'=x", "y", ""], ["1.5", "2.0", ""]]
+
+
 def test_only_repeating_text_in_utf8_takes_the_compact_path() -> None:
     from anonkit.io._compact import COMPACT_CSV_ROWS, text_compact
 
@@ -506,3 +579,21 @@ def test_one_command_registers_that_command_alone() -> None:
     assert list(typer.main.get_command(_one_command(("anonymize", "x.yaml"))).commands) == ["anonymize"]
     assert _one_command(("--version",)) is None and _one_command(("anonymze",)) is None and _one_command(()) is None
     assert all(_one_command((name,)) is not None for name, _ in COMMANDS)
+
+
+def test_the_progress_display_draws_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Into a file or a pipe the progress display is off (no refresh thread, no blank line); a terminal's draws."""
+    import io
+
+    from rich.console import Console
+
+    from anonkit.cli import console, running
+
+    for terminal in (False, True):
+        monkeypatch.setattr(console, "err", Console(file=io.StringIO(), force_terminal=terminal, width=80))
+        with running._progress() as bar:
+            bar.update(bar.add_task("anonymizing", total=None), description="auditing")
+            refreshing = bar.live._refresh_thread is not None
+        assert (bar.disable, refreshing) == (not terminal, terminal)
+        assert ("auditing" in console.err.file.getvalue()) is terminal
+

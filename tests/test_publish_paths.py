@@ -273,3 +273,144 @@ def test_a_slice_of_a_column_is_not_read_as_the_column():
         sliced = text_codes(part["a"])
     want = factorize_text(part["a"])
     assert len(whole[0]) == 6 and np.array_equal(sliced[0], want[0]) and list(sliced[1]) == list(want[1])
+
+
+# ------------------------------------------------------------------ one grouping of a release per audit
+def _counting_groupings(monkeypatch):
+    """Count the groupings ``group_rows`` makes (the calls to its kernel)."""
+    import anonkit._verify_rows as rows_module
+
+    calls = []
+    real = rows_module.group_columns
+    monkeypatch.setattr(rows_module, "group_columns", lambda cols, sizes: calls.append(len(cols)) or real(cols, sizes))
+    return calls
+
+
+def test_a_release_is_grouped_once_per_block(monkeypatch):
+    """Inside ``same_release_codes`` the same columns over the same memory (a re-indexed frame) are grouped
+    once, every read gets the one array of classes, which refuses a write; other columns, another part of
+    the memory (a slice) and the control outside the block are grouped on their own (writable arrays).
+    Caught mutations: no memo (4 groupings), a key without the columns' offsets (the slice takes the whole
+    column's classes), a shared array left writable."""
+    import anonkit._verify_rows as rows_module
+
+    calls = _counting_groupings(monkeypatch)
+    frame = _arrow_frame(["x", "y", None, "x", "", "y"])
+    again = frame.reset_index(drop=True)
+    part = frame.iloc[1:].reset_index(drop=True)
+    want = rows_module.group_rows(frame, ["a", "b"])
+    calls.clear()
+    with rows_module.same_release_codes():
+        first = rows_module.group_rows(frame, ["a", "b"])
+        with pytest.raises(ValueError):
+            first[0][:] = 99  # the block's one array: no reader changes what the others read
+        second = rows_module.group_rows(again, ["a", "b"])
+        assert second[0] is first[0]
+        sliced = rows_module.group_rows(part, ["a", "b"])
+        alone = rows_module.group_rows(frame, ["a"])
+    assert calls == [2, 2, 1]  # frame's a+b once, the slice's, a alone
+    assert np.array_equal(second[0], want[0]) and second[1] == want[1]
+    assert np.array_equal(sliced[0], rows_module.group_rows(part, ["a", "b"])[0]) and len(sliced[0]) == 5
+    assert alone[1] == 3  # x, y and "" (a missing cell's text)
+    calls.clear()
+    outside = rows_module.group_rows(frame, ["a", "b"]), rows_module.group_rows(again, ["a", "b"])
+    assert calls == [2, 2]  # the control: outside the block each read groups, into an array of its own
+    outside[0][0][:] = 0
+
+
+def test_shared_codes_are_read_only_and_text_codes_a_readers_own():
+    """``read_codes`` hands out the block's arrays themselves, which refuse a write; ``text_codes`` a copy a
+    reader may change; outside a block both encode afresh (writable)."""
+    import anonkit._verify_rows as rows_module
+
+    frame = _arrow_frame(["x", "y", "x"])
+    with rows_module.same_release_codes():
+        codes, labels = rows_module.read_codes(frame["a"])
+        with pytest.raises(ValueError):
+            codes[0] = 5
+        mine = text_codes(frame["a"])
+        mine[0][0] = 5
+        assert rows_module.read_codes(frame["a"])[0][0] == 0 and rows_module.read_codes(frame["a"])[0] is codes
+    outside = rows_module.read_codes(frame["a"])[0]
+    outside[0] = 7  # (a fresh array, the reader's)
+    assert list(labels) == ["x", "y"]
+
+
+@settings(max_examples=15, deadline=None)
+@given(cells=st.lists(st.sampled_from(["x", "y", "*", "", None]), min_size=1, max_size=30))
+def test_the_audits_star_check_reads_the_shared_codes_as_the_cells(cells):
+    """The ``*`` check on a pyarrow text column (the audit's codes) marks exactly the cells ``== "*"`` (a
+    missing cell is not ``*``), inside a block and outside. Caught mutation: ``labels == ""``."""
+    import anonkit._verify_rows as rows_module
+    from anonkit.audit.run import _stars
+
+    column = pd.Series(pd.array(cells, dtype="string[pyarrow]"))
+    want = np.array([c == "*" for c in cells], dtype=bool)
+    assert np.array_equal(_stars(column), want)
+    with rows_module.same_release_codes():
+        assert np.array_equal(_stars(column), want)
+    assert np.array_equal(_stars(column.astype(object)), want)  # the object path, the twin
+
+
+def test_the_verifiers_reference_is_read_from_the_jobs_store(test2_frame, schema, monkeypatch):
+    """Inside ``input_codes`` (a job's ``lasting_reading``) the verifier reads the input's sensitive column
+    from the codes the audit kept (``kept_codes``) instead of encoding it again, with the same verdict; a
+    reference the job did not keep is encoded (and not added). Caught mutations: ``reference_codes`` without
+    the store (one more encoding), storing what it reads (the release's column is kept)."""
+    import anonkit._verify_rows as rows_module
+
+    calls = []
+    real = rows_module._arrow_codes
+    monkeypatch.setattr(rows_module, "_arrow_codes", lambda arrow, pc: calls.append(1) or real(arrow, pc))
+    frame = test2_frame.astype("string[pyarrow]")
+    release = fixed(Table(frame, schema), [KAnonymity(2)], levels={"ZIPCode": 1, "Age": 1}).to_frame()
+    release = release.astype("string[pyarrow]")
+    models = [TCloseness("Disease", 0.9), DistinctLDiversity("Disease", 1)]
+    calls.clear()
+    want = verify(release, schema, models, reference={"Disease": frame["Disease"]})
+    assert len(calls) == 5  # ZIPCode (no '*': the suppressed check stops), ZIPCode and Age, Disease, the reference
+    with rows_module.input_codes():
+        rows_module.kept_codes(frame["Disease"])  # the audit's reading of the input, kept for the job
+        calls.clear()
+        got = verify(release, schema, models, reference={"Disease": frame["Disease"]})
+        assert got == want
+        assert len(calls) == 3  # the release's columns only (ZIPCode once in a job's block), not the reference
+        calls.clear()
+        verify(release, schema, models, reference={"Disease": release["Disease"]})
+        verify(release, schema, models, reference={"Disease": release["Disease"]})
+        assert len(calls) == 2 * 3  # a reference the job did not keep: encoded each time, never kept
+
+
+def test_a_reruns_verification_hands_its_release_on_to_its_audit(test2_frame, schema, monkeypatch):
+    """Inside a job's block (``input_codes``: the advice's reruns, the fixes' trials) the codes and classes
+    ``verify`` makes of a release go to the job's one slot, which the next audit block takes once: the
+    audit reads them instead of encoding the release again. A later verification replaces the slot; the
+    audit that takes it empties it; outside a job's block nothing is handed on; the verdicts are alike.
+    Caught mutations: no slot (the audit encodes again), the slot not emptied by its audit."""
+    import anonkit._verify_rows as rows_module
+
+    calls = []
+    real = rows_module._arrow_codes
+    monkeypatch.setattr(rows_module, "_arrow_codes", lambda arrow, pc: calls.append(1) or real(arrow, pc))
+    frame = test2_frame.astype("string[pyarrow]")
+    table = Table(frame, schema)
+    release = fixed(table, [KAnonymity(2)], levels={"ZIPCode": 1, "Age": 1}).to_frame().astype("string[pyarrow]")
+    other = fixed(table, [KAnonymity(2)], levels={"ZIPCode": 2, "Age": 1}).to_frame().astype("string[pyarrow]")
+    models = [DistinctLDiversity("Disease", 1)]
+
+    def audit_reads(frame):  # what an audit reads of the release: its classes and a sensitive column
+        calls.clear()
+        with rows_module.same_release_codes():
+            rows_module.group_rows(frame, QIS)
+            rows_module.read_codes(frame["Disease"])
+        return len(calls)
+
+    want = verify(release, schema, models)
+    with rows_module.input_codes():
+        assert verify(release, schema, models) == want
+        assert audit_reads(release) == 0  # handed on
+        assert audit_reads(release) == 3  # taken once: the next audit encodes (ZIPCode, Age, Disease)
+        verify(release, schema, models), verify(other, schema, models)
+        assert audit_reads(release) == 3  # the slot holds the last verified release only
+    verify(release, schema, models)
+    assert audit_reads(release) == 3  # the control: outside a job's block nothing is kept

@@ -224,3 +224,49 @@ def test_scratch_class_codes_read_through_the_concatenated_maps() -> None:
         want = np.stack([table.hierarchies[j].maps[node[j]][d.columns[j][first]] for j in range(len(node))], axis=1)
         assert got.codes.dtype == np.int64 and got.codes.flags["C_CONTIGUOUS"]
         np.testing.assert_array_equal(got.codes, want)
+
+
+def _toy_table() -> Table:
+    rng = np.random.default_rng(5)
+    n = 40
+    frame = pd.DataFrame({"age": rng.integers(20, 40, n).astype(str).astype(object),
+                          "zip": rng.choice(["1", "2", "3"], n).astype(object),
+                          "pay": rng.integers(0, 100, n)})
+    age = Hierarchy([[str(a), f"{a // 10 * 10}s", "*"] for a in range(20, 40)])
+    return Table(frame, Schema.of(quasi=["age", "zip"], insensitive=["pay"], hierarchies={"age": age}))
+
+
+def test_a_counted_tables_frame_is_taken_when_first_read() -> None:
+    """:meth:`Table.counted_rows` no longer copies the frame (no measure reads it): it is taken on first
+    read, the same rows as the eager copy; a counted table counted again reads its own."""
+    t = _toy_table()
+    rows = np.array([0, 3, 5, 7], dtype=np.int64)
+    weights = np.array([10, 10, 10, 10], dtype=np.int64)
+    counted = t.counted_rows(rows, weights)
+    assert "frame" not in counted.__dict__  # nothing copied yet
+    pd.testing.assert_frame_equal(counted.frame, t.frame.iloc[rows].reset_index(drop=True))
+    again = counted.counted_rows(np.array([1, 2]), np.array([20, 20]))
+    pd.testing.assert_frame_equal(again.frame, t.frame.iloc[rows[[1, 2]]].reset_index(drop=True))
+
+
+def test_what_a_search_derives_from_the_table_is_built_once_and_read_only() -> None:
+    """Flash's strategy order and the scorer's level tables are kept with the table's distinct tuples
+    (:func:`anonkit.stats.table_memo`): a second search reads the same arrays, read-only, equal to what is
+    built afresh; other hierarchy objects (or a table without its distinct tuples yet) build again."""
+    from anonkit.algorithms.lattice._search import _strategy_order
+    from anonkit.stats import table_memo
+
+    t = _toy_table()
+    a, b = Search(t, [KAnonymity(2)]), Search(t, [KAnonymity(3)])
+    assert strategy_order(a) is strategy_order(b) and not strategy_order(a).flags.writeable
+    np.testing.assert_array_equal(strategy_order(a), _strategy_order(a))
+    assert a.scorer._loss_bound is b.scorer._loss_bound
+    assert all(not x.flags.writeable for x in a.scorer._loss_bound)
+    built = []
+    assert table_memo(t, ("k",), lambda: built.append(1) or 1) == table_memo(t, ("k",), lambda: built.append(1) or 2)
+    t.hierarchies = list(t.hierarchies)  # the same objects: still kept
+    assert table_memo(t, ("k",), lambda: built.append(1) or 3) == 1 and built == [1]
+    t.hierarchies = [Hierarchy(np.column_stack([h.leaves, np.full(h.n_leaves, "*")])) for h in t.hierarchies]
+    assert table_memo(t, ("k",), lambda: built.append(1) or 4) == 4 and built == [1, 1]
+    fresh = _toy_table()  # its distinct tuples not computed: nothing kept
+    assert table_memo(fresh, ("k",), lambda: 5) == 5 and "distinct" not in fresh.__dict__

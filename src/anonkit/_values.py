@@ -5,6 +5,7 @@ from __future__ import annotations
 import calendar
 import re
 import warnings
+from decimal import Decimal, InvalidOperation
 
 import numpy as np
 import pandas as pd
@@ -421,3 +422,67 @@ def plain_scalars(data: object) -> object:
     if isinstance(data, dict):
         return {k: v.item() if isinstance(v, np.generic) else v for k, v in data.items()}
     return data
+
+
+def exact_numbers(labels: np.ndarray, floats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rank of every distinct text of a numeric column (−1: missing) and the published text of
+    every rank (:class:`~anonkit.table.ExactValues`): ordered by float, ties between texts with one float (integers
+    beyond 2⁵³, decimals beyond 17 digits) broken by their exact decimal value."""
+    present = np.flatnonzero(labels != "")
+    exact = [_decimal(labels[i], floats[i]) for i in present]
+    f = floats[present]
+    order = np.argsort(f, kind="stable")
+    fs = f[order]
+    tied = np.flatnonzero(fs[1:] == fs[:-1])  # position p + 1 has p's float
+    if tied.size:  # the runs of one float, sorted by their exact values
+        starts = tied[np.r_[True, np.diff(tied) > 1]]
+        ends = np.r_[tied[np.r_[np.diff(tied) > 1, False]], tied[-1]] + 2
+        for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
+            order[a:b] = sorted(order[a:b].tolist(), key=exact.__getitem__)
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = fs[1:] != fs[:-1]
+    for p in (tied + 1).tolist():
+        new[p] = exact[order[p]] != exact[order[p - 1]]
+    label_rank = np.full(len(labels), -1, dtype=np.int64)
+    label_rank[present[order]] = np.cumsum(new) - 1
+    texts = np.array([_number_text(exact[order[p]], float(fs[p])) for p in np.flatnonzero(new).tolist()],
+                     dtype=object)
+    return label_rank, texts
+
+
+def _decimal(text: object, value: float) -> Decimal:
+    """The exact value of a numeric cell's text (its float's exact value when the text is not a
+    plain decimal)."""
+    try:
+        d = Decimal(str(text).strip())
+    except InvalidOperation:
+        return Decimal(value)
+    return d if d.is_finite() else Decimal(value)
+
+
+def _number_text(d: Decimal, value: float) -> str:
+    """A number as published: a whole number in full, another in the float's shortest text when
+    that is its exact value (``0.1``), else in full (``0.12345678901234567891``)."""
+    if d == d.to_integral_value():
+        return str(int(d))
+    short = repr(value)
+    return short if Decimal(short) == d else str(d.normalize()).lower()
+
+
+def exact_dates(labels: np.ndarray, column: str, format: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """Rank of every distinct text of a date column (−1: missing) and the published text of every
+    rank: the texts read as :func:`parse_dates` reads them (:func:`read_dates`), kept as integer
+    nanoseconds since 1970."""
+    present = np.flatnonzero(labels != "")
+    stamps = pd.Series(read_dates(labels[present], column, format=format))
+    values, label_rank = np.unique(stamps.to_numpy(dtype="datetime64[ns]").view(np.int64), return_inverse=True)
+    out = np.full(len(labels), -1, dtype=np.int64)
+    out[present] = label_rank
+    return out, np.array([date_text(int(v)) for v in values], dtype=object)
+
+
+def date_text(ns: int) -> str:
+    """A date-time (nanoseconds since 1970-01-01) as published: ``YYYY-MM-DD`` at midnight, else
+    ISO 8601 with as many fractional digits as it has (down to the nanosecond)."""
+    stamp = pd.Timestamp(ns, unit="ns")
+    return stamp.strftime("%Y-%m-%d") if stamp == stamp.normalize() else stamp.isoformat()

@@ -25,24 +25,107 @@ if TYPE_CHECKING:
 SUPPRESSED = "*"
 
 #: inside :func:`same_release_codes`: each pyarrow text column's codes by the memory it reads (its chunks'
-#: offsets, lengths and buffer addresses), with the column that holds that memory (so it is not reused)
-_SHARED: ContextVar[dict[tuple, tuple[Any, tuple[np.ndarray, np.ndarray]]] | None] = ContextVar(
-    "anonkit_verifier_codes", default=None)
+#: offsets, lengths and buffer addresses), with the column that holds that memory (so it is not reused), and
+#: each grouping of such columns (:func:`group_rows`) by their keys
+_SHARED: ContextVar[dict[tuple, tuple[Any, Any]] | None] = ContextVar("anonkit_verifier_codes", default=None)
+#: inside :func:`input_codes`: the input's columns' codes (the verifier's reference), kept from one run to the next,
+#: and under :data:`_SLOT` the last verified release's codes, handed on to its audit (:func:`verified_codes`)
+_LASTING: ContextVar[dict[tuple, Any] | None] = ContextVar("anonkit_verifier_input_codes", default=None)
+_SLOT = ("last verified release",)
 
 
 @contextmanager
 def same_release_codes() -> Iterator[None]:
     """A block in which :func:`text_codes` encodes each pyarrow text column once, however many frames
-    over the same memory read it: the audit recounts one release twice (its classes for the attacks,
-    then every model through the verifier), and each recount reads the published cells alone, as
-    before. The codes are keyed by the memory the column reads (a frame re-indexed over the same
-    buffers reads the same), the column that holds it is kept for the block (so no other column can
-    take its addresses), and each read gets its own copy."""
-    token = _SHARED.set({})
+    over the same memory read it, and :func:`group_rows` groups the same columns once: the audit recounts
+    one release twice (its classes for the attacks, then every model through the verifier) and its
+    attacks read the same columns again (singling-out's uniqueness, the ``*`` check), and each recount
+    reads the published cells alone, as before. The codes are keyed by the memory the column reads (a
+    frame re-indexed over the same buffers reads the same), the column that holds it is kept for the block
+    (so no other column can take its addresses), and each read gets its own copy (:func:`read_codes`: the
+    shared arrays themselves, read-only). A block inside another is the outer one."""
+    if _SHARED.get() is not None:
+        yield
+        return
+    lasting = _LASTING.get()
+    handed = lasting.pop(_SLOT, None) if lasting is not None else None  # the last verification's, taken once
+    token = _SHARED.set({} if handed is None else handed)
     try:
         yield
     finally:
         _SHARED.reset(token)
+
+
+@contextmanager
+def verified_codes() -> Iterator[None]:
+    """:func:`~anonkit.verifier.verify`'s block: inside a job's :func:`input_codes` block (a rerun of the
+    advice, a trial of the fixes) and outside any :func:`same_release_codes` block, the codes and
+    groupings the verification makes of its release go to the job's one slot, which the audit of that
+    release takes (:func:`same_release_codes`, keyed by memory as ever: a slot of another release is never
+    read as this one's); the slot holds one release at a time (each verification replaces it) and is
+    emptied by the audit that takes it."""
+    lasting = _LASTING.get()
+    if lasting is None or _SHARED.get() is not None:
+        yield
+        return
+    slot = lasting[_SLOT] = {}
+    token = _SHARED.set(slot)
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+@contextmanager
+def input_codes() -> Iterator[None]:
+    """A job's block (its run, its advice's reruns, its fixes' trials: one input, read once into one
+    frame) in which the codes of the *input's* columns the verifier reads as its ``reference`` are kept
+    from one verification to the next: the same memory gives the same codes by construction (Arrow's
+    buffers do not change), so each run's verifier reads the reference it would have encoded. A release's
+    columns are kept only in the one slot a verification hands to the release's audit
+    (:func:`verified_codes`): each run's release is new. A block inside another is the outer one."""
+    if _LASTING.get() is not None:
+        yield
+        return
+    token = _LASTING.set({})
+    try:
+        yield
+    finally:
+        _LASTING.reset(token)
+
+
+def _arrow_text(values: Any) -> Any:
+    """The pyarrow array of a pandas text column held by pyarrow, else ``None``."""
+    if not (isinstance(values, pd.Series) and isinstance(values.dtype, pd.StringDtype)
+            and values.dtype.storage == "pyarrow"):
+        return None
+    import pyarrow as pa  # (pandas' text columns are pyarrow's: it is loaded)
+
+    return pa.array(values.array)
+
+
+def _memory_key(arrow: Any) -> tuple:
+    """What names the memory a pyarrow array reads: each chunk's type, offset, length and buffer
+    addresses (a slice shares the buffers but not the offset and length)."""
+    import pyarrow as pa
+
+    chunks = arrow.chunks if isinstance(arrow, pa.ChunkedArray) else [arrow]
+    return tuple((c.type, c.offset, len(c), tuple(0 if b is None else b.address for b in c.buffers()))
+                 for c in chunks)
+
+
+def _stored_codes(store: dict[tuple, tuple[Any, Any]], arrow: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The codes of ``arrow`` from ``store`` (encoded and stored, read-only, on the first read)."""
+    key = ("codes", _memory_key(arrow))
+    hit = store.get(key)
+    if hit is None:
+        import pyarrow.compute as pc
+
+        codes, labels = _arrow_codes(arrow, pc)
+        codes.flags.writeable = False
+        labels.flags.writeable = False
+        hit = store[key] = (arrow, (codes, labels))
+    return hit[1]
 
 
 def text_codes(values: pd.Series, *, compact: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -52,24 +135,52 @@ def text_codes(values: pd.Series, *, compact: bool = False) -> tuple[np.ndarray,
     is in order of first appearance (a missing cell encoded at its own) and whose values are already
     their own text (no cell becomes a Python object); a missing cell's entry and a real ``""`` are
     then one text, as ``factorize_text`` makes them. Any other column goes through
-    ``factorize_text``. The verifier reads every column it groups through this, once."""
-    if not (isinstance(values, pd.Series) and isinstance(values.dtype, pd.StringDtype)
-            and values.dtype.storage == "pyarrow"):
+    ``factorize_text``. The verifier reads every column it groups through this, once. The caller owns
+    what it gets (a copy of what a :func:`same_release_codes` block shares)."""
+    arrow = _arrow_text(values)
+    if arrow is None:
         return factorize_text(values, compact=compact)
-    import pyarrow as pa  # (pandas' text columns are pyarrow's: it is loaded)
-    import pyarrow.compute as pc
-
-    arrow = pa.array(values.array)
     shared = _SHARED.get()
     if shared is None:
+        import pyarrow.compute as pc
+
         return _arrow_codes(arrow, pc)
-    chunks = arrow.chunks if isinstance(arrow, pa.ChunkedArray) else [arrow]
-    key = tuple((c.type, c.offset, len(c), tuple(0 if b is None else b.address for b in c.buffers())) for c in chunks)
-    hit = shared.get(key)
-    if hit is None:
-        hit = shared[key] = (arrow, _arrow_codes(arrow, pc))
-    codes, labels = hit[1]
+    codes, labels = _stored_codes(shared, arrow)
     return codes.copy(), labels.copy()
+
+
+def read_codes(values: pd.Series, *, compact: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`text_codes` for a reader that only reads them: inside a :func:`same_release_codes` block a
+    pyarrow text column's shared codes and texts themselves, read-only (a write raises), no copy."""
+    arrow = _arrow_text(values)
+    shared = _SHARED.get()
+    if arrow is None or shared is None:
+        return text_codes(values, compact=compact)
+    return _stored_codes(shared, arrow)
+
+
+def kept_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`read_codes` of a column of the job's input: inside an :func:`input_codes` block a pyarrow
+    text column is encoded once for the job and kept there (read-only), else as :func:`read_codes` reads it."""
+    arrow = _arrow_text(values)
+    lasting = _LASTING.get()
+    if arrow is None or lasting is None:
+        return read_codes(values)
+    return _stored_codes(lasting, arrow)
+
+
+def reference_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`read_codes` of the column the verifier reads as its reference: the job's codes of it when
+    an :func:`input_codes` block holds them already (the input's column, kept by :func:`kept_codes`; the
+    same memory, so the same codes), read-only; else as :func:`read_codes` reads it. Nothing is added to
+    the job's store here (a reference may be a release's own column, which is never kept)."""
+    arrow = _arrow_text(values)
+    lasting = _LASTING.get()
+    if arrow is not None and lasting is not None:
+        hit = lasting.get(("codes", _memory_key(arrow)))
+        if hit is not None:
+            return hit[1]
+    return read_codes(values)
 
 
 def _arrow_codes(arrow: Any, pc: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -120,7 +231,7 @@ def count_rows(frame: pd.DataFrame, columns: list[str]) -> tuple[pd.DataFrame, n
         return frame.iloc[:1][[]], np.array([float(len(frame))])
     def pairs() -> Iterator[tuple[np.ndarray, int]]:  # one column's codes at a time beside the key
         for c in columns:
-            codes, labels = text_codes(frame[c], compact=True)
+            codes, labels = read_codes(frame[c], compact=True)
             yield codes, len(labels)
 
     group, m = group_pairs(pairs())
@@ -143,7 +254,7 @@ def suppressed_rows(frame: pd.DataFrame, qis: list[str]) -> np.ndarray:
         return np.zeros(len(frame), dtype=bool)
     mask = np.ones(len(frame), dtype=bool)
     for q in qis:
-        codes, labels = text_codes(frame[q], compact=True)
+        codes, labels = read_codes(frame[q], compact=True)
         star = np.flatnonzero(labels == SUPPRESSED)
         if not star.size:
             return np.zeros(len(frame), dtype=bool)
@@ -152,14 +263,28 @@ def suppressed_rows(frame: pd.DataFrame, qis: list[str]) -> np.ndarray:
 
 
 def group_rows(frame: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, int]:
+    """The class of every row of ``frame`` by its cells' texts in ``columns`` (rows alike in every one of
+    them share a class), and how many classes. Inside a :func:`same_release_codes` block the grouping of
+    the same pyarrow text columns (the same memory, in the same order) is made once and every reader
+    reads the one array of classes, read-only (a write raises; at 3 M rows a copy per reader cost 24 MB)."""
     if not columns:
         return np.zeros(len(frame), dtype=np.int64), 1 if len(frame) else 0
-    cols, sizes = [], []
-    for c in columns:
-        codes, labels = text_codes(frame[c], compact=True)
-        cols.append(codes)
-        sizes.append(len(labels))
-    return group_columns(cols, sizes)
+    shared = _SHARED.get()
+    arrows = [_arrow_text(frame[c]) for c in columns] if shared is not None else [None]
+    key = ("classes", tuple(_memory_key(a) for a in arrows)) if all(a is not None for a in arrows) else None
+    hit = None if key is None else shared.get(key)  # type: ignore[union-attr]
+    if hit is None:
+        cols, sizes = [], []
+        for c in columns:
+            codes, labels = read_codes(frame[c], compact=True)
+            cols.append(codes)
+            sizes.append(len(labels))
+        grouped = group_columns(cols, sizes)
+        if key is None:
+            return grouped
+        grouped[0].flags.writeable = False
+        hit = shared[key] = (arrows, grouped)  # type: ignore[index]  (the arrays held: their memory is not reused)
+    return hit[1]
 
 
 def split_suppressed(

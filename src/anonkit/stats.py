@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,8 @@ import pandas as pd
 from anonkit._values import parse_numeric
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -376,3 +379,25 @@ def _at_record(exc: InputError, codes: np.ndarray, uniq: np.ndarray) -> InputErr
         return exc
     row = int(np.flatnonzero(codes == hits[0])[0]) + 1
     return InputError(exc.message, column=exc.column, value=exc.value, row=row, file=exc.file, key=exc.key)
+
+
+def table_memo(table: Any, key: tuple, build: Callable[[], T]) -> T:
+    """``build()``, once per encoded :class:`~anonkit.table.Table` and ``key``: what a search or a measure
+    derives from the table alone (a scorer's level tables, Flash's strategy order, the records per leaf),
+    shared by every search and summary of that table (the runs of one job; the calls of ``anonymize()``
+    on one unchanged input, :mod:`anonkit.runner._encoding_reuse`). Kept on :attr:`Table.distinct` (a
+    table made from another, with other rows or counts, computes its own ``distinct``; before it is
+    computed nothing is kept) beside the hierarchy objects it was built from (compared by identity: a
+    table given other hierarchies builds again). What it returns is shared: read-only arrays only."""
+    d = table.__dict__.get("distinct")
+    if d is None:
+        return build()
+    memo: dict[tuple, tuple[tuple[object, ...], object]] = d.__dict__.setdefault("_memo", {})
+    hierarchies = tuple(table.hierarchies)
+    hit = memo.get(key)
+    if hit is not None and len(hit[0]) == len(hierarchies) and all(
+            a is b for a, b in zip(hit[0], hierarchies, strict=True)):
+        return hit[1]  # type: ignore[return-value]
+    value = build()
+    memo[key] = (hierarchies, value)
+    return value

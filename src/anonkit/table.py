@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from decimal import Decimal, InvalidOperation
 from functools import cached_property
 from typing import Literal
 
@@ -23,12 +22,13 @@ import pandas as pd
 
 from anonkit._kernels import NUMBA_BELOW, first_rows, group_columns, node_ids, usable_cores
 from anonkit._values import (
+    exact_dates,
+    exact_numbers,
     factorize_text,
     labels_look_numeric,
     near_duplicates,
     parse_dates,
     parse_numeric,
-    read_dates,
     strip_cells,
 )
 from anonkit.errors import InputError
@@ -329,9 +329,9 @@ class Table:
             codes, labels = factorize_text(self.frame[name])
             attr = self.schema[name]
             if attr.type == AttrType.DATE:
-                label_rank, texts = _exact_dates(labels, name, attr.format)
+                label_rank, texts = exact_dates(labels, name, attr.format)
             else:
-                label_rank, texts = _exact_numbers(labels, self.numeric[name][first_rows(codes, len(labels))])
+                label_rank, texts = exact_numbers(labels, self.numeric[name][first_rows(codes, len(labels))])
             cache[name] = ExactValues(label_rank[codes], texts)
         return cache[name]
 
@@ -361,10 +361,10 @@ class Table:
         w = np.asarray(weights, dtype=np.int64)
         if int(w.sum()) != int(own.sum()):
             raise ValueError("the counted rows must stand for every record")
-        out = object.__new__(Table)
-        out.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("distinct", "_flat_maps")})
+        out = object.__new__(_CountedTable)
+        out.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("distinct", "_flat_maps", "frame")})
         out.weights = w
-        out.frame = self.frame.iloc[rows].reset_index(drop=True)
+        out._rows_of = (self.frame, rows)  # its frame, taken on first read (no measure reads it)
         out.codes = self.codes[rows]
         out.presuppressed = self.presuppressed[rows]
         out.numeric = {k: v[rows] for k, v in self.numeric.items()}
@@ -452,6 +452,17 @@ class Table:
         return class_stats(tuple_class, n_classes, weight, pairs, self.domains)
 
 
+class _CountedTable(Table):
+    """A :meth:`Table.counted_rows` table: its :attr:`frame` (the counted rows of the table's frame) is
+    taken when first read, since the measures read the codes and no measure reads the frame: copying it
+    cost more than the rest of the counting."""
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:  # type: ignore[override]
+        source, rows = self.__dict__["_rows_of"]
+        return source.iloc[rows].reset_index(drop=True)
+
+
 def _published_part(frame: pd.DataFrame, dropped: list[str]) -> pd.DataFrame:
     """``frame`` (a frame of the table's own: cells are written into it) without the columns
     ``dropped``, indexed ``0 … n−1``; each step only when it changes something (a drop and a
@@ -526,67 +537,3 @@ def _factorize_columns(frame: pd.DataFrame, names: list[str]) -> dict[str, tuple
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="encode") as pool:
         out = list(pool.map(lambda col: factorize_text(col, compact=True), columns))
     return dict(zip(names, out, strict=True))
-
-
-def _exact_numbers(labels: np.ndarray, floats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rank of every distinct text of a numeric column (−1: missing) and the published text of
-    every rank (:class:`ExactValues`): ordered by float, ties between texts with one float (integers
-    beyond 2⁵³, decimals beyond 17 digits) broken by their exact decimal value."""
-    present = np.flatnonzero(labels != "")
-    exact = [_decimal(labels[i], floats[i]) for i in present]
-    f = floats[present]
-    order = np.argsort(f, kind="stable")
-    fs = f[order]
-    tied = np.flatnonzero(fs[1:] == fs[:-1])  # position p + 1 has p's float
-    if tied.size:  # the runs of one float, sorted by their exact values
-        starts = tied[np.r_[True, np.diff(tied) > 1]]
-        ends = np.r_[tied[np.r_[np.diff(tied) > 1, False]], tied[-1]] + 2
-        for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
-            order[a:b] = sorted(order[a:b].tolist(), key=exact.__getitem__)
-    new = np.ones(len(order), dtype=bool)
-    new[1:] = fs[1:] != fs[:-1]
-    for p in (tied + 1).tolist():
-        new[p] = exact[order[p]] != exact[order[p - 1]]
-    label_rank = np.full(len(labels), -1, dtype=np.int64)
-    label_rank[present[order]] = np.cumsum(new) - 1
-    texts = np.array([_number_text(exact[order[p]], float(fs[p])) for p in np.flatnonzero(new).tolist()],
-                     dtype=object)
-    return label_rank, texts
-
-
-def _decimal(text: object, value: float) -> Decimal:
-    """The exact value of a numeric cell's text (its float's exact value when the text is not a
-    plain decimal)."""
-    try:
-        d = Decimal(str(text).strip())
-    except InvalidOperation:
-        return Decimal(value)
-    return d if d.is_finite() else Decimal(value)
-
-
-def _number_text(d: Decimal, value: float) -> str:
-    """A number as published: a whole number in full, another in the float's shortest text when
-    that is its exact value (``0.1``), else in full (``0.12345678901234567891``)."""
-    if d == d.to_integral_value():
-        return str(int(d))
-    short = repr(value)
-    return short if Decimal(short) == d else str(d.normalize()).lower()
-
-
-def _exact_dates(labels: np.ndarray, column: str, format: str | None) -> tuple[np.ndarray, np.ndarray]:
-    """Rank of every distinct text of a date column (−1: missing) and the published text of every
-    rank: the texts read as :func:`~anonkit._values.parse_dates` reads them
-    (:func:`~anonkit._values.read_dates`), kept as integer nanoseconds since 1970."""
-    present = np.flatnonzero(labels != "")
-    stamps = pd.Series(read_dates(labels[present], column, format=format))
-    values, label_rank = np.unique(stamps.to_numpy(dtype="datetime64[ns]").view(np.int64), return_inverse=True)
-    out = np.full(len(labels), -1, dtype=np.int64)
-    out[present] = label_rank
-    return out, np.array([date_text(int(v)) for v in values], dtype=object)
-
-
-def date_text(ns: int) -> str:
-    """A date-time (nanoseconds since 1970-01-01) as published: ``YYYY-MM-DD`` at midnight, else
-    ISO 8601 with as many fractional digits as it has (down to the nanosecond)."""
-    stamp = pd.Timestamp(ns, unit="ns")
-    return stamp.strftime("%Y-%m-%d") if stamp == stamp.normalize() else stamp.isoformat()

@@ -70,10 +70,13 @@ from anonkit._verify_rows import (
     count_rows,
     group_rows,
     qi_columns,
+    read_codes,
+    reference_codes,
     sensitive_spec,
     split_suppressed,
     suppressed_rows,
     text_codes,
+    verified_codes,
 )
 from anonkit._verify_rows import same_release_codes as same_release_codes
 
@@ -162,7 +165,8 @@ def released_stats(
         if reference is not None:
             ref_w = reference_weights
             given = reference[name]  # a column as it is (a compact one stays codes), anything else as cells
-            ref = text_codes(given if isinstance(given, pd.Series) else pd.Series(list(given), dtype=object))
+            ref = (reference_codes(given) if isinstance(given, pd.Series) else
+                   text_codes(pd.Series(list(given), dtype=object)))
         # each column factorized once into its codes and canonical texts (no text per row built)
         domain, codes = build_domain(
             name,
@@ -170,7 +174,7 @@ def released_stats(
             numeric=dspec.numeric,
             order=dspec.order,
             hierarchy=dspec.hierarchy,
-            coded=text_codes(frame[name]),
+            coded=read_codes(frame[name]),
             reference_coded=ref,
             categories=dspec.categories,
             category_order=dspec.category_order,
@@ -249,7 +253,18 @@ def verify(
         An identifier in the release; an unknown column; a record-level model without ``source``
         and ``rows``, or with a ``rows`` that does not link the release to ``source``.
     """
-    models = list(models)
+    with verified_codes():  # in a job's rerun: the codes and classes handed on to the release's audit
+        return _verify(frame, schema, list(models), reference=reference, source=source, rows=rows, priors=priors,
+                       weights=weights, reference_weights=reference_weights, suppressed=suppressed,
+                       population=population)
+
+
+def _verify(frame: pd.DataFrame, schema: Schema, models: list[Criterion], *,
+            reference: pd.DataFrame | Mapping[str, Iterable[object]] | None, source: pd.DataFrame | None,
+            rows: ArrayLike | None, priors: Priors | ArrayLike | None, weights: ArrayLike | None,
+            reference_weights: ArrayLike | None, suppressed: str | ArrayLike,
+            population: pd.DataFrame | None) -> Verification:
+    """:func:`verify`'s work (see there)."""
     record_level = any(m.spec.record_level for m in models)
     w = _release_weights(frame, schema, weights, record_level)
     qis = schema.quasi

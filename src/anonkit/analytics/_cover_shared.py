@@ -33,6 +33,7 @@ import pandas as pd
 from pandas.arrays import ArrowExtensionArray
 
 from anonkit._values import factorize_text
+from anonkit._verify_rows import input_codes, kept_codes, read_codes
 from anonkit.analytics._cover_labels import Resolver
 from anonkit.hierarchy import Hierarchy
 
@@ -103,7 +104,8 @@ def lasting_reading() -> Iterator[None]:
         return
     token = _LASTING.set(_Lasting())
     try:
-        yield
+        with input_codes():  # the verifier's reference (the input's column) read from the same store
+            yield
     finally:
         _LASTING.reset(token)
 
@@ -147,11 +149,21 @@ def shared_factorize(values: pd.Series, factorize: Callable[[pd.Series], Factori
         store = lasting.factorized if lasting is not None else shared.by_content
         made = store.get(key)
         if made is None:
-            made = (holder, factorize(values))
+            made = (holder, _factorized(values, factorize, kept=lasting is not None))
             store[key] = made
         result = made[1]
     shared.factorized[id(array)] = (array, result)
     return result
+
+
+def _factorized(values: pd.Series, factorize: Callable[[pd.Series], Factorized], *, kept: bool) -> Factorized:
+    """``factorize(values)``; for :func:`~anonkit._values.factorize_text` the verifier's codes of the column
+    (:func:`anonkit._verify_rows.read_codes`, the same codes and texts; a pyarrow text column's shared,
+    read-only, with the verifier's recounts of the same release in one audit), and the job's own store
+    for a column of the input (``kept``: the verifier's reference reads it from there)."""
+    if factorize is not factorize_text:
+        return factorize(values)
+    return kept_codes(values) if kept else read_codes(values)
 
 
 def resolver(name: str, values: np.ndarray, hierarchy: Hierarchy | None, kind: str, format: str | None,

@@ -35,6 +35,7 @@ import pandas as pd
 
 from anonkit._kernels import group_columns
 from anonkit._values import labels_look_numeric
+from anonkit._verify_rows import group_rows
 from anonkit.analytics._attack_reading import (
     Triples,
     attack_columns,
@@ -251,7 +252,7 @@ def singling_out_attack(
     rows = _sample(rng, n_rows, n_attacks)
     n_t = len(rows)
     use = _column_choice(rng, n_t, p, n_cols)
-    issued = _unique_in_release(release, columns, rows, use)
+    issued = _unique_in_release(release, columns, rows, use, [q for q in schema.quasi if q in quasi])
     cols = attack_columns(release, original, schema, columns, quasi)
     if cols is not None:  # on distinct tuples: the records covered by each predicate's tuple of labels
         hits = covered_records(cols, [c.label_codes[rows] for c in cols], use)
@@ -323,14 +324,27 @@ def _column_choice(rng: np.random.Generator, n: int, p: int, n_cols: int | None)
     return keys <= cut
 
 
-def _unique_in_release(release: pd.DataFrame, columns: list[str], rows: np.ndarray, use: np.ndarray) -> np.ndarray:
-    """Whether no other released row shows target row ``rows[i]``'s cells in its chosen columns."""
-    codes = [shared_factorize(release[c]) for c in columns]
+def _unique_in_release(release: pd.DataFrame, columns: list[str], rows: np.ndarray, use: np.ndarray,
+                       quasi: list[str] | None = None) -> np.ndarray:
+    """Whether no other released row shows target row ``rows[i]``'s cells in its chosen columns.
+
+    ``quasi``: the release's quasi-identifiers (``columns`` starts with them, in the release's order).
+    Where a predicate names every one of them, its rows alike are those of one class of the release (the
+    verifier's grouping of the published cells, :func:`anonkit._verify_rows.group_rows`, made once per
+    audit) alike in the other chosen columns: the same partition of the rows as grouping every chosen
+    column's text, on two columns instead of all."""
     out = np.zeros(len(rows), dtype=bool)
     patterns, which = use_patterns(use)
+    n_quasi = len(quasi or ())
     for k, pattern in enumerate(patterns):
         chosen = np.flatnonzero(pattern)
-        ids, n_ids = group_columns([codes[j][0] for j in chosen], [len(codes[j][1]) for j in chosen])
+        if n_quasi and pattern[:n_quasi].all():
+            classes, n_classes = group_rows(release, quasi)  # type: ignore[arg-type]
+            rest = [shared_factorize(release[columns[j]]) for j in chosen[n_quasi:]]
+            ids, n_ids = group_columns([classes, *(c for c, _ in rest)], [n_classes, *(len(t) for _, t in rest)])
+        else:
+            codes = [shared_factorize(release[columns[j]]) for j in chosen]
+            ids, n_ids = group_columns([c for c, _ in codes], [len(t) for _, t in codes])
         counts = np.bincount(ids, minlength=n_ids)
         sel = np.flatnonzero(which == k)
         out[sel] = counts[ids[rows[sel]]] == 1

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from anonkit import interrupt
+from anonkit._verify_rows import read_codes
 from anonkit.analytics import class_attacks as ca
 from anonkit.analytics.adversary import inference_attack, linkability_attack, singling_out_attack
 from anonkit.analytics.cover import population_counts, shared_reading
@@ -183,10 +184,14 @@ def _run_attacks(names: list[str], inputs: AuditInputs, published: PublishedRele
 
 
 def _stars(column: pd.Series) -> np.ndarray:
-    """Which cells of ``column`` are the text ``*``: compared in place for a text column (an object
-    copy of it cost a pass in Python per quasi-identifier, in every audit), by its categories for a
-    categorical one (1.5 CPU-s of an audit at 3 M rows as objects), as objects otherwise."""
+    """Which cells of ``column`` are the text ``*``: read from the audit's codes of a pyarrow text column
+    (its distinct texts compared: the models' recount encoded it already), compared in place for another
+    text column (an object copy of it cost a pass in Python per quasi-identifier, in every audit), by its
+    categories for a categorical one (1.5 CPU-s of an audit at 3 M rows as objects), as objects otherwise."""
     if isinstance(column.dtype, pd.StringDtype):
+        if column.dtype.storage == "pyarrow":  # the audit's codes of the column (a missing cell's text is "")
+            codes, labels = read_codes(column)
+            return np.asarray(labels == "*", dtype=bool)[codes]
         return (column == "*").fillna(False).to_numpy(dtype=bool)
     if isinstance(column.dtype, pd.CategoricalDtype):  # a compact frame: its categories compared, not its cells
         star = np.append(np.asarray(column.cat.categories.astype(object) == "*", dtype=bool), False)
@@ -393,7 +398,21 @@ def audit(
     row) enable the background-knowledge attack. ``thresholds`` are completed by
     :func:`~anonkit.audit.verdicts.effective_thresholds` (the highest risk from the k-anonymity
     model when not given); the dict names where that one came from (``highest_risk_from``).
+
+    The release is read once for the whole audit (:func:`~anonkit.verifier.same_release_codes`): the
+    attacks' classes, the models' recount, the ``*`` check and singling-out's uniqueness read each
+    published column's codes and the quasi-identifiers' grouping made once, each from the published
+    cells alone.
     """
+    with same_release_codes():
+        return _audit(inputs, models=models, thresholds=thresholds, population=population, attacks=attacks,
+                      seed=seed, targets=targets, priors=priors, rows=rows, step=step)
+
+
+def _audit(inputs: AuditInputs, *, models: Sequence[Criterion], thresholds: AuditThresholds | None,
+           population: int | None, attacks: Sequence[str] | None, seed: int, targets: int, priors: Any,
+           rows: np.ndarray | None, step: Step | None) -> dict[str, Any]:
+    """:func:`audit`'s work, inside its block (see there)."""
     basis, sources = threshold_basis(thresholds, models), thresholds_from(thresholds, models)
     thresholds = effective_thresholds(thresholds, models)
     names = _check_attacks(attacks)
@@ -409,9 +428,8 @@ def audit(
     notes: list[str] = []
     t0 = time.perf_counter()
     tick(0, total, "reading the release's classes")
-    with same_release_codes():  # the attacks' classes and the models' verifier recount one release: encoded once
-        published = _published(inputs)
-        model_results, model_notes = _models(inputs, published, list(models))
+    published = _published(inputs)
+    model_results, model_notes = _models(inputs, published, list(models))
     notes += _reading_notes(inputs) + [f"{m}: not judged on a synthetic table (a property of the mechanism that "
                                        "drew it, enforced by the algorithm)" for m in unjudged]
     notes += model_notes

@@ -94,6 +94,9 @@ def _category_cells(frame: pd.DataFrame, sep: str, neutralise: bool) -> list[pa.
         return None
     if sum(len(t.categories) for t in frame.dtypes) > CELLS_AT_MOST:
         return None
+    texts = _text_cells(frame, sep, neutralise)
+    if texts is not None:
+        return texts
     out = []
     for i in range(frame.shape[1]):
         cat = frame.iloc[:, i].array
@@ -103,16 +106,50 @@ def _category_cells(frame: pd.DataFrame, sep: str, neutralise: bool) -> list[pa.
         if isinstance(kind, np.dtype) and kind.kind in "iub" and (np.asarray(cat.codes) < 0).any():
             return None
         values = dense_values(pd.Categorical.from_codes(np.arange(len(cat.categories)), dtype=cat.dtype))
-        col = pd.DataFrame({0: pd.Series(values, dtype=values.dtype, copy=False), 1: _END})
-        if neutralise:
-            _neutralise_columns(col)
-        text = col.to_csv(None, sep=sep, index=False, header=False, na_rep="", lineterminator="\n",
-                          quoting=csv.QUOTE_MINIMAL, quotechar='"', doublequote=True)
-        parts = text.split(sep + _END + "\n")
-        if len(parts) != len(values) + 1 or parts[-1] != "":
+        parts = _rendered(pd.Series(values, dtype=values.dtype, copy=False), sep, neutralise)
+        if parts is None:
             return None
         parts[-1] = ""  # a missing cell: na_rep, whatever the column's type
         out.append(pa.array(parts, type=pa.large_string()))
+    return out
+
+
+def _rendered(values: pd.Series, sep: str, neutralise: bool) -> list[str] | None:
+    """Each of ``values`` as its CSV cell (quoted as pandas writes it, formulas neutralised when asked),
+    then one empty string; ``None`` when the rendering cannot be split back into cells."""
+    col = pd.DataFrame({0: values, 1: _END})
+    if neutralise:
+        _neutralise_columns(col)
+    text = col.to_csv(None, sep=sep, index=False, header=False, na_rep="", lineterminator="\n",
+                      quoting=csv.QUOTE_MINIMAL, quotechar='"', doublequote=True)
+    parts = text.split(sep + _END + "\n")
+    return parts if len(parts) == len(values) + 1 and parts[-1] == "" else None
+
+
+def _is_text_index(categories: pd.Index) -> bool:
+    """Categories that are all text: pandas' string dtype, or ``object`` holding strings only."""
+    if isinstance(categories.dtype, pd.StringDtype):
+        return True
+    return categories.dtype == object and pd.api.types.infer_dtype(categories, skipna=False) == "string"
+
+
+def _text_cells(frame: pd.DataFrame, sep: str, neutralise: bool) -> list[pa.Array] | None:
+    """:func:`_category_cells` for a compact frame whose categories are all text (a release written as CSV:
+    :func:`~anonkit.io._compact.text_compact`), rendered through pandas in one call for every column
+    together rather than one per column (issue 30: 18 → 4 ms on Adult's release). A text cell's CSV text
+    (quoting, the formula ``'``) is its value's alone, whatever column holds it, so the one rendering
+    splits into each column's. ``None``: a column that is not text (:func:`_category_cells` renders each)."""
+    categories = [frame.iloc[:, i].array.categories for i in range(frame.shape[1])]
+    if not all(_is_text_index(c) for c in categories):
+        return None
+    values = np.concatenate([c.to_numpy(dtype=object) for c in categories]) if categories else np.array([], object)
+    parts = _rendered(pd.Series(values, dtype=object, copy=False), sep, neutralise)
+    if parts is None:
+        return None
+    out, start = [], 0
+    for c in categories:  # each column's texts, then a missing cell's (na_rep)
+        out.append(pa.array([*parts[start:start + len(c)], ""], type=pa.large_string()))
+        start += len(c)
     return out
 
 

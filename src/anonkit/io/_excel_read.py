@@ -7,7 +7,6 @@ import datetime as dt
 import zipfile
 from collections.abc import Iterator
 from typing import IO, Any
-from xml.etree.ElementTree import iterparse
 
 from anonkit.errors import InputError
 from anonkit.io._frames import _check_header
@@ -84,6 +83,8 @@ def _cells(
     """Each row of the sheet's XML that holds a value: its number and ``(column, text, reference)`` of
     every cell with a value (text per the module's docstring; :data:`_NO_VALUE` for a formula saved
     without its value). Numbers are converted once per distinct (text, style)."""
+    from xml.etree.ElementTree import iterparse  # here: a job that reads no workbook never loads the XML parser
+
     from openpyxl.utils.datetime import from_excel, from_ISO8601
 
     numbers: dict[tuple[str, str | None], str] = {}

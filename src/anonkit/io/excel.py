@@ -42,7 +42,6 @@ import io
 import zipfile
 from pathlib import Path
 from types import ModuleType
-from xml.etree.ElementTree import ParseError
 
 import numpy as np
 import pandas as pd
@@ -119,6 +118,8 @@ def _read_excel(loc: str, sheet: str | None, header_row: int | None, na: frozens
     raw = read_bytes(loc)  # read once, hashed as read (the run's audit trail records the digest)
     if not raw:
         raise InputError("input is empty", file=loc)
+    from xml.etree.ElementTree import ParseError  # here: a job that reads no workbook never loads the XML parser
+
     with io.BytesIO(raw) as fh:  # a file object: openpyxl then does not insist on the file name's suffix
         reader = _open_workbook(fh, loc)
         try:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
-import sqlite3
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -25,10 +25,15 @@ from anonkit.io._frames import _apply_na, _check_header, _strings_to_object
 from anonkit.io._messages import _one_line
 from anonkit.io._sql import _quote_ident
 
+if TYPE_CHECKING:
+    import sqlite3
+
 
 def sole_sqlite_table(path: str | os.PathLike[str]) -> str | None:
     """The name of the only table of a SQLite file (what :func:`read_table` reads without ``table``),
     or ``None`` when the file is missing, unreadable or holds another number of tables."""
+    import sqlite3  # here, not at the top: a job that reads no SQLite file never loads the driver (issue 30)
+
     loc = os.fsdecode(path)
     if not Path(loc).is_file():
         return None
@@ -42,9 +47,13 @@ def sole_sqlite_table(path: str | os.PathLike[str]) -> str | None:
 
 @contextlib.contextmanager
 def _sqlite_errors(
-    message: str, loc: str, *, key: str | None = None, catch: type[sqlite3.Error] = sqlite3.Error
+    message: str, loc: str, *, key: str | None = None, catch: type[sqlite3.Error] | None = None
 ) -> Iterator[None]:
-    """A driver error (of class ``catch``) inside, as the one-line InputError ``"<message>: <error>"``."""
+    """A driver error (of class ``catch``, default any ``sqlite3.Error``) inside, as the one-line InputError
+    ``"<message>: <error>"``."""
+    import sqlite3
+
+    catch = catch or sqlite3.Error
     try:
         yield
     except catch as exc:
@@ -55,6 +64,8 @@ def _connect(path: Path, loc: str, *, read_only: bool) -> sqlite3.Connection:
     """A connection to the SQLite file ``path``: read-only through a ``mode=ro`` URI (which never
     creates the file), or for writing with the transactions left to the caller; InputError if the
     file cannot be opened."""
+    import sqlite3
+
     with _sqlite_errors("cannot open the SQLite file", loc):
         if read_only:
             return sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
@@ -62,6 +73,8 @@ def _connect(path: Path, loc: str, *, read_only: bool) -> sqlite3.Connection:
 
 
 def _read_sqlite(loc: str, table: str | None, query: str | None, na: frozenset[str]) -> pd.DataFrame:
+    import sqlite3
+
     if check_file(loc) == 0:
         raise InputError("input is empty", file=loc)
     if table is not None and query is not None:
@@ -151,6 +164,8 @@ def _bad_sql_cell(names: list[str], columns: list[list[object]]) -> tuple[str, i
 
 
 def _write_sqlite(frame: pd.DataFrame, names: list[str], loc: str, table: str | None, if_exists: str) -> None:
+    import sqlite3
+
     if table is None or table == "":
         raise InputError("writing SQLite needs a table name: pass `table`", file=loc, key="table")
     target = write_target(loc)

@@ -33,6 +33,7 @@ import numpy as np
 from anonkit._kernels import first_rows
 from anonkit.errors import InputError
 from anonkit.release import Release, measured_once
+from anonkit.stats import table_memo
 from anonkit.table import Table
 
 Aggregate = Literal["sum", "max", "arithmetic", "geometric", "rank"]
@@ -161,14 +162,18 @@ def leaf_tally(table: Table, j: int) -> tuple[np.ndarray, np.ndarray]:
     exact) and each leaf's first record (−1: absent), suppressed records included. One pass over the
     records per quasi-identifier, shared inside :func:`~anonkit.release.measuring` by every measure
     that reads a full-domain release through its leaves (the entropy, the published texts)."""
-    return measured_once(("leaf_tally", j), (table,), lambda: _leaf_tally(table, j))
+    key = ("leaf_tally", j)
+    return measured_once(key, (table,), lambda: table_memo(table, key, lambda: _leaf_tally(table, j)))
 
 
 def _leaf_tally(table: Table, j: int) -> tuple[np.ndarray, np.ndarray]:
+    """(A function of the table alone: kept with it, read-only, for every summary of the table.)"""
     codes = table.codes[:, j]
     nl = table.hierarchies[j].n_leaves
     a = np.bincount(codes, weights=table.weights, minlength=nl).astype(np.float64)
-    return a, first_rows(codes, nl)
+    first = first_rows(codes, nl)
+    a.flags.writeable = first.flags.writeable = False
+    return a, first
 
 
 def one_level(table: Table, release: Release) -> np.ndarray | None:

@@ -51,6 +51,7 @@ from anonkit.models.population import (
 from anonkit.plan import Plan
 from anonkit.plan.arguments import plan_from_arguments
 from anonkit.release import Release
+from anonkit.runner import _encoding_reuse as _reuse
 from anonkit.runner.knowledge import is_factory, priors_for, resolve_background_knowledge
 from anonkit.runner.result import PriorsInput, Result
 from anonkit.runner.summary import (
@@ -200,7 +201,7 @@ def anonymize_checked(frame: Any, schema: Schema, plan: Plan, *, priors: PriorsI
                       strip=strip)
         return _own_result(got, spec, runner.name, models, seed=seed, start=start, metric=metric,
                            skip=plan.skip_measures)
-    table = _encoded(runner, frame, given, schema, plan, _shareable(encodings, runner, counted, models))
+    table = _encoded(runner, frame, given, schema, plan, encodings, _shareable(runner, counted, models))
     attach_survey_weights(table, models)  # the weights summed per distinct tuple, for individual-risk
     if counted:
         attach_population(table, population, strip=strip)  # type: ignore[arg-type]
@@ -296,11 +297,11 @@ class Encodings:
         return len(self._tables)
 
 
-def _shareable(encodings: Encodings | None, runner: Engine, counted: bool, models: list[Criterion]
-               ) -> Encodings | None:
-    """``encodings`` when this run's table may be shared: on the local engine, and not changed by the run
-    (an ``input.subset`` run's population counts, individual-risk's survey weights); else ``None``."""
-    return encodings if runner.name == "local" and not counted and not needs_weights(models) else None
+def _shareable(runner: Engine, counted: bool, models: list[Criterion]) -> bool:
+    """Whether this run's table may be shared (a job's :class:`Encodings`, or across calls of
+    :func:`anonymize`: :mod:`anonkit.runner._encoding_reuse`): on the local engine, and not changed by the
+    run (an ``input.subset`` run's population counts, individual-risk's survey weights)."""
+    return runner.name == "local" and not counted and not needs_weights(models)
 
 
 def _measured(spec: Algorithm, table: Table, release: Release, measured: Release, published: Any,
@@ -322,16 +323,24 @@ def _measured(spec: Algorithm, table: Table, release: Release, measured: Release
 
 
 def _encoded(runner: Engine, frame: Any, given: Schema, schema: Schema, plan: Plan,
-             shared: Encodings | None) -> Table:
+             encodings: Encodings | None, shareable: bool) -> Table:
     """``frame`` encoded under ``schema`` (``given`` with the run's seed) by the plan's settings; from
-    ``shared`` when a run of the same job encoded it already."""
+    the job's ``encodings`` when a run of the same job encoded it already, or, for a call of
+    :func:`anonymize` (no job) on the local engine by name, from the encoding of an unchanged input kept
+    across calls (:mod:`anonkit.runner._encoding_reuse`: proven unchanged, else encoded)."""
     settings = (plan.seed, plan.missing, plan.strip, plan.person_qi)
-    table = None if shared is None else shared.get(frame, given, settings)
+    shared = encodings if shareable else None
+    # (an engine object given by the caller encodes as that caller chose: its own encode, every call)
+    across = shareable and encodings is None and plan.engine == "local" and isinstance(frame, pd.DataFrame)
+    table = shared.get(frame, given, settings) if shared is not None else (
+        _reuse.reused_table(frame, given, settings) if across else None)
     if table is None:
         table = runner.encode(frame, schema, missing=cast(MissingPolicy, plan.missing), strip=plan.strip,
                               person_qi=cast(PersonQIPolicy, plan.person_qi))
         if shared is not None:
             shared.put(frame, given, settings, table)
+        elif across:
+            _reuse.keep_table(frame, given, settings, table)
     return table
 
 

@@ -22,6 +22,7 @@ from anonkit.models import Criterion
 from anonkit.release import Release, measuring
 from anonkit.risk.thresholds import DEFAULT_HIGHEST_RISK, default_highest_risk
 from anonkit.schema import AttrType
+from anonkit.stats import table_memo
 from anonkit.table import Table
 from anonkit.verifier import Verification
 
@@ -93,7 +94,8 @@ def model_warnings(table: Table, models: list[Criterion]) -> list[str]:
     that count as a value toward diversity, ordered distance over text ordered alphabetically."""
     out = []
     for name in table.sensitive:
-        missing = int(is_missing(table.frame[name]).sum())
+        # (a count of the input alone: kept with the encoded table for its other runs)
+        missing = table_memo(table, ("missing cells", name), lambda n=name: int(is_missing(table.frame[n]).sum()))
         about = [m for m in models if m.attribute == name]
         if missing and about:
             out.append(

@@ -27,9 +27,15 @@ from anonkit.metrics import SearchMetric, aggregate_values, arx_round, attribute
 from anonkit.metrics.loss import normalized_loss
 from anonkit.metrics.payout import PAYOUT, node_payout
 from anonkit.metrics.quality import QUALITY_MODELS, node_quality
+from anonkit.stats import table_memo
 from anonkit.table import Table
 
 NEG_INF = float("-inf")
+
+
+def _frozen(values: np.ndarray) -> np.ndarray:
+    values.flags.writeable = False
+    return values
 
 
 class NodeScorer:
@@ -49,30 +55,11 @@ class NodeScorer:
         self.counts = d.counts
         self.heights = np.array(table.heights, dtype=np.int64)
         name = metric.name
-        # level-only tables, one array per QI indexed by level
-        self._share: list[list[np.ndarray]] = []  # tuple shares per level
-        self._loss_bound: list[np.ndarray] = []  # Loss without suppression per level
-        self._ent_main: list[np.ndarray] = []  # −Σ_v a_v log2(a_v/b) per level (bits, ≥ 0)
-        for j, h in enumerate(table.hierarchies):
-            col = d.columns[j]
-            if name == "loss":
-                # each leaf's share per level looked up once, then one gather over the distinct tuples for
-                # all levels; the sums are the rows' (each contiguous row summed pairwise, as :meth:`_loss`
-                # sums a level's 1-D array: the same bits)
-                lut = np.stack([h.domain_share(level)[h.maps[level]] for level in range(h.height + 1)])
-                shares = np.take(lut, col, axis=1)  # (a fancy index on axis 1 is 3× slower)
-                self._share.append(list(shares))
-                sums = (self.counts * shares).sum(axis=1)
-                self._loss_bound.append(np.array([normalized_loss(self.g * float(x), self.n, h.n_leaves, self.g)
-                                                  for x in sums]))
-            if name == "entropy":
-                a = np.bincount(col, weights=self.counts, minlength=h.n_leaves)
-                present = a > 0
-                vals = []
-                for level in range(h.height + 1):
-                    b = np.bincount(h.maps[level], weights=a, minlength=h.size(level))[h.maps[level]]
-                    vals.append(float(-(a[present] * (np.log(a[present] / b[present]) / math.log(2.0))).sum()))
-                self._ent_main.append(np.array(vals))
+        # level-only tables, one array per QI indexed by level: tuple shares per level, Loss without
+        # suppression per level, −Σ_v a_v log2(a_v/b) per level (bits, ≥ 0); the same for every search of
+        # this table under this metric (the queries on one encoded input): built once
+        self._share, self._loss_bound, self._ent_main = table_memo(
+            table, ("scorer", metric.name, self.g, self.n), self._level_tables)
         #: the score never decreases under generalization for this setting (so only minimal
         #: anonymous nodes can be optimal when the models are monotonic too)
         level_only = name == "height" or (name in ("entropy", "precision") and metric.monotonic)
@@ -81,6 +68,35 @@ class NodeScorer:
         self.monotone = level_only or name == "dm*" or (max_suppression == 0.0 and not pre.any() and name != PAYOUT)
         #: the lower bound equals the exact score
         self.exact_bound = level_only
+
+    def _level_tables(self) -> tuple[list[list[np.ndarray]], list[np.ndarray], list[np.ndarray]]:
+        """The scorer's level-only tables (see :meth:`__init__`), read-only."""
+        table, name, d = self.table, self.metric.name, self.table.distinct
+        shares_of: list[list[np.ndarray]] = []
+        loss_bound: list[np.ndarray] = []
+        ent_main: list[np.ndarray] = []
+        for j, h in enumerate(table.hierarchies):
+            col = d.columns[j]
+            if name == "loss":
+                # each leaf's share per level looked up once, then one gather over the distinct tuples for
+                # all levels; the sums are the rows' (each contiguous row summed pairwise, as :meth:`_loss`
+                # sums a level's 1-D array: the same bits)
+                lut = np.stack([h.domain_share(level)[h.maps[level]] for level in range(h.height + 1)])
+                shares = np.take(lut, col, axis=1)  # (a fancy index on axis 1 is 3× slower)
+                shares.flags.writeable = False
+                shares_of.append(list(shares))
+                sums = (self.counts * shares).sum(axis=1)
+                loss_bound.append(_frozen(np.array([normalized_loss(self.g * float(x), self.n, h.n_leaves, self.g)
+                                                    for x in sums])))
+            if name == "entropy":
+                a = np.bincount(col, weights=self.counts, minlength=h.n_leaves)
+                present = a > 0
+                vals = []
+                for level in range(h.height + 1):
+                    b = np.bincount(h.maps[level], weights=a, minlength=h.size(level))[h.maps[level]]
+                    vals.append(float(-(a[present] * (np.log(a[present] / b[present]) / math.log(2.0))).sum()))
+                ent_main.append(_frozen(np.array(vals)))
+        return shares_of, loss_bound, ent_main
 
     # ------------------------------------------------------------------ helpers
     def _aggregate(self, values: list[float], how: str) -> float | tuple[float, ...]:

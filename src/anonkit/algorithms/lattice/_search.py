@@ -55,6 +55,7 @@ from anonkit.errors import InputError
 from anonkit.metrics import SearchMetric, score
 from anonkit.models import Criterion
 from anonkit.release import Release, SearchStats
+from anonkit.stats import table_memo
 from anonkit.table import Table
 
 
@@ -436,7 +437,15 @@ def priority_order(bounds: np.ndarray, by_strategy: np.ndarray) -> np.ndarray:
 
 
 def strategy_order(search: Search) -> np.ndarray:
-    """The node ids in Flash's strategy order (:func:`strategy_rank`)."""
+    """The node ids in Flash's strategy order (:func:`strategy_rank`), read-only: a function of the table's
+    distinct tuples, its hierarchies and the lattice's bounds alone, so computed once per table and bounds
+    (:func:`~anonkit.stats.table_memo`)."""
+    lat = search.lattice
+    key = ("strategy", tuple(lat.min.tolist()), tuple(lat.max.tolist()))
+    return table_memo(search.table, key, lambda: _strategy_order(search))
+
+
+def _strategy_order(search: Search) -> np.ndarray:
     lat, table = search.lattice, search.table
     d = table.distinct
     levels = lat.levels
@@ -452,7 +461,9 @@ def strategy_order(search: Search) -> np.ndarray:
     k1 = (levels.sum(axis=1) - lat.min.sum()) / max(lat.max_height, 1)
     k2 = (levels / heights).mean(axis=1) if lat.d else np.zeros(len(levels))
     k3 = 1.0 - share.mean(axis=1) if lat.d else np.zeros(len(levels))
-    return np.lexsort((k3, k2, k1))  # stable: ties stay in id order
+    order = np.lexsort((k3, k2, k1))  # stable: ties stay in id order
+    order.flags.writeable = False
+    return order
 
 
 FAILED = (NOT_ANONYMOUS, INFERRED_NOT_ANONYMOUS)

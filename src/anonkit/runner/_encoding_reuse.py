@@ -1,0 +1,315 @@
+"""The encoded :class:`~anonkit.table.Table` of an unchanged input, reused across calls of ``anonymize()``.
+
+A user exploring k, l, t or the suppression limit on one DataFrame calls :func:`anonkit.anonymize` again
+and again on the same frame and schema; each call would encode the same cells into the same table (its
+codes, distinct tuples, sensitive domains and hierarchy maps). ARX does the same: its data handle encodes
+the strings once, before any ``anonymize()``. Here the last :data:`REUSED_INPUTS` encodings are kept, each
+with a *proof* of the input it was made from, and a call reuses one only when the proof shows, in far less
+time than encoding, that its input is that input:
+
+* **the shape**: the same column labels (with their types) in the same order, the same dtypes, the same
+  number of rows, the same encoding settings (seed, missing, strip, person_qi);
+* **the schema, by content**: every attribute's fields, and every hierarchy's levels, labels and bounds
+  (copied when kept: an edit in place of a hierarchy or attribute is seen);
+* **the cells of every column** (identifiers included):
+
+  - an ``object`` column: the address of the object in every cell equals the kept copy's. The copy holds
+    a reference to each of those objects, so none can be freed and its address taken by another object
+    while it is kept: equal addresses are the same objects. They are values that cannot change (texts,
+    numbers, booleans, decimals, dates: the kinds :func:`pandas.api.types.infer_dtype` names below, and,
+    checked once at the first reuse, of exactly those types, no subclass; a column holding anything else is
+    not kept or not reused), so the same objects are the same values. A cell set to an
+    equal text that is another object is a miss (encoded again), never a wrong hit;
+  - a numpy column of numbers, booleans or date-times: its bytes equal the kept copy's;
+  - a pyarrow-backed column: every chunk's type, offset, length and the *bytes* of its buffers equal the
+    kept copy's (Arrow buffers can be mutable, so their addresses alone prove nothing);
+  - a categorical column: its codes' bytes, its ``ordered`` flag and its categories (by the rules above);
+  - any other column (pandas' masked and python-backed extension arrays, …): not proven, so not kept.
+
+Anything not proven is encoded as before. The reused table is the very object a fresh encoding would have
+equalled (the encoding is a deterministic function of exactly what is proven), so releases are
+byte-identical with and without reuse (``tests/test_encoding_reuse.py``; :data:`REUSE_ENCODINGS` off).
+
+Memory held: per kept input, its :class:`Table` (whose frame shares the input's columns under pandas'
+copy-on-write) and the proof, 8 bytes per cell of an object column plus a copy of every other column's
+bytes; inputs over :data:`REUSE_MAX_CELLS` cells are not kept. A job (the CLI, the advice's reruns, the
+fixes' trials) shares its encoding through :class:`anonkit.runner.anonymize.Encodings` instead and keeps
+nothing here.
+"""
+
+from __future__ import annotations
+
+import copy
+import ctypes
+import datetime
+import decimal
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonkit.hierarchy import Hierarchy
+from anonkit.schema import Schema
+from anonkit.table import Table
+
+#: reuse the encoding of an unchanged input across ``anonymize()`` calls (False: every call encodes)
+REUSE_ENCODINGS = True
+#: how many inputs' encodings are kept (the most recently used first)
+REUSED_INPUTS = 2
+#: inputs of more cells (rows × columns) than this are not kept (their proof alone holds 8 bytes a cell)
+REUSE_MAX_CELLS = 5_000_000
+#: what :func:`pandas.api.types.infer_dtype` calls an object column whose cells are values that never
+#: change (texts, numbers, booleans, decimals, dates and times, missing cells)
+IMMUTABLE_KINDS = frozenset({"string", "empty", "integer", "floating", "mixed-integer-float", "decimal",
+                             "boolean", "datetime", "datetime64", "date", "timedelta", "timedelta64", "time",
+                             "bytes"})
+
+
+#: the exact types of the objects an ``object`` column's cells may hold to be reused: values that never change
+EXACT_TYPES = frozenset({str, bytes, int, float, bool, complex, type(None), decimal.Decimal, datetime.date,
+                         datetime.datetime, datetime.time, datetime.timedelta, pd.Timestamp, pd.Timedelta,
+                         type(pd.NaT), type(pd.NA), np.str_, np.bytes_, np.bool_, np.datetime64, np.timedelta64,
+                         *np.sctypeDict.values()} - {np.object_, np.void})
+
+
+@dataclass
+class ReuseCounts:
+    """How often an encoding was reused (``hits``), kept (``kept``) and not kept because its input could
+    not be proven unchanged later (``unproven``); what the tests read to see reuse happen."""
+
+    hits: int = 0
+    kept: int = 0
+    unproven: int = 0
+
+
+#: this process's counts (:class:`ReuseCounts`)
+COUNTS = ReuseCounts()
+_LOCK = threading.Lock()
+_KEPT: list[_Kept] = []
+
+
+def reused_table(frame: pd.DataFrame, schema: Schema, settings: tuple[Any, ...]) -> Table | None:
+    """The kept :class:`Table` of ``frame`` under ``schema`` and ``settings`` when its proof holds, else
+    ``None`` (the caller encodes)."""
+    if not REUSE_ENCODINGS:
+        return None
+    shape = _shape(frame, settings)
+    with _LOCK:
+        for i, kept in enumerate(_KEPT):
+            if kept.shape == shape and kept.schema(schema) and kept.holds(frame):
+                _KEPT.insert(0, _KEPT.pop(i))
+                COUNTS.hits += 1
+                return kept.table
+    return None
+
+
+def keep_table(frame: pd.DataFrame, schema: Schema, settings: tuple[Any, ...], table: Table) -> None:
+    """Keep ``table``, the encoding of ``frame`` under ``schema`` and ``settings``, with the proof of its
+    input; nothing is kept when a column or the schema cannot be proven later (see the module)."""
+    if not REUSE_ENCODINGS or frame.size > REUSE_MAX_CELLS or schema.survey_columns or schema.new_ids:
+        return
+    schema_proof = _schema_proof(schema)
+    columns = [_column_proof(frame.iloc[:, j]) for j in range(frame.shape[1])]
+    if schema_proof is None or any(c is None for c in columns):
+        COUNTS.unproven += 1
+        return
+    kept = _Kept(_shape(frame, settings), schema_proof, columns, table)  # type: ignore[arg-type]
+    with _LOCK:
+        _KEPT.insert(0, kept)
+        del _KEPT[REUSED_INPUTS:]
+        COUNTS.kept += 1
+
+
+def clear() -> None:
+    """Forget every kept encoding (and the memory it holds)."""
+    with _LOCK:
+        _KEPT.clear()
+
+
+@dataclass
+class _Kept:
+    shape: tuple[Any, ...]
+    schema: Callable[[Schema], bool]
+    columns: list[Callable[[pd.Series], bool]]
+    table: Table
+
+    def holds(self, frame: pd.DataFrame) -> bool:
+        return all(proof(frame.iloc[:, j]) for j, proof in enumerate(self.columns))
+
+
+def _shape(frame: pd.DataFrame, settings: tuple[Any, ...]) -> tuple[Any, ...]:
+    """What a lookup compares first: the labels (with their types: ``1`` and ``True`` are one key to
+    Python, two column names here), the dtypes, the number of rows and the settings."""
+    return (tuple((type(c), c) for c in frame.columns), tuple(frame.dtypes), len(frame), settings)
+
+
+# ---------------------------------------------------------------- the schema, by content
+def _schema_proof(schema: Schema) -> Callable[[Schema], bool] | None:
+    """A check that a schema has ``schema``'s content now (attributes in order, every field, the
+    hierarchies' arrays), or ``None`` when a field cannot be copied."""
+    try:
+        attrs = [(name, type(a), [(f.name, _value_proof(getattr(a, f.name))) for f in fields(a)],
+                  copy.deepcopy(getattr(a, "_key", None))) for name, a in schema.attributes.items()]
+    except (TypeError, copy.Error):
+        return None
+    default_role = schema.default_role
+
+    def same(other: Schema) -> bool:
+        if other.default_role != default_role or len(other.attributes) != len(attrs):
+            return False
+        for (name, kind, values, key), (other_name, a) in zip(attrs, other.attributes.items(), strict=True):
+            if name != other_name or type(a) is not kind or getattr(a, "_key", None) != key:
+                return False
+            if not all(proof(getattr(a, f)) for f, proof in values):
+                return False
+        return True
+
+    return same
+
+
+def _value_proof(value: object) -> Callable[[object], bool]:
+    """A check that an attribute's field equals ``value`` as it is now (a hierarchy by its arrays)."""
+    if isinstance(value, Hierarchy):
+        return _hierarchy_proof(value)
+    kept = copy.deepcopy(value)
+    return lambda other: type(other) is type(kept) and other == kept
+
+
+def _hierarchy_proof(h: Hierarchy) -> Callable[[object], bool]:
+    """A check that a hierarchy has ``h``'s content now: its name, source, height, lookup arrays,
+    labels and numeric bounds (a hierarchy is small beside the table)."""
+    facts = (type(h), h.name, h.source, h.calendar, h.height)
+    maps = h.maps.copy()
+    labels = [list(level) for level in h.labels]
+    bounds = None if h.bounds is None else [b.copy() for b in h.bounds]
+
+    def same(other: object) -> bool:
+        if not isinstance(other, Hierarchy) or (type(other), other.name, other.source, other.calendar,
+                                                 other.height) != facts:
+            return False
+        if not _same_array(other.maps, maps) or len(other.labels) != len(labels):
+            return False
+        if any(len(o) != len(k) or list(o) != k for o, k in zip(other.labels, labels, strict=True)):
+            return False
+        if bounds is None or other.bounds is None:
+            return bounds is None and other.bounds is None
+        return len(other.bounds) == len(bounds) and all(
+            _same_array(o, k) for o, k in zip(other.bounds, bounds, strict=True))
+
+    return same
+
+
+# ---------------------------------------------------------------- the cells, column by column
+def _column_proof(column: pd.Series) -> Callable[[pd.Series], bool] | None:
+    """A check that a column holds ``column``'s cells now (see the module for each kind), or ``None``
+    when its kind cannot be proven."""
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _categorical_proof(column.array)  # type: ignore[arg-type]
+    if isinstance(dtype, np.dtype):
+        values = column.to_numpy()
+        return _object_proof(values) if dtype.kind == "O" else _bytes_proof(values)
+    if getattr(dtype, "storage", None) == "pyarrow" or type(dtype).__name__ == "ArrowDtype":
+        return _arrow_proof(column)
+    return None
+
+
+def _bytes_proof(values: np.ndarray) -> Callable[[pd.Series], bool] | None:
+    """A numpy column of fixed-width values: the same bytes as now."""
+    if values.dtype.kind not in "biufcmM":
+        return None
+    kept = values.copy()
+    return lambda column: _same_array(column.to_numpy(), kept)
+
+
+def _same_array(values: np.ndarray, kept: np.ndarray) -> bool:
+    """Same dtype, shape and bytes (NaN equals NaN of the same bits; −0.0 and 0.0 differ: a miss)."""
+    if values.dtype != kept.dtype or values.shape != kept.shape:
+        return False
+    if values.dtype.kind not in "biufcmM":
+        return bool(np.array_equal(values, kept))
+    raw = np.dtype(f"u{values.dtype.itemsize}") if values.dtype.itemsize in (1, 2, 4, 8) else None
+    if raw is None:
+        return values.tobytes() == kept.tobytes()
+    return bool(np.array_equal(values.view(raw), kept.view(raw)))
+
+
+def _object_proof(values: np.ndarray) -> Callable[[pd.Series], bool] | None:
+    """An object column of values that never change: the same object in every cell as now. The kept
+    copy holds every object, so an equal address is the same object (see the module)."""
+    if pd.api.types.infer_dtype(values, skipna=False) not in IMMUTABLE_KINDS:
+        return None
+    kept = values.copy()  # a reference to every cell's object
+    addresses = _addresses(kept)
+    exact: list[bool] = []  # the cells' exact types, checked once, at the first hit
+
+    def same(column: pd.Series) -> bool:
+        now = column.to_numpy()
+        if not (now.dtype == object and now.shape == kept.shape and np.array_equal(_addresses(now), addresses)):
+            return False
+        if not exact:
+            exact.append(_of_exact_types(kept))
+        return exact[0]
+
+    return same
+
+
+def _of_exact_types(values: np.ndarray) -> bool:
+    """Every cell is an object of one of :data:`EXACT_TYPES` exactly (``infer_dtype`` also names a
+    subclass of ``str`` a string, and a subclass may carry state that changes its text)."""
+    return set(map(type, values.tolist())) <= EXACT_TYPES
+
+
+def _addresses(values: np.ndarray) -> np.ndarray:
+    """The address of the object in every cell of a one-dimensional object array (any stride), read from
+    its buffer of pointers (a view: valid while ``values`` lives)."""
+    n, stride = len(values), values.strides[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.uintp)
+    start = values.__array_interface__["data"][0]
+    low = start + min(0, (n - 1) * stride)
+    span = abs((n - 1) * stride) + values.itemsize
+    buffer = (ctypes.c_char * span).from_address(low)
+    return np.ndarray((n,), dtype=np.uintp, buffer=buffer, offset=start - low, strides=(stride,))
+
+
+def _categorical_proof(cat: pd.Categorical) -> Callable[[pd.Series], bool] | None:
+    """A categorical column: the same codes, order flag and categories as now."""
+    codes = _bytes_proof(np.asarray(cat.codes))
+    categories = _column_proof(pd.Series(cat.categories))
+    ordered = cat.ordered
+    if codes is None or categories is None:
+        return None
+
+    def same(column: pd.Series) -> bool:
+        if not isinstance(column.dtype, pd.CategoricalDtype):
+            return False
+        now = column.array
+        return (now.ordered == ordered and codes(pd.Series(np.asarray(now.codes)))  # type: ignore[union-attr]
+                and categories(pd.Series(now.categories)))  # type: ignore[union-attr]
+
+    return same
+
+
+def _arrow_proof(column: pd.Series) -> Callable[[pd.Series], bool] | None:
+    """A pyarrow-backed column: every chunk's type, offset, length and buffers' bytes as now."""
+    kept = _arrow_facts(column)
+    if kept is None:
+        return None
+    return lambda other: _arrow_facts(other) == kept
+
+
+def _arrow_facts(column: pd.Series) -> list[tuple[Any, ...]] | None:
+    """Every chunk's (type, offset, length, bytes of each buffer) of a pyarrow-backed column."""
+    import pyarrow as pa  # (a pyarrow-backed column: pyarrow is loaded)
+
+    try:
+        arrow = pa.array(column.array)
+    except (TypeError, ValueError, pa.ArrowException):
+        return None
+    chunks = arrow.chunks if isinstance(arrow, pa.ChunkedArray) else [arrow]
+    return [(c.type, c.offset, len(c), tuple(None if b is None else b.to_pybytes() for b in c.buffers()))
+            for c in chunks]
