@@ -1,7 +1,13 @@
 """Fixed costs and measures (issue 30, item 1): what a run costs outside its algorithm, CPU and wall.
 
 Run: python benchmarks/bench_fixed_costs.py [--runs 5] [--algorithms flash,mondrian,…] [--no-processes]
-     [--no-algorithms] [--no-fixed-cost] [--no-split] [--numpy-kernels]
+     [--no-algorithms] [--no-fixed-cost] [--no-split] [--numpy-kernels] [--source]
+
+Whole processes (parts 1, 3 and 4) load anonkit's modules from bytecode, as ``pip install .`` leaves them:
+compiled once, uncounted, into a cache of the benchmark's own (``PYTHONPYCACHEPREFIX``; nothing is written
+into the repository). ``--source`` compiles them from source in every process instead, as an editable install
+under ``PYTHONDONTWRITEBYTECODE`` (this machine kind's setting) runs the tree: every figure recorded below
+before 2026-11-29 was taken so (~0.19 CPU-s of compiling a process on that day's machine).
 
 1. **Whole processes** (each a fresh interpreter, as a user runs it): ``anonkit --version``, ``anonkit
    --help``, the bundled Adult job (``anonkit anonymize examples/adult.yaml``, in a temporary copy of
@@ -61,40 +67,11 @@ is optional (:data:`anonkit.metrics.OPTIONAL_MEASURES`, ``measures: {skip: [reco
 empty interpreter; the whole command line's help (every command imported: ``anonkit.cli.app``) costs
 0.75 CPU-s today (a printer that loads numpy and pandas) and 0.15 before it (load 4.5).
 
-Recorded, the bundled job (2-core machine shared with six other jobs, load average 7.5–14; 3 runs each,
-HEAD and HEAD + this change alternating, medians; stdout (but the wall-clock ``time`` line) and the CSV
-byte-identical in every run)::
-
-    the job as the README runs it (8 runs: main, 3 advice reruns, 4 trials; 2 more trials reuse reruns)
-                          whole process CPU   searches (8)   fixed cost   peak RSS
-    before                7.29 s              2.96 s         4.33 s       587 MB    wall 18.6 s
-    after                 6.72 s              3.11 s         3.75 s       592 MB    wall 17.4 s
-    (each of 3 runs: before fixed 4.47, 4.33, 4.26; after 3.93, 3.61, 3.75; load average 7.5–10; on a quiet
-    machine, load 0.6, before: 6.81 CPU-s, 7.5 s wall, 621 MB)
-    this benchmark on the working tree with every helper's changes of that day (load 7.7–11, 3 runs):
-    README 6.53 CPU-s = searches 3.17 + fixed 3.36; --no-fixes 5.42 = searches 2.89 (4 runs) + fixed 2.51
-
-    where the fixed cost goes (after; one in-process split, time.process_time around each step, load 7.6–9.6;
-    total 7.33 s = searches 3.26 s + fixed 4.07 s):
-      imports                                 1.88 s  (measured alone, load ≈ 9: numpy + pandas + pyarrow +
-                                                       pydantic + yaml + typer 0.52; scipy.stats and
-                                                       scipy.optimize, pulled in by the algorithm registry's
-                                                       import of every algorithm, 0.50; the algorithm modules
-                                                       themselves 0.05; anonkit's config, plan, runner, audit
-                                                       and CLI 0.3)
-      eight audits (attacks on records)       1.38 s  (0.17 s each at this load; one audit alone at load
-                                                       ≈ 10: 0.142 s with the shared reading, 0.187 s without)
-      eight publishes + verifications         0.16 s
-      eight summaries' measures               0.15 s
-      the rest: eight encodings, the input    0.44 s
-      read once, advice and trial set-up,
-      printing, writing the CSV, exit
-
-    the same job with scipy.stats and scipy.optimize not imported (simulated: stub modules; a Flash run
-    never calls them; output identical): fixed cost 3.71 s against 3.80–4.04 s (load 12–14; the imports
-    alone: 1.32 against 1.85 CPU-s, peak RSS 145 against 194 MB). Kept on numpy throughout
-    (``NUMBA_AFTER_SECONDS = inf``), the searches cost ~1 CPU-s more (4.1 against 3.1 s): the switch to
-    numba pays for itself on this job.
+Recorded, the bundled job, the first change (load 7.5-14, 3 runs each alternating, output byte-identical):
+whole process 7.29 -> 6.72 CPU-s, searches 2.96 -> 3.11 (8), fixed cost 4.33 -> 3.75 s, peak RSS 587 -> 592 MB;
+then the imports ~1.9 CPU-s (scipy.stats and scipy.optimize through the algorithm registry 0.50), the eight
+audits 1.38, publishes and verifications 0.16, measures 0.15, the rest 0.44. Kept on numpy throughout
+(``NUMBA_AFTER_SECONDS = inf``) the searches cost ~1 CPU-s more: the switch to numba pays for itself here.
 
 Recorded, issue 30 items 1 and 3 (this change: the audits' attacks without scipy and with the input's readings
 kept across a job's audits, the reruns keyed without ``--input``/``--output``, a compact release's ``*`` test on
@@ -117,29 +94,11 @@ helpers' jobs, load average 7.6–8.8 throughout; stdout (but the ``time`` line)
     audits of the README job 1.16 → 0.88 CPU-s. scipy.sparse is no longer imported by anonkit/analytics
     (cover, adversary, wildcard); it still is through anonkit.risk.loglinear (verifier → risk), ~0.1 CPU-s.
 
-    numba or numpy here (--numpy-kernels, after, 3 runs, load 7.7):
-                                   whole CPU   searches      fixed    peak RSS
-    README job   numba               6.04 s    3.00 (8)     3.11 s    553 MB
-                 numpy only          6.54 s    3.57 (8)     2.96 s    440 MB
-    --no-fixes   numba               5.16 s    2.78 (4)     2.38 s    538 MB
-                 numpy only          5.20 s    3.02 (4)     2.18 s    431 MB
-    numba saves 0.5 CPU-s on the README job and breaks even without the fixes; it costs ~110 MB of peak memory.
-
-    at scale (Adult x100, 3,016,200 rows, K5_8QI_S2 with k = 500 as bench_lattice.py --sizes 100 runs it;
-    one process each, before/after alternating, 2 runs, load 11–12): whole process 9.97, 9.76 → 7.08, 6.80 CPU-s,
-    of which the audit 4.22, 4.13 → 1.99, 1.64 CPU-s (a compact release's '*' test by its categories: −1.5;
-    singling-out's texts of the sampled rows only: −2 under a profile; columns recognised by their memory, so a
-    sub-selection of a frame is not factorized again; the input grouped into tuples once); peak RSS 1,167 →
-    953 MB (no text object per released cell).
-
-    whole processes against ARX 3.9 (benchmarks/bench_lattice.py --configs '' --sizes 1,10,100 --rounds 2
-    --big-rounds 1: CSV in and out, K5_8QI_S2, k = 5 × copies; anonkit CPU, ARX CPU, median pair ratios):
-                 before (HEAD, load 4.7–7.8)                    after (load 11.0–11.9)
-    x1           1.45 / 5.05 s   CPU 0.29  wall 0.41  266 MB    1.58 / 5.47 s   CPU 0.29  wall 0.52  276 MB
-    x10          2.14 / 8.33 s   CPU 0.26  wall 0.48  346 MB    2.11 / 8.18 s   CPU 0.26  wall 0.48  289 MB
-    x100         9.02 / 22.77 s  CPU 0.40  wall 0.28  1,171 MB  7.36 / 22.18 s  CPU 0.33  wall 0.24  960 MB
-    (ARX's peak 430 / 792 / 2,656 MB before, 316 / 844 / 2,601 after; every optimum and suppression the same;
-    the x1 wall ratio at load 11 is the machine's: CPU is the comparison that holds)
+    numba or numpy here (--numpy-kernels, 3 runs, load 7.7): numba saves 0.5 CPU-s on the README job (searches
+    3.00 against 3.57) and breaks even without the fixes; it costs ~110 MB of peak memory. At scale (Adult x100,
+    K5_8QI_S2, k = 500, 2 runs, load 11-12): whole process 9.97, 9.76 -> 7.08, 6.80 CPU-s, the audit 4.2 -> 1.6-2.0,
+    peak RSS 1,167 -> 953 MB. Against ARX 3.9 (bench_lattice.py, K5_8QI_S2, CPU ratio anonkit/ARX, medians):
+    x1 0.29 -> 0.29, x10 0.26 -> 0.26, x100 0.40 -> 0.33 (every optimum and suppression the same).
 
     where the fixed cost still goes (after, README job, in-process split at load ≈ 7): the imports ~0.8 CPU-s
     (numpy, pandas, pyarrow, pydantic, typer, rich, the algorithm registry importing every algorithm, scipy.sparse
@@ -249,6 +208,11 @@ and paths) and the CSV byte-identical; standard error into a pipe loses its two 
                  imports   read   pass (8)  audit (8)  write  print   rest   search (8)  fixed  total
     before         0.660  0.032     0.213      0.268  0.073  0.025  0.059       2.382  1.306  3.687
     after          0.581  0.026     0.168      0.271  0.059  0.027  0.069       2.471  1.234  3.706
+
+Recorded 2026-11-29 (load 5-7; alternating, medians): the job's fixed cost 0.89-0.90 CPU-s from bytecode,
+1.06-1.11 compiled from source (--source; the earlier figures above). One lasting_reading for the whole job and
+mask_secrets' shortcut: the eight audits 0.129 -> 0.108 CPU-s (split, 5 runs), fixed 0.925 -> 0.870 (split) and
+0.903 -> 0.913 (FIXED_COST_CHILD, 7 runs): within the run-to-run spread (0.80-1.04), output byte-identical.
 """
 
 from __future__ import annotations
@@ -277,11 +241,11 @@ def load_average() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def child_run(cmd: list[str], cwd: Path) -> tuple[float, float]:
+def child_run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float]:
     """(CPU seconds, wall seconds) of one child process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=900, env=env)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0,):
@@ -292,10 +256,12 @@ def child_run(cmd: list[str], cwd: Path) -> tuple[float, float]:
 def processes(runs: int) -> None:
     exe = shutil.which("anonkit") or f"{sys.executable} -m anonkit"
     base = exe.split()
-    print(f"\n== whole processes ({runs} runs each, alternating); load average before: {load_average()}")
+    print(f"\n== whole processes ({runs} runs each, alternating; {loading()}); load average before: "
+          f"{load_average()}")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "examples"
         shutil.copytree(ROOT / "examples", work)
+        env = child_env(Path(tmp))
         out = work / "adult-anonymized.csv"
         commands = {
             "anonkit --version": [*base, "--version"],
@@ -304,10 +270,12 @@ def processes(runs: int) -> None:
             "bundled job (README)": [*base, "anonymize", "adult.yaml"],
         }
         figures: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+        if BYTECODE["bytecode"]:  # compile once (uncounted)
+            child_run(commands["bundled job (README)"], work, env)
         for _ in range(runs):
             for name, cmd in commands.items():
                 out.unlink(missing_ok=True)
-                figures[name].append(child_run(cmd, work))
+                figures[name].append(child_run(cmd, work, env))
     for name, got in figures.items():
         cpu = statistics.median(c for c, _ in got)
         wall = statistics.median(w for _, w in got)
@@ -357,22 +325,53 @@ FIXED_COST_VARIANTS = {"README": [], "--no-fixes": ["--no-fixes"]}
 NUMPY_VARIANTS = {"README, numpy": ["--numpy-kernels"], "--no-fixes, numpy": ["--no-fixes", "--numpy-kernels"]}
 
 
+#: how the children load anonkit's modules: from bytecode, as ``pip install .`` leaves them (compiled once
+#: into a cache of the run's own, ``PYTHONPYCACHEPREFIX``, so nothing is written into the repository), or,
+#: with ``--source``, compiled from source in every process (an editable install under
+#: ``PYTHONDONTWRITEBYTECODE``, as this machine kind runs the tree: ~0.19 CPU-s more a process, 2026-11)
+BYTECODE = {"bytecode": True}
+
+
+def child_env(tmp: Path) -> dict[str, str]:
+    """The children's environment: :data:`BYTECODE`'s choice (the cache under ``tmp``)."""
+    env = dict(os.environ)
+    if BYTECODE["bytecode"]:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+    return env
+
+
+def loading() -> str:
+    return ("anonkit's modules from bytecode (compiled once, as an installed package)" if BYTECODE["bytecode"]
+            else "anonkit's modules compiled from source in every process (--source)")
+
+
 def job_runs(child: str, variants: dict[str, list[str]], runs: int) -> dict[str, list]:
     """Run the bundled job through ``child`` (a ``python -c`` program that prints one JSON line last on
     stderr) for every variant's extra arguments, ``runs`` rounds alternating, in a copy of ``examples/``;
-    each variant's JSON lines, in order."""
+    each variant's JSON lines, in order. With bytecode (:data:`BYTECODE`) one uncounted run of each variant
+    first compiles the modules it loads."""
     import json
 
     got: dict[str, list] = {name: [] for name in variants}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "examples"
         shutil.copytree(ROOT / "examples", work)
-        for _ in range(runs):
+        env = child_env(Path(tmp))
+        warm = BYTECODE["bytecode"]
+        for _ in range(runs + warm):
             for name, extra in variants.items():
                 (work / "adult-anonymized.csv").unlink(missing_ok=True)
                 done = subprocess.run([sys.executable, "-c", child, *extra], cwd=work, capture_output=True,
-                                      text=True, timeout=900)
-                got[name].append(json.loads(done.stderr.strip().splitlines()[-1]))
+                                      text=True, timeout=900, env=env)
+                if done.returncode:  # (a failed job would still print its atexit line: not a figure)
+                    raise SystemExit(f"{name} failed ({done.returncode}): {done.stderr.strip()[-300:]}")
+                if not warm:
+                    got[name].append(json.loads(done.stderr.strip().splitlines()[-1]))
+            warm = False
     return got
 
 
@@ -381,7 +380,8 @@ def fixed_cost(runs: int, numpy_kernels: bool = False) -> None:
     searches' CPU, for the job as the README runs it and with ``--no-fixes``, alternating; medians.
     ``numpy_kernels``: also each kept on the kernels' numpy tier."""
 
-    print(f"\n== the bundled job's fixed cost ({runs} runs each, alternating); load average before: {load_average()}")
+    print(f"\n== the bundled job's fixed cost ({runs} runs each, alternating; {loading()}); load average "
+          f"before: {load_average()}")
     variants = {**FIXED_COST_VARIANTS, **(NUMPY_VARIANTS if numpy_kernels else {})}
     got: dict[str, list[dict[str, float]]] = job_runs(FIXED_COST_CHILD, variants, runs)
     for name, rows in got.items():
@@ -453,7 +453,8 @@ def fixed_cost_split(runs: int) -> None:
     """Where the bundled job's CPU goes (:data:`FIXED_COST_SPLIT_CHILD`), as the README runs it and with
     ``--no-fixes``, alternating; medians of each part, and per run for the passes and audits."""
 
-    print(f"\n== the bundled job's split ({runs} runs each, alternating); load average before: {load_average()}")
+    print(f"\n== the bundled job's split ({runs} runs each, alternating; {loading()}); load average before: "
+          f"{load_average()}")
     got: dict[str, list[dict[str, dict[str, float]]]] = job_runs(FIXED_COST_SPLIT_CHILD, FIXED_COST_VARIANTS, runs)
     print(f"  {'CPU s (median)':18s}" + "".join(f"{p:>9s}" for p in SPLIT_PARTS) + f"{'fixed':>9s}{'total':>9s}")
     for name, rows in got.items():
@@ -579,7 +580,11 @@ def main() -> None:
     parser.add_argument("--no-split", action="store_true", help="skip where the bundled job's CPU goes")
     parser.add_argument("--numpy-kernels", action="store_true",
                         help="also run the bundled job with the tiered kernels kept on numpy (numba never loaded)")
+    parser.add_argument("--source", action="store_true",
+                        help="compile anonkit's modules from source in every child (no bytecode), as an editable "
+                             "install under PYTHONDONTWRITEBYTECODE runs; by default from bytecode compiled once")
     args = parser.parse_args()
+    BYTECODE["bytecode"] = not args.source
     if not args.no_processes:
         processes(args.runs)
     if not args.no_fixed_cost:

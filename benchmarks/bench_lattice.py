@@ -46,13 +46,12 @@ script says that ARX was not run. The warm table gives, per configuration, the m
 (our median ``anonymize()`` of the round / ARX's warm median of the round, wall) and our CPU time; the
 whole-process table the pair ratios in wall and in CPU time (``wait4``'s user + system of each process).
 
-Measured 2026-11-28 (issue 30 item 3): the figures, against ARX 3.9's warm ``anonymize()`` (a small driver
-timing ARX's calling thread with ``ThreadMXBean``; its whole process's CPU, GC and JIT threads included, beside
-it) and the whole processes at 30 k–3 M rows, are in docs/performance.md, "Beside ARX". In short (CPU, medians of
-alternating pair ratios, load 2.2–2.8): 0.31× and 0.29× on K5_8QI_S2 and K5_9QI_S2, 0.63× on KLT_S2 (target
-0.5×), 1.5–3.2× on the S0 configurations, where ARX's whole call takes 16–35 ms of its thread's CPU and ours
-49–53 ms, about 35 ms of it fixed work (encoding, publishing, verification, measures); every optimum, Loss and
-suppressed count the same as ARX's.
+Measured 2026-11-29 (issue 30 item 3; ARX 3.9.2's warm ``anonymize()`` timed on its calling thread with
+``ThreadMXBean`` by a small driver; numba tier, 3 alternating rounds, load 1.0–1.3): on the S0 configurations,
+the same frame (its encoding reused) 9.5, 9.8 and 6.8 ms against ARX's 18.8, 21.5 and 9.8 (0.51×, 0.45×,
+0.70×), with the encoding 1.57×, 1.49×, 2.59×; every optimum, Loss and suppressed count the same as ARX's.
+Earlier figures, with S2 and the whole processes at 30 k–3 M rows: docs/performance.md, "Beside ARX".
+
 """
 
 from __future__ import annotations

@@ -132,3 +132,26 @@ def bucket_table(sa: list[str], *, seed: int = 0, presuppress: int = 0, note: bo
     schema = Schema.of(identifier=["name"], quasi=["age", "zip"], sensitive=["disease"],
                        insensitive=["note"] if note else [], types={"age": "numeric"})
     return Table(pd.DataFrame(columns), schema, missing="suppress" if presuppress else "value")
+
+
+def inference_toy(tmp: Path, n: int, seed: int) -> dict:
+    """A random toy (``t.csv`` in ``tmp``: age, zip, disease) and its config, whose Mondrian 2-anonymity fails
+    the audit's inference attack, so the advice reruns and the fixes try (test_rerun_inputs, test_job_cost_paths)."""
+    rng = np.random.default_rng(seed)
+    pd.DataFrame({"age": rng.integers(20, 70, n), "zip": rng.choice(["a", "b", "c", "d"], n),
+                  "disease": rng.choice(["flu", "cold", "ulcer", "cancer", "hiv"], n)}).to_csv(tmp / "t.csv",
+                                                                                                index=False)
+    return {"input": {"path": "t.csv"},
+            "attributes": {"age": {"role": "quasi", "type": "numeric"}, "zip": {"role": "quasi"},
+                           "disease": {"role": "sensitive"}},
+            "privacy": [{"model": "k-anonymity", "k": 2}], "algorithm": {"name": "mondrian"},
+            "output": {"path": "out.csv"}, "audit": {"attacks": ["inference"]}}
+
+
+def schema_of_test2(hierarchies: dict) -> Schema:
+    """test2.csv's schema of the publishing tests (test_publish_paths, test_call_stages_paths): ZIPCode and
+    Age quasi-identifying, Salary (numeric) and Disease sensitive, with ``hierarchies`` (the test2 fixture's)."""
+    h = hierarchies
+    return Schema.of(quasi=["ZIPCode", "Age"], sensitive=["Salary", "Disease"],
+                     hierarchies={"ZIPCode": h["ZIPCode"], "Age": h["Age"], "Disease": h["Disease"]},
+                     types={"Salary": "numeric"})

@@ -32,9 +32,9 @@ from anonkit.metrics.arx import seq_sum, transformation_levels
 from anonkit.metrics.entropy import _entropy_sums, _log2
 from anonkit.models import DistinctLDiversity, KAnonymity, TCloseness
 from anonkit.release import measuring
-from anonkit.schema import Schema
 from anonkit.table import Table
 from anonkit.verifier import verify
+from support import schema_of_test2
 
 QIS = ["ZIPCode", "Age"]
 CELLS = st.lists(st.sampled_from(["a", "b", "*", "", "ab", "é", None]), max_size=30)
@@ -42,10 +42,7 @@ CELLS = st.lists(st.sampled_from(["a", "b", "*", "", "ab", "é", None]), max_siz
 
 @pytest.fixture(scope="module")
 def schema(test2_hierarchies):
-    h = test2_hierarchies
-    return Schema.of(quasi=QIS, sensitive=["Salary", "Disease"],
-                     hierarchies={"ZIPCode": h["ZIPCode"], "Age": h["Age"], "Disease": h["Disease"]},
-                     types={"Salary": "numeric"})
+    return schema_of_test2(test2_hierarchies)
 
 
 # ------------------------------------------------------------------ the verifier's column codes

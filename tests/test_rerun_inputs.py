@@ -6,28 +6,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from anonkit.config import parse_config
 from anonkit.fixes import propose_fixes
 from anonkit.plan import plan_from_config
 from anonkit.runner import run
+from support import inference_toy
 
 
 def _plan(tmp: Path):  # type: ignore[no-untyped-def]
     """A small job whose audit fails the inference attack (2-anonymity of a random toy)."""
-    rng = np.random.default_rng(3)
-    n = 120
-    pd.DataFrame({"age": rng.integers(20, 70, n), "zip": rng.choice(["a", "b", "c", "d"], n),
-                  "disease": rng.choice(["flu", "cold", "ulcer", "cancer", "hiv"], n)}).to_csv(tmp / "t.csv",
-                                                                                                index=False)
-    cfg = {"input": {"path": "t.csv"},
-           "attributes": {"age": {"role": "quasi", "type": "numeric"}, "zip": {"role": "quasi"},
-                          "disease": {"role": "sensitive"}},
-           "privacy": [{"model": "k-anonymity", "k": 2}], "algorithm": {"name": "mondrian"},
-           "output": {"path": "out.csv"}, "audit": {"attacks": ["inference"]}}
+    cfg = inference_toy(tmp, 120, 3)
     return plan_from_config(parse_config(cfg), config_dir=tmp)
 
 

@@ -213,6 +213,8 @@ def dense_ids(keys: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 _LIMIT = 2**62
+#: key spaces (products of code counts) at or above this do not fit the kernels' int64 keys
+KEY_LIMIT = _LIMIT
 
 
 def _densify(key: np.ndarray, radix: int) -> tuple[np.ndarray, int]:
@@ -401,13 +403,22 @@ def roll_classes(
         radix *= max(int(size), 1)
     if radix >= _LIMIT:
         return None
+    return roll_kernel(codes, flat, offsets, np.maximum(sizes, 1).astype(np.int64), radix, weights, hist)
+
+
+def roll_kernel(
+    codes: np.ndarray, flat: np.ndarray, offsets: np.ndarray, sizes: np.ndarray, radix: int, weights: np.ndarray,
+    hist: np.ndarray,
+) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`roll_classes` for a caller that checked the key space: ``sizes`` int64, each at least 1,
+    their product ``radix`` below :data:`KEY_LIMIT`."""
     return tiered(  # type: ignore[no-any-return]
         _roll_py,
         _roll_np,
         np.ascontiguousarray(codes, dtype=np.int64),
         flat,
         offsets,
-        np.maximum(sizes, 1).astype(np.int64),
+        sizes,
         radix,
         np.ascontiguousarray(weights, dtype=np.float64),
         np.ascontiguousarray(hist, dtype=np.float64),

@@ -69,6 +69,11 @@ def mask_secrets(text: str, also: Iterable[str] = ()) -> str:
     are more texts (URIs, connection strings) whose secrets must not appear in ``text`` either."""
     if not isinstance(text, str) or not text:
         return text
+    if not also and "@" not in text and "=" not in text:
+        # nothing to mask: a userinfo password needs an "@" and a key=value pair an "=", so neither rule
+        # finds a secret, and without ``also`` there is no other spelling to look for (a summary's ~900
+        # texts, ~6 ms, took every rule each)
+        return text
     known = set(secret_spellings(*also))  # given to be secrets: masked whatever their length
     spellings = [s for s in secret_spellings(text, *also) if s in known or len(s) >= MIN_SECRET]
     masked = _USERINFO.sub(lambda m: f"{m.group(1)}:{MASK}@", text)
@@ -81,7 +86,7 @@ def mask_secrets(text: str, also: Iterable[str] = ()) -> str:
 def mask_tree(value: object, also: Iterable[str] = ()) -> object:
     """``value`` (a JSON-like tree of dicts, lists and scalars) with every text in it — keys and
     values — masked by :func:`mask_secrets`; other values as they are."""
-    also = list(also)
+    also = also if isinstance(also, list) else list(also)
     if isinstance(value, str):
         return mask_secrets(value, also)
     if isinstance(value, Mapping):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import calendar
+import ctypes
 import re
 import warnings
 from decimal import Decimal, InvalidOperation
@@ -26,6 +27,20 @@ def cell_text(v: object) -> str:
     if isinstance(v, float | np.floating) and float(v).is_integer():
         return str(int(v))
     return str(v)
+
+
+def cell_addresses(values: np.ndarray) -> np.ndarray:
+    """The address of the object in every cell of a one-dimensional object array (any stride), read from
+    its buffer of pointers (a view: valid while ``values`` lives). Equal addresses are the same object
+    while the objects are held (none freed, so none's address taken by another)."""
+    n, stride = len(values), values.strides[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.uintp)
+    start = values.__array_interface__["data"][0]
+    low = start + min(0, (n - 1) * stride)
+    span = abs((n - 1) * stride) + values.itemsize
+    buffer = (ctypes.c_char * span).from_address(low)
+    return np.ndarray((n,), dtype=np.uintp, buffer=buffer, offset=start - low, strides=(stride,))
 
 
 def is_missing(values: pd.Series) -> np.ndarray:

@@ -5,7 +5,7 @@ what these give; they read the published cells alone, never the algorithm that m
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -14,10 +14,11 @@ import numpy as np
 import pandas as pd
 
 from anonkit._kernels import first_rows, group_columns, group_pairs
-from anonkit._values import as_text, factorize_text
+from anonkit._values import as_text, cell_addresses, factorize_text
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.schema import AttrType, Schema
+from anonkit.stats import table_memo
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -32,6 +33,9 @@ _SHARED: ContextVar[dict[tuple, tuple[Any, Any]] | None] = ContextVar("anonkit_v
 #: and under :data:`_SLOT` the last verified release's codes, handed on to its audit (:func:`verified_codes`)
 _LASTING: ContextVar[dict[tuple, Any] | None] = ContextVar("anonkit_verifier_input_codes", default=None)
 _SLOT = ("last verified release",)
+#: inside :func:`published_codes`: the codes and texts of every text column :func:`text_column` made, by the memory
+#: the column reads, with the column (so that no other column can take its addresses)
+_PUBLISHED: ContextVar[dict[tuple, tuple[Any, Any]] | None] = ContextVar("anonkit_published_codes", default=None)
 
 
 @contextmanager
@@ -94,14 +98,151 @@ def input_codes() -> Iterator[None]:
         _LASTING.reset(token)
 
 
+@contextmanager
+def published_codes() -> Iterator[None]:
+    """A block (the runner's publishing and independent verification of one release) in which every text
+    column made by :func:`text_column` keeps the codes and texts :func:`text_codes` would read from its cells,
+    by the memory the column reads; the verifier's reads of that memory (:func:`text_codes`,
+    :func:`read_codes`, a :func:`same_release_codes` block's store) take them instead of encoding the column
+    again. A block inside another is the outer one; outside any block nothing is kept."""
+    if _PUBLISHED.get() is not None:
+        yield
+        return
+    token = _PUBLISHED.set({})
+    try:
+        yield
+    finally:
+        _PUBLISHED.reset(token)
+
+
+def text_column(labels: np.ndarray, index: np.ndarray, held: dict[str, Any] | None = None,
+                name: str = "") -> Any:
+    """``labels[index]`` as pandas' text array (what ``pd.Series(labels).array.take(index)`` gives:
+    ``labels`` all ``str``, ``index`` in ``[-len(labels), len(labels))``, a negative one counted from the
+    end): how the publisher makes a column of repeating texts (a quasi-identifier's class labels).
+
+    Inside a :func:`published_codes` block, a column held by pyarrow keeps its codes and texts as
+    :func:`text_codes` reads them (Arrow's dictionary encoding: the distinct texts by first appearance,
+    every row's position among them). Why they are what the cells say: the column is made here, by
+    Arrow's take, from ``labels`` and ``index``, so row ``i`` holds ``labels[index[i]]``; the codes are
+    computed from the same two arrays (each label entry's first row, each distinct text's first row the
+    least of its entries', the texts ranked by it); Arrow's buffers never change, and the column is held
+    with its codes, so the memory they are kept by is that column's for the block. A column made
+    otherwise, or changed (a new array: other memory), or a slice of it (another offset), finds nothing
+    and is read from its cells.
+
+    ``held`` (the runner's, one per encoded table: :func:`published_memo`) keeps, under ``name``, the last
+    column made for it with its codes, from one call to the next: a column is a function of ``labels``
+    and ``index`` alone, so when both equal the kept ones (every label the same exact ``str``, every
+    index the same value) the kept column is handed out again as a new pandas array over the same
+    immutable Arrow memory (a write into one frame replaces that frame's array, never the memory), and
+    its codes are the ones computed for that memory."""
+    kept = _held_column(held, name, labels, index)
+    if kept is not None:
+        column, codes, out = kept[0].copy(), kept[1], kept[2]
+    else:
+        column = pd.Series(labels).array.take(index)
+        codes = out = None
+    store = _PUBLISHED.get()
+    if store is None and held is None:
+        return column
+    arrow = _arrow_text(column)
+    if arrow is None:
+        return column
+    if codes is None:
+        entry, by_row = _entries(store if store is not None else {}, index, len(labels))
+        entry_text, texts = pd.factorize(np.asarray(labels, dtype=object))
+        order = pd.unique(entry_text[by_row])  # the texts of the entries in order of their first rows
+        rank = np.full(len(texts), -1, dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        codes = rank[entry_text][entry]
+        out = np.asarray(texts, dtype=object)[order]
+        codes.flags.writeable = False
+        out.flags.writeable = False
+        _hold_column(held, name, labels, index, column, codes, out)
+    if store is not None:
+        store[("codes", _memory_key(arrow))] = (arrow, (codes, out))
+    return column
+
+
+#: :func:`published_memo` keeps a table's last published text columns up to this many rows (the calls on one
+#: small unchanged input; a column of a larger table is made again each time rather than held)
+HELD_COLUMNS_UP_TO = 100_000
+
+
+def published_memo(table: Any) -> dict[str, Any] | None:
+    """The dict in which :func:`text_column` keeps ``table``'s last published text columns (one per column
+    name under ``"columns"``, replaced by the next: bounded by the table's columns; the last index under
+    ``"index"``), or ``None`` for a table of more than :data:`HELD_COLUMNS_UP_TO` rows."""
+    if table.n > HELD_COLUMNS_UP_TO:
+        return None
+    return table_memo(table, ("published text columns",), lambda: {"index": None, "columns": {}})
+
+
+def _held_column(held: dict[str, Any] | None, name: str, labels: np.ndarray,
+                 index: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray] | None:
+    """The column, codes and texts ``held`` keeps under ``name`` when it was made from these very labels
+    (each the same exact ``str``) and index values, else ``None``."""
+    hit = None if held is None else held["columns"].get(name)
+    if hit is None:
+        return None
+    kept_labels, kept_index, made = hit
+    if (len(kept_labels) != len(labels) or kept_index.shape != index.shape
+            or not np.array_equal(kept_index, index)):
+        return None
+    if not all(type(v) is str for v in labels) or labels.tolist() != kept_labels:
+        return None
+    return made
+
+
+def _hold_column(held: dict[str, Any] | None, name: str, labels: np.ndarray, index: np.ndarray,
+                 column: Any, codes: np.ndarray, out: np.ndarray) -> None:
+    """Keeps ``column`` and its codes in ``held`` under ``name`` (replacing what was there) with copies of
+    ``labels`` and ``index`` (the index copy shared by the columns of one release), when every label is an
+    exact ``str`` (a value that never changes, compared by its text: a subclass of ``str`` may say it equals
+    another text, held or asked for, and :func:`_held_column` refuses it on either side)."""
+    if held is None or not all(type(v) is str for v in labels):
+        return
+    last = held.get("index")  # (the last index kept: the columns of one release share it)
+    if last is None or last.shape != index.shape or not np.array_equal(last, index):
+        last = index.copy()
+        last.flags.writeable = False
+        held["index"] = last
+    held["columns"][name] = (labels.tolist(), last, (column.copy(), codes, out))
+
+
+def _entries(store: dict[tuple, tuple[Any, Any]], index: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The label entry of every row of ``index`` (a negative index counted from the end of ``m`` labels) and
+    the entries that have rows, in order of their first row, made once per ``index`` and ``m`` in the block
+    (the columns of one release share their rows' classes): kept with a copy of ``index``, and read again
+    only for an index object of the same id (held, so the id is its) whose values are still the copy's."""
+    key = ("entries", id(index), m)
+    hit = store.get(key)
+    if hit is None or hit[0][0] is not index or not np.array_equal(hit[0][1], index):
+        entry = np.where(index < 0, index + m, index)
+        first = first_rows(entry, m)
+        present = np.flatnonzero(first >= 0)
+        hit = store[key] = ((index, index.copy()), (entry, present[np.argsort(first[present], kind="stable")]))
+    return hit[1]
+
+
+def _published(arrow: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """The codes and texts :func:`text_column` kept for the memory ``arrow`` reads (read-only), else ``None``."""
+    store = _PUBLISHED.get()
+    if store is None:
+        return None
+    hit = store.get(("codes", _memory_key(arrow)))
+    return None if hit is None else hit[1]
+
+
 def _arrow_text(values: Any) -> Any:
-    """The pyarrow array of a pandas text column held by pyarrow, else ``None``."""
-    if not (isinstance(values, pd.Series) and isinstance(values.dtype, pd.StringDtype)
-            and values.dtype.storage == "pyarrow"):
+    """The pyarrow array of a pandas text column (a Series, or its array) held by pyarrow, else ``None``."""
+    if not (isinstance(values, pd.Series | pd.api.extensions.ExtensionArray)
+            and isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow"):
         return None
     import pyarrow as pa  # (pandas' text columns are pyarrow's: it is loaded)
 
-    return pa.array(values.array)
+    return pa.array(values.array if isinstance(values, pd.Series) else values)
 
 
 def _memory_key(arrow: Any) -> tuple:
@@ -121,7 +262,8 @@ def _stored_codes(store: dict[tuple, tuple[Any, Any]], arrow: Any) -> tuple[np.n
     if hit is None:
         import pyarrow.compute as pc
 
-        codes, labels = _arrow_codes(arrow, pc)
+        made = _published(arrow)
+        codes, labels = made if made is not None else _arrow_codes(arrow, pc)
         codes.flags.writeable = False
         labels.flags.writeable = False
         hit = store[key] = (arrow, (codes, labels))
@@ -139,7 +281,11 @@ def text_codes(values: pd.Series, *, compact: bool = False) -> tuple[np.ndarray,
     what it gets (a copy of what a :func:`same_release_codes` block shares)."""
     arrow = _arrow_text(values)
     if arrow is None:
-        return factorize_text(values, compact=compact)
+        taken = _taken(values)  # (a column taken_column kept, proven the same cells: its codes)
+        return factorize_text(values, compact=compact) if taken is None else (taken[0].copy(), taken[1].copy())
+    made = _published(arrow)
+    if made is not None:  # (a column text_column made: its codes, see there)
+        return made[0].copy(), made[1].copy()
     shared = _SHARED.get()
     if shared is None:
         import pyarrow.compute as pc
@@ -151,9 +297,13 @@ def text_codes(values: pd.Series, *, compact: bool = False) -> tuple[np.ndarray,
 
 def read_codes(values: pd.Series, *, compact: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """:func:`text_codes` for a reader that only reads them: inside a :func:`same_release_codes` block a
-    pyarrow text column's shared codes and texts themselves, read-only (a write raises), no copy."""
+    pyarrow text column's shared codes and texts themselves, read-only (a write raises), no copy; so are
+    those of a column :func:`text_column` made inside a :func:`published_codes` block."""
     arrow = _arrow_text(values)
     shared = _SHARED.get()
+    made = (_published(arrow) if shared is None else None) if arrow is not None else _taken(values)
+    if made is not None:
+        return made
     if arrow is None or shared is None:
         return text_codes(values, compact=compact)
     return _stored_codes(shared, arrow)
@@ -199,6 +349,82 @@ def _arrow_codes(arrow: Any, pc: Any) -> tuple[np.ndarray, np.ndarray]:
             codes = merged[codes]
         labels = np.asarray(texts, dtype=object)
     return codes, labels
+
+
+class CodedColumn(NamedTuple):
+    """A column as what :func:`text_codes` reads from its cells (codes by first appearance, the text of
+    each), read-only; ``cells``: a private copy of the object cells it was read from when every one is a
+    ``str`` (a value that never changes; held, so their addresses name them), else ``None``. The verifier
+    takes one as a ``reference`` column; :func:`input_codes_of` makes one per encoded table."""
+
+    codes: np.ndarray
+    texts: np.ndarray
+    cells: np.ndarray | None = None
+
+
+def coded_column(values: pd.Series) -> CodedColumn:
+    """``values`` read as :func:`text_codes` reads it (see :class:`CodedColumn`)."""
+    codes, texts = reference_codes(values)
+    coded = CodedColumn(codes.copy(), texts.copy(), None)  # (its own arrays, whatever block they were read in)
+    cells = values.to_numpy() if values.dtype == object else None
+    if cells is not None and pd.api.types.infer_dtype(cells, skipna=False) == "string":
+        coded = coded._replace(cells=cells.copy())  # (a copy: a write into the frame cannot reach it)
+        coded.cells.flags.writeable = False  # type: ignore[union-attr]
+    coded.codes.flags.writeable = False
+    coded.texts.flags.writeable = False
+    return coded
+
+
+def input_codes_of(table: Any, name: str) -> CodedColumn:
+    """The encoded table's input column ``name`` (``table.frame[name]``) as :func:`coded_column` reads it,
+    once per table (:func:`~anonkit.stats.table_memo`: the calls on one unchanged input, a job's runs): a
+    table's frame is not changed once encoded, so every read would give these codes."""
+    return table_memo(table, ("input column codes", name), lambda: coded_column(table.frame[name]))
+
+
+def taken_column(values: pd.Series, rows: np.ndarray, coded: Callable[[], CodedColumn]) -> Any:
+    """``values.array.take(rows)``: a column published as its input's cells at ``rows``.
+
+    Inside a :func:`published_codes` block, when ``coded()`` (the column's :class:`CodedColumn`, asked
+    for only then) holds its cells (every one a ``str``), the column keeps, by its name, ``rows`` and
+    those codes for the verifier (:func:`_taken`), which takes them only after proving the cells it reads
+    are the very objects ``coded().cells[rows]``: a cell is its object's text, and a ``str`` never changes."""
+    taken = values.array.take(rows)
+    store = _PUBLISHED.get()
+    if store is None or values.dtype != object:
+        return taken
+    kept = coded()
+    if kept.cells is not None and len(kept.cells) == len(values):
+        store[("taken", values.name)] = (kept, (np.array(rows, copy=True), kept))
+    return taken
+
+
+def _taken(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`text_codes` of an object column :func:`taken_column` kept (read-only), when its cells now are
+    the objects it was taken from (their addresses equal, cell by cell, while those objects are held); the
+    codes relabelled by first appearance in the column, as :func:`~anonkit._values.factorize_text` numbers
+    them. ``None`` otherwise (the column is read from its cells)."""
+    store = _PUBLISHED.get()
+    if store is None or not isinstance(values, pd.Series) or values.dtype != object:
+        return None
+    hit = store.get(("taken", values.name))
+    if hit is None:
+        return None
+    rows, kept = hit[1]
+    now = values.to_numpy()
+    if now.shape != rows.shape or not np.array_equal(cell_addresses(now), cell_addresses(kept.cells)[rows]):
+        return None
+    picked = kept.codes[rows]
+    m = len(kept.texts)
+    first = first_rows(picked, m)
+    seen = np.flatnonzero(first >= 0)
+    order = seen[np.argsort(first[seen], kind="stable")]  # the texts by their first row in the column
+    rank = np.full(m, -1, dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    codes, texts = rank[picked], kept.texts[order]
+    codes.flags.writeable = False
+    texts.flags.writeable = False
+    return codes, texts
 
 
 class DomainSpec(NamedTuple):

@@ -30,6 +30,7 @@ import pandas as pd
 
 from anonkit._kernels import CHUNK_ROWS, first_rows, gather, group_columns
 from anonkit.errors import InputError
+from anonkit.stats import table_memo
 from anonkit.table import Table
 
 SUPPRESSED = "*"
@@ -50,6 +51,38 @@ CUSTOM = -1
 #: :meth:`Release.counted` measures a table of at most this many rows as it is when its distinct
 #: tuples are more than half its rows (grouping would cost more than it saves; memory is no concern)
 MEASURE_ROWS_UP_TO = 100_000
+
+
+@dataclass(frozen=True)
+class ColumnMakers:
+    """How :meth:`Release.to_frame` makes its columns inside :func:`making_columns`: ``text(labels, index,
+    table, name)`` gives ``pd.Series(labels).array.take(index)`` (the quasi-identifier ``name``'s class labels,
+    all ``str``, at its rows' classes; a negative index counted from the end), ``taken(column, rows, table,
+    name)`` gives ``column.array.take(rows)`` (the sensitive column ``name`` of ``table``'s frame at the
+    published rows). The runner hands in the verifier's own (:func:`anonkit._verify_rows.text_column`,
+    ``taken_column``), which keep what they made for that verification; the values are the same either way."""
+
+    text: Callable[[np.ndarray, np.ndarray, Table, str], Any]
+    taken: Callable[[pd.Series, np.ndarray, Table, str], Any]
+
+
+#: the column makers of the runner's publishing (:func:`making_columns`); ``None``: pandas' own takes
+_MAKERS: ContextVar[ColumnMakers | None] = ContextVar("anonkit_column_makers", default=None)
+
+
+@contextmanager
+def making_columns(makers: ColumnMakers) -> Iterator[None]:
+    """A block in which :meth:`Release.to_frame` makes its columns with ``makers`` (:class:`ColumnMakers`)."""
+    token = _MAKERS.set(makers)
+    try:
+        yield
+    finally:
+        _MAKERS.reset(token)
+
+
+#: :meth:`Release.published_rows` keeps a table's shuffle of all its rows (for the last two seeds) up to this
+#: many rows (4 MB a seed)
+SHUFFLES_KEPT_UP_TO = 1_000_000
 
 _T = TypeVar("_T")
 #: the figures computed once while one summary is measured (:func:`measuring`), by key; ``None``
@@ -242,9 +275,15 @@ class Release:
         if t.person is not None:
             return self
         d = t.distinct
-        if t.n <= MEASURE_ROWS_UP_TO and 2 * d.size > t.n and _first_appearance(d.inverse, d.size):
+        small = t.n <= MEASURE_ROWS_UP_TO and table_memo(t, ("tuples in first appearance",),
+                                                          lambda: _first_appearance(d.inverse, d.size))
+        if small and 2 * d.size > t.n:
             # at most half the rows less: counting them costs more than it saves the measures (the tuples
             # in order of first appearance, as the counted release's are: every sum runs in one order)
+            return self
+        if small and 2 * _tuple_rows(t) > t.n:
+            # the rule below without grouping the records: the distinct (class, tuple, sensitive values) rows are
+            # at least the table's distinct (tuple, sensitive values) rows, counted once for the table
             return self
         # the distinct tuples already keep records suppressed up front apart (Table.distinct), and a
         # numeric or date value is a function of its leaf code: the tuple determines both
@@ -253,7 +292,7 @@ class Release:
         group, m = group_columns(cols, sizes, shift_first=1)
         if m == t.n:
             return self
-        if t.n <= MEASURE_ROWS_UP_TO and 2 * m > t.n and _first_appearance(d.inverse, d.size):
+        if small and 2 * m > t.n:
             # the same rule on the counted rows (tuples × sensitive values: KLT on Adult, 30,162 → 19,502
             # rows; counting them cost 4 ms, measuring the records 1 ms less than measuring the rows)
             return self
@@ -337,11 +376,14 @@ class Release:
             raise InputError(f"suppressed must be 'drop' or 'mark', got {suppressed!r}", key="suppressed")
         seed = check_seed(seed)
         index = np.int32 if self.table.n < 2**31 else np.int64  # int32: half the memory, the same shuffle
-        if suppressed == "mark":
+        kept = self.record_class >= 0 if suppressed == "drop" else None
+        n_kept = self.table.n if kept is None else int(np.count_nonzero(kept))
+        if n_kept == self.table.n and self.table.n <= SHUFFLES_KEPT_UP_TO:  # every row, as marking publishes them
+            return _every_row(self.table, seed, index).copy()  # (the table's shuffle of its rows)
+        if kept is None or n_kept == self.table.n:
             rows = np.arange(self.table.n, dtype=index)
         else:  # the kept rows' indices, a chunk at a time (no n-long int64 array)
-            kept = self.record_class >= 0
-            rows = np.empty(int(np.count_nonzero(kept)), dtype=index)
+            rows = np.empty(n_kept, dtype=index)
             at = 0
             for start in range(0, self.table.n, CHUNK_ROWS):
                 part = np.flatnonzero(kept[start:start + CHUNK_ROWS]) + start
@@ -361,16 +403,20 @@ class Release:
         # (``*`` last, for class −1): what generalized() gives, without a label per input record
         rc = self.record_class[rows]
         qi = {name: j for j, name in enumerate(self.table.qi)}
+        makers = _MAKERS.get()
         data: dict[str, object] = {}
         for name in frame.columns:
             j = qi.get(name)
             if j is None:  # the other columns: only the published rows, in their own dtype
                 column = frame[name]  # (as a Series of its dtype: pandas would infer text from objects)
-                data[name] = pd.Series(column.array.take(rows), dtype=column.dtype, copy=False)
+                taken = (makers.taken(column, rows, self.table, name)  # (the runner's: kept for the verifier)
+                         if makers is not None and name in self.table.sensitive_codes else column.array.take(rows))
+                data[name] = pd.Series(taken, dtype=column.dtype, copy=False)
                 continue
             labels = np.append(self.class_labels(j).astype(object), np.array([SUPPRESSED], dtype=object))
             if all(isinstance(v, str) for v in labels):  # the dtype pandas infers for text: made once, from the labels
-                data[name] = pd.Series(labels).array.take(rc)
+                data[name] = (pd.Series(labels).array.take(rc) if makers is None  # (the runner's: kept for the
+                              else makers.text(labels, rc, self.table, name))  # verifier, held for the next call)
             else:
                 data[name] = labels[rc]
         return pd.DataFrame(data, index=pd.RangeIndex(len(rows)), columns=frame.columns, copy=False)
@@ -402,6 +448,34 @@ class Release:
             data[name] = pd.Categorical.from_codes(gather(lut.astype(small), rc, small), dtype=categories,
                                                    validate=False)
         return pd.DataFrame(data, columns=t.frame.columns, copy=False)  # (a dict is copied by default)
+
+
+def _every_row(table: Table, seed: int, index: type) -> np.ndarray:
+    """Every row of ``table`` (``0 … n−1``) shuffled by ``seed``, as :meth:`Release.published_rows` shuffles
+    them (read-only): a fact of the table and the seed, so the releases of one table (the calls on one
+    unchanged input, a job's runs) that publish every row shuffle them once for the last two seeds."""
+    held: dict[tuple[int, str], np.ndarray] = table_memo(table, ("every row shuffled",), dict)
+    key = (seed, np.dtype(index).str)
+    rows = held.get(key)
+    if rows is None:
+        rows = np.arange(table.n, dtype=index)
+        np.random.default_rng(seed).shuffle(rows)
+        rows.flags.writeable = False
+        held[key] = rows
+        for older in list(held)[:-2]:  # (a snapshot of the keys: safe beside another thread's call)
+            held.pop(older, None)
+    return rows
+
+
+def _tuple_rows(table: Table) -> int:
+    """How many distinct (quasi-identifier tuple, sensitive values) rows ``table`` has: a fact of the table,
+    counted once for it (:func:`~anonkit.stats.table_memo`)."""
+    def count() -> int:
+        d = table.distinct
+        cols = [d.inverse, *table.sensitive_codes.values()]
+        return group_columns(cols, [d.size, *[table.domains[s].size for s in table.sensitive_codes]])[1]
+
+    return table_memo(table, ("tuple rows",), count)
 
 
 def _first_appearance(inverse: np.ndarray, size: int) -> bool:

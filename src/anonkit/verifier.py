@@ -4,7 +4,11 @@
 classes by grouping the released quasi-identifier values as text (so it accepts full-domain
 generalizations, intervals and sets alike), builds the class statistics itself and applies the
 models' formulas. It shares no code with the algorithms except those formulas
-(architecture guide: "the verifier is independent").
+(architecture guide: "the verifier is independent"). In the runner's block
+(:func:`~anonkit._verify_rows.published_codes`) it reads a column's codes without encoding its cells only
+where they are proven to be what the cells say: a text column made by its own
+:func:`~anonkit._verify_rows.text_column` (by construction), an object column proven cell by cell to hold
+the input's very ``str`` objects (:func:`~anonkit._verify_rows.taken_column`); anything else is read.
 
 Rows whose quasi-identifiers are all ``*`` are suppressed records (ARX's marking) and form no class,
 unless the publisher says how it marked them (``suppressed``): ``"drop"`` — suppressed records were
@@ -65,8 +69,8 @@ if TYPE_CHECKING:
 
 from anonkit._verify_records import record_divergence, released_rows
 from anonkit._verify_rows import SUPPRESSED as SUPPRESSED
-from anonkit._verify_rows import DomainSpec as DomainSpec
 from anonkit._verify_rows import (
+    CodedColumn,
     count_rows,
     group_rows,
     qi_columns,
@@ -78,6 +82,8 @@ from anonkit._verify_rows import (
     text_codes,
     verified_codes,
 )
+from anonkit._verify_rows import DomainSpec as DomainSpec
+from anonkit._verify_rows import published_codes as published_codes
 from anonkit._verify_rows import same_release_codes as same_release_codes
 
 
@@ -165,8 +171,8 @@ def released_stats(
         if reference is not None:
             ref_w = reference_weights
             given = reference[name]  # a column as it is (a compact one stays codes), anything else as cells
-            ref = (reference_codes(given) if isinstance(given, pd.Series) else
-                   text_codes(pd.Series(list(given), dtype=object)))
+            ref = ((given.codes, given.texts) if isinstance(given, CodedColumn) else reference_codes(given)
+                   if isinstance(given, pd.Series) else text_codes(pd.Series(list(given), dtype=object)))
         # each column factorized once into its codes and canonical texts (no text per row built)
         domain, codes = build_domain(
             name,
@@ -212,7 +218,8 @@ def verify(
     models:
         The privacy models to check.
     reference:
-        Source of the reference sensitive distribution (the input table); default: the release.
+        Source of the reference sensitive distribution (the input table); default: the release. A column
+        may be given as its codes (:class:`~anonkit._verify_rows.CodedColumn`, what the verifier reads of it).
     source:
         Record-level models only (background knowledge, spec §1.7): the input frame, with its
         original quasi-identifiers and sensitive values.
@@ -362,7 +369,7 @@ def _count_identical(
     statistics from arrays as long as the distinct (published quasi-identifiers, sensitive values)
     rows; the reference's sensitive columns too when it is that large and not counted already."""
     frame, w = count_rows(frame, [*qi_columns(frame, qis), *[s for s in sorted(sens) if s in frame.columns]])
-    if reference is not None and rw is None and sens:
+    if reference is not None and rw is None and sens and not any(isinstance(reference[s], CodedColumn) for s in sens):
         ref = pd.DataFrame({s: reference[s] for s in sorted(sens)})
         if len(ref) > COUNT_ROWS_ABOVE:
             reference, rw = count_rows(ref, list(ref.columns))

@@ -66,6 +66,45 @@ def fused_plan(ordered: Sequence[Criterion], stats: ClassStats) -> tuple[np.ndar
     return np.asarray(kinds, dtype=np.int64), np.asarray(bounds, dtype=np.float64), sensitive
 
 
+def sizes_plan(ordered: Sequence[Criterion], mono: Sequence[bool]) -> list[float] | None:
+    """The ``k`` of every model in ``ordered`` when each is k-anonymity on all quasi-identifiers and monotone
+    (as k-anonymity always is: :func:`judge_sizes` then reports no records of non-monotone models); ``None``
+    otherwise. These models read the class sizes alone, class by class, so :func:`judge_sizes` judges them
+    on the whole size array without selecting the survivors' statistics model by model."""
+    ks: list[float] = []
+    for m, is_mono in zip(ordered, mono, strict=True):
+        if type(m) is not KAnonymity or m.attributes is not None or not is_mono:
+            return None
+        ks.append(float(m.k))
+    return ks if ks else None
+
+
+def judge_sizes(sizes: np.ndarray, ks: Sequence[float], settle_above: int | None) -> tuple[np.ndarray, None, bool]:
+    """What :func:`~anonkit.algorithms.transform._judge_classes` returns for the k-anonymity models of
+    ``ks`` (:func:`sizes_plan`; all monotone, so no records of non-monotone models: ``None``). The general
+    path judges the non-empty classes that passed the models before, model by model: a class fails model
+    ``j`` when it is non-empty, passed the models before and ``size < k`` (the negation of ``size >= k``: sizes
+    are never NaN here, a NaN would be neither non-empty nor failing), which is what ``fail`` selects on the
+    whole array; the records failed so far are summed over the same classes in the same order (class
+    order), so the settling comparison is the general path's bit for bit."""
+    live = sizes > 0
+    if len(ks) == 1 and ks[0] > 0:  # one k ≥ 1: passing implies non-empty, no class left to narrow
+        ok = sizes >= ks[0]
+        if settle_above is not None and float(sizes[live & ~ok].sum()) > settle_above:
+            return ok, None, True
+        return ok, None, False
+    ok = live
+    failed = 0.0
+    for k in ks:
+        fail = ok & (sizes < k)
+        if fail.any():
+            failed += float(sizes[fail].sum())
+            ok = ok & ~fail
+            if settle_above is not None and failed > settle_above:
+                return ok, None, True
+    return ok, None, False
+
+
 def judge_fused(stats: ClassStats, plan: tuple[np.ndarray, np.ndarray, str], mono: Sequence[bool],
                 settle_above: int | None) -> tuple[np.ndarray, int | None, bool]:
     """What :func:`~anonkit.algorithms.transform._judge_classes` returns, from the classes' stages:

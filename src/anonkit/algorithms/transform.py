@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from anonkit._kernels import CHUNK_ROWS
-from anonkit.algorithms._node_kernels import fused_plan, judge_fused, monotone_flags
+from anonkit.algorithms._node_kernels import fused_plan, judge_fused, judge_sizes, monotone_flags, sizes_plan
 from anonkit.algorithms.common import suppression_limit, suppression_verdict
 from anonkit.algorithms.rollup import RollupCache
 from anonkit.metrics import SearchMetric
@@ -130,8 +130,9 @@ def evaluate_node(
         gone = int(stats.sizes[~ok].sum())
         return NodeEvaluation(levels, tc, n_classes, ok, stats.sizes, gone, limit, False,
                               gone if mono_suppressed is None else mono_suppressed, codes, complete=False)
+    judged_suppressed = None  # the records the class models suppress, while ``ok`` is theirs alone
     if mono_suppressed is None:
-        mono_suppressed = int(stats.sizes[~ok].sum())
+        mono_suppressed = judged_suppressed = int(stats.sizes[~ok].sum())
     subset_models = [m for m in models if m.qis is not None]
     if subset_models:
         if callable(tc):
@@ -153,8 +154,11 @@ def evaluate_node(
             if not changed:
                 break
     sizes = stats.sizes
-    tc = _enforce_whole_release(table, tc, sizes, ok, models, limit, levels, metric)
-    suppressed = int(sizes[~ok].sum())
+    if subset_models or any(m.whole_release for m in models):
+        tc = _enforce_whole_release(table, tc, sizes, ok, models, limit, levels, metric)
+        judged_suppressed = None  # ``ok`` may have changed: summed again
+    # without subset or whole-release models ``ok`` is the class models' alone: the same sum as above
+    suppressed = int(sizes[~ok].sum()) if judged_suppressed is None else judged_suppressed
     anonymous = suppressed <= limit and not empty_classes_fail(stats, models)
     return NodeEvaluation(
         levels, tc, n_classes, ok, sizes, suppressed, limit, anonymous, mono_suppressed, codes
@@ -188,10 +192,15 @@ def _judge_classes(stats: ClassStats, ordered: Sequence[Criterion], monotone: Ca
     (released per class, the records the monotone models alone suppress — ``None`` when every model is
     monotone —, whether it stopped settled: the failed classes held more than ``settle_above`` records).
     k-anonymity with distinct l-diversity and equal-distance t-closeness are judged in one compiled pass
-    with the same results (:mod:`~anonkit.algorithms._node_kernels`)."""
+    with the same results (:mod:`~anonkit.algorithms._node_kernels`), and k-anonymity alone on the sizes
+    array at once (:func:`~anonkit.algorithms._node_kernels.judge_sizes`)."""
+    mono = monotone_flags(ordered, monotone)
+    ks = sizes_plan(ordered, mono)
+    if ks is not None:
+        return judge_sizes(stats.sizes, ks, settle_above)
     plan = fused_plan(ordered, stats)
     if plan is not None:
-        return judge_fused(stats, plan, monotone_flags(ordered, monotone), settle_above)
+        return judge_fused(stats, plan, mono, settle_above)
     ok = stats.sizes > 0
     alive = np.flatnonzero(ok)
     current: ClassStats | None = stats if alive.size == ok.size else None  # the survivors' statistics, when built

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated
 
@@ -33,6 +34,18 @@ def anonymize(
     no_fixes: NoFixes = False,
 ) -> None:
     """Anonymize a table as the CONFIG says, verify the release and report its privacy and utility."""
+    with ExitStack() as job:
+        _anonymize(job, config, input, output, seed, as_json, report, show_values, no_fixes)
+
+
+def _anonymize(job: ExitStack, config: Path, input: str | None, output: str | None, seed: str | None,
+               as_json: bool, report: str | None, show_values: bool, no_fixes: bool) -> None:
+    """:func:`anonymize`'s work. Once the plan is made, the job's audits — the run's, its advice's reruns'
+    and its fixes' trials' — read the input's columns in one :func:`~anonkit.analytics.cover.lasting_reading`
+    block (entered on ``job``, the caller's): the run and the trials each run on a worker thread of their
+    own, whose context is a copy of this one, so a block entered here is the one both see (each entering
+    its own was two stores: the trials read every input column again). The store only spares readings:
+    what it hands out is what reading the same memory again gives (see there), so the output is the same."""
     from anonkit.config import load_config
     from anonkit.errors import UnsatisfiableError
     from anonkit.plan import plan_from_config
@@ -49,6 +62,9 @@ def anonymize(
         if report is not None:  # the report never replaces a file the run reads or writes
             check_report(report, [str(config), input_location(cfg, config.parent, input)[0],
                                   *(loc for loc, _ in plan.outputs)])
+        from anonkit.analytics.cover import lasting_reading
+
+        job.enter_context(lasting_reading())
         result = interruptible(lambda: run(plan)) if as_json else run_with_progress(plan)
         if report is not None:
             write_run_report(result, cfg, config, report, show_values)

@@ -40,7 +40,6 @@ nothing here.
 from __future__ import annotations
 
 import copy
-import ctypes
 import datetime
 import decimal
 import threading
@@ -51,6 +50,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anonkit._values import cell_addresses as _addresses
 from anonkit.hierarchy import Hierarchy
 from anonkit.schema import Schema
 from anonkit.table import Table
@@ -137,7 +137,11 @@ class _Kept:
     table: Table
 
     def holds(self, frame: pd.DataFrame) -> bool:
-        return all(proof(frame.iloc[:, j]) for j, proof in enumerate(self.columns))
+        """Every column of ``frame`` (by position: ``items()`` gives what ``iloc[:, j]`` gives, without the
+        indexer's path) passes its proof; a frame of another number of columns does not hold."""
+        if frame.shape[1] != len(self.columns):
+            return False
+        return all(proof(column) for proof, (_, column) in zip(self.columns, frame.items(), strict=True))
 
 
 def _shape(frame: pd.DataFrame, settings: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -261,19 +265,6 @@ def _of_exact_types(values: np.ndarray) -> bool:
     """Every cell is an object of one of :data:`EXACT_TYPES` exactly (``infer_dtype`` also names a
     subclass of ``str`` a string, and a subclass may carry state that changes its text)."""
     return set(map(type, values.tolist())) <= EXACT_TYPES
-
-
-def _addresses(values: np.ndarray) -> np.ndarray:
-    """The address of the object in every cell of a one-dimensional object array (any stride), read from
-    its buffer of pointers (a view: valid while ``values`` lives)."""
-    n, stride = len(values), values.strides[0]
-    if n == 0:
-        return np.zeros(0, dtype=np.uintp)
-    start = values.__array_interface__["data"][0]
-    low = start + min(0, (n - 1) * stride)
-    span = abs((n - 1) * stride) + values.itemsize
-    buffer = (ctypes.c_char * span).from_address(low)
-    return np.ndarray((n,), dtype=np.uintp, buffer=buffer, offset=start - low, strides=(stride,))
 
 
 def _categorical_proof(cat: pd.Categorical) -> Callable[[pd.Series], bool] | None:

@@ -28,6 +28,7 @@ from anonkit import metrics as _m
 from anonkit._api_checks import check_frame
 from anonkit._memory import give_back
 from anonkit._verify_new_id import check_new_ids
+from anonkit._verify_rows import input_codes_of, published_memo, taken_column, text_column
 from anonkit.algorithms import registry
 from anonkit.algorithms.common import check_models, check_references
 from anonkit.algorithms.feasibility import explain, impossible
@@ -50,7 +51,7 @@ from anonkit.models.population import (
 )
 from anonkit.plan import Plan
 from anonkit.plan.arguments import plan_from_arguments
-from anonkit.release import Release
+from anonkit.release import ColumnMakers, Release, making_columns
 from anonkit.runner import _encoding_reuse as _reuse
 from anonkit.runner.knowledge import is_factory, priors_for, resolve_background_knowledge
 from anonkit.runner.result import PriorsInput, Result
@@ -67,7 +68,7 @@ from anonkit.runner.summary import (
 )
 from anonkit.schema import Schema
 from anonkit.table import MissingPolicy, PersonQIPolicy, Table
-from anonkit.verifier import Verification
+from anonkit.verifier import Verification, published_codes
 
 __all__ = ["LEAN_MEASURES", "Encodings", "anonymize", "anonymize_checked", "search_metric_of"]
 
@@ -417,29 +418,48 @@ def _publish_and_verify(runner: Engine, table: Table, release: Release, spec: Al
         published = release.tables[spec.tables[0]]
         verification = spec.verifier(table, release, models)
     else:
-        give_back(table.n_records)
-        published = runner.publish(release, suppressed=suppressed, seed=seed)
-        give_back(table.n_records)
-        reference = {s: table.frame[s] for s in table.sensitive}
-        link: dict[str, object] = {}
-        if bk:
-            link = {
-                "source": table.frame,  # row i = record i of the table (identifiers dropped, index reset)
-                "rows": release.published_rows(suppressed=suppressed, seed=seed),  # type: ignore[arg-type]
-                "priors": bk_priors,
-            }
-        # the verifier reads suppression as it was published: dropped (every row a class, an all-* one too)
-        # or marked (the publisher's own mask; on Spark, ARX's reading of all-* rows)
-        if population is not None:  # k-map and δ-presence recounted in the population
-            link["population"] = population
-        if suppressed == "drop":
-            link["suppressed"] = "drop"
-        elif isinstance(published, pd.DataFrame):
-            link["suppressed"] = release.record_class[release.published_rows(suppressed="mark", seed=seed)] < 0
-        verification = runner.verify(published, table.schema, models, reference=reference,
-                                     reference_weights=table.weights, **link)
+        with published_codes(), making_columns(_MAKERS):  # the columns published keep their codes for the verifier
+            published, verification = _publish_and_verify_frame(runner, table, release, bk, bk_priors, models,
+                                                                suppressed=suppressed, seed=seed,
+                                                                population=population)
     if not verification.ok:
         raise AssertionError("the release failed independent verification:\n" + verification.summary())
+    return published, verification
+
+
+#: how the runner's publishing makes its columns: by the verifier's own functions, which keep what they made for
+#: the verification that follows (:func:`anonkit._verify_rows.published_codes`)
+_MAKERS = ColumnMakers(text=lambda labels, index, table, name: text_column(labels, index, published_memo(table),
+                                                                         name),
+                       taken=lambda column, rows, table, name: taken_column(column, rows,
+                                                                            lambda: input_codes_of(table, name)))
+
+
+def _publish_and_verify_frame(runner: Engine, table: Table, release: Release, bk: list[BackgroundKnowledge],
+                              bk_priors: Any, models: list[Criterion], *, suppressed: str, seed: int,
+                              population: pd.DataFrame | None) -> tuple[Any, Verification]:
+    """:func:`_publish_and_verify` of a release published as one frame by the engine."""
+    give_back(table.n_records)
+    published = runner.publish(release, suppressed=suppressed, seed=seed)
+    give_back(table.n_records)
+    reference = {s: input_codes_of(table, s) for s in table.sensitive}  # (read once per table)
+    link: dict[str, object] = {}
+    if bk:
+        link = {
+            "source": table.frame,  # row i = record i of the table (identifiers dropped, index reset)
+            "rows": release.published_rows(suppressed=suppressed, seed=seed),  # type: ignore[arg-type]
+            "priors": bk_priors,
+        }
+    # the verifier reads suppression as it was published: dropped (every row a class, an all-* one too)
+    # or marked (the publisher's own mask; on Spark, ARX's reading of all-* rows)
+    if population is not None:  # k-map and δ-presence recounted in the population
+        link["population"] = population
+    if suppressed == "drop":
+        link["suppressed"] = "drop"
+    elif isinstance(published, pd.DataFrame):
+        link["suppressed"] = release.record_class[release.published_rows(suppressed="mark", seed=seed)] < 0
+    verification = runner.verify(published, table.schema, models, reference=reference,
+                                 reference_weights=table.weights, **link)
     return published, verification
 
 

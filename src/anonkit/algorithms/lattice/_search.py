@@ -27,6 +27,7 @@ Soundness (issue: "a non-monotonic model or metric must still give the true opti
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 
@@ -36,12 +37,14 @@ from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, check_models, rep
 from anonkit.algorithms.lattice._score import NodeScorer
 from anonkit.algorithms.lattice._space import (
     ANONYMOUS,
+    DEFAULT_HEURISTIC_THRESHOLD,
     INFERRED_ANONYMOUS,
     INFERRED_NOT_ANONYMOUS,
     NOT_ANONYMOUS,
     UNKNOWN,
     Lattice,
     SearchState,
+    mixed_radix_levels,
 )
 from anonkit.algorithms.rollup import RollupCache
 from anonkit.algorithms.transform import (
@@ -57,6 +60,11 @@ from anonkit.models import Criterion
 from anonkit.release import Release, SearchStats
 from anonkit.stats import table_memo
 from anonkit.table import Table
+
+#: lattices up to this many nodes keep their level matrix, bounds and priority order per table
+#: (:func:`~anonkit.stats.table_memo`) for the next search of the table: those Flash searches optimally
+#: by default (at most 8 MB of levels for ten attributes)
+MEMO_NODES = DEFAULT_HEURISTIC_THRESHOLD
 
 
 def as_metric(metric: SearchMetric | dict | object | None) -> SearchMetric:
@@ -109,6 +117,9 @@ class Search:
             mins.append(lo)
             maxs.append(hi)
         self.lattice = Lattice(table.qi, mins, maxs)
+        if self.lattice.size <= MEMO_NODES:  # the level matrix, once per table and bounds (read-only), on first use
+            # (a function of the table and the bounds alone, not of this search: no cycle keeps the search alive)
+            self.lattice.levels_from(functools.partial(_kept_levels, table, self.lattice.min, self.lattice.max))
         self.state: SearchState | None = None
         self.scorer = NodeScorer(table, self.metric, self.max_suppression)
         self._monotone: dict[int, tuple[Criterion, bool]] = {}
@@ -210,8 +221,19 @@ class Search:
         """The metric's level-only lower bound of every node (``(N,)``, or ``(N × d)`` sorted
         vectors for the ``rank`` aggregate), see :meth:`NodeScorer.lower_bound`."""
         if self._bounds is None:
-            self._bounds = self.scorer.lower_bound_table(self.lattice.levels)
+            build = lambda: _read_only(self.scorer.lower_bound_table(self.lattice.levels))  # noqa: E731
+            self._bounds = build() if self.lattice.size > MEMO_NODES else table_memo(
+                self.table, ("lattice-bounds", *self._metric_key(), *self._lattice_key()), build)
         return self._bounds
+
+    def _lattice_key(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        return tuple(self.lattice.min.tolist()), tuple(self.lattice.max.tolist())
+
+    def _metric_key(self) -> tuple:
+        """What the level-only bounds depend on besides the table and the lattice: the metric's
+        settings and the attribute weights (:meth:`NodeScorer.lower_bound_table`)."""
+        m = self.metric
+        return m.name, float(m.gs), m.aggregate, bool(m.monotonic), tuple(self.scorer.weights.tolist())
 
     def bound(self, nid: int) -> object:
         b = self.bounds[nid]
@@ -222,10 +244,14 @@ class Search:
         """Every node's position in the order of its lower bound, ties by Flash's strategy
         (:func:`strategy_rank`: height first). Without a level-only bound this is the strategy."""
         if self._priority is None:
-            order = priority_order(self.bounds, strategy_order(self))
-            self._priority = _ranks(order)
-            self._order = order
+            # a function of the bounds and the strategy order: once per table, metric and lattice (read-only)
+            self._order, self._priority = self._priority_arrays() if self.lattice.size > MEMO_NODES else table_memo(
+                self.table, ("lattice-priority", *self._metric_key(), *self._lattice_key()), self._priority_arrays)
         return self._priority
+
+    def _priority_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        order = priority_order(self.bounds, strategy_order(self))
+        return _read_only(order), _read_only(_ranks(order))
 
     @property
     def order(self) -> np.ndarray:
@@ -500,6 +526,18 @@ def clearly_worse(a: object, b: object) -> bool:
                 return bool(x - y > TOLERANCE * max(1.0, abs(y)))
         return False
     return bool(a - b > TOLERANCE * max(1.0, abs(b)))  # type: ignore[operator]
+
+
+def _kept_levels(table: Table, mins: np.ndarray, maxs: np.ndarray) -> np.ndarray:
+    """The level matrix of the lattice between ``mins`` and ``maxs``, kept per table (read-only)."""
+    key = ("lattice-levels", tuple(mins.tolist()), tuple(maxs.tolist()))
+    return table_memo(table, key, lambda: _read_only(mixed_radix_levels(mins, maxs)))
+
+
+def _read_only(values: np.ndarray) -> np.ndarray:
+    """``values``, made read-only: an array a per-table memo shares between searches."""
+    values.flags.writeable = False
+    return values
 
 
 def _as_float(value: object) -> float:

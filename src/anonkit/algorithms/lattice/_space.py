@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -63,6 +64,7 @@ class Lattice:
             size *= int(s)
         self.size = size
         self._levels: np.ndarray | None = None
+        self._provider: Callable[[], np.ndarray] | None = None
         self._strides: list[int] | None = None
         self._offset = 0
 
@@ -88,6 +90,11 @@ class Lattice:
     @property
     def levels(self) -> np.ndarray:
         """``(N × d)`` levels of every node, node id = row (mixed radix, last attribute fastest)."""
+        if self._levels is None and self._provider is not None:
+            levels = self._provider()
+            if levels.shape != (self.size, self.d):
+                raise ValueError(f"levels of shape {levels.shape} for a lattice of {self.size} × {self.d}")
+            self._levels = levels
         if self._levels is None:
             if self.size > MAX_NODES:
                 raise InputError(
@@ -105,6 +112,11 @@ class Lattice:
         for j in range(self.d - 2, -1, -1):
             out[j] = out[j + 1] * self.span[j + 1]
         return out
+
+    def levels_from(self, provider: Callable[[], np.ndarray]) -> None:
+        """Take :attr:`levels`, when first read, from ``provider()`` (read-only): the same matrix, kept
+        for another lattice with the same bounds (a search keeps it per table)."""
+        self._provider = provider
 
     def id(self, node: tuple[int, ...] | np.ndarray) -> int:
         if self._strides is None:

@@ -41,8 +41,10 @@ import heapq
 from collections.abc import Iterator, Mapping
 from typing import Annotated, Literal
 
+import numpy as np
 from pydantic import Field
 
+from anonkit._kernels import tiered
 from anonkit.algorithms.common import DEFAULT_MAX_SUPPRESSION, MaxSuppression
 from anonkit.algorithms.lattice._heuristic import STOP_DONE
 from anonkit.algorithms.lattice._search import PASSED, Search, strategy_rank
@@ -59,51 +61,45 @@ from anonkit.table import Table
 def classify(search: Search) -> None:
     """Flash's traversal with predictive tagging and pruning (module docstring), over
     :attr:`Search.traversal_state` (all models when they are monotonic, else the monotonic ones —
-    whose failures prune the rest). Leaves unknown only nodes :meth:`Search.pruned` at the end."""
+    whose failures prune the rest). Leaves unknown only nodes :meth:`Search.pruned` at the end.
+
+    Each path is built by one tiered kernel (:func:`path_py`, :func:`path_np`: the same greedy choice)
+    over the status array the checks tag in place; the binary search and the queue stay here."""
     lat = search.lattice
     status = search.traversal_state.status
     priority = search.priority
     levels = lat.levels
-    strides = [int(x) for x in lat.strides]
-    top = [int(x) for x in lat.max]
+    strides_arr = lat.strides
+    maxs = np.ascontiguousarray(lat.max, dtype=np.int64)
+    strides = strides_arr.tolist()
+    top = lat.max.tolist()
     d = lat.d
+    work = np.empty(lat.max_height + 1, dtype=np.int64)
 
     def successors(nid: int) -> list[int]:
-        row = levels[nid]
+        row = levels[nid].tolist()
         return [nid + strides[j] for j in range(d) if row[j] < top[j]]
 
-    def closed(nid: int) -> bool:  # classified, or irrelevant to the optimum
-        if status[nid] != UNKNOWN:
-            return True
-        pruned = search.pruned_mask()
-        return pruned is not None and bool(pruned[nid])
-
     for start in _open_starts(search):
-        if closed(start):
+        if _closed(search, status, start):
             continue
         queue = [(int(priority[start]), start)]
         while queue:
             _, head = heapq.heappop(queue)
-            if closed(head):
+            if _closed(search, status, head):
                 continue
-            path = [head]
-            while True:
-                nxt = -1
-                for succ in successors(path[-1]):
-                    if status[succ] == UNKNOWN and (nxt < 0 or priority[succ] < priority[nxt]):
-                        nxt = succ
-                if nxt < 0:
-                    break
-                path.append(nxt)
-            lo, hi = 0, len(path) - 1
+            n = tiered(path_py, path_np, head, status, priority, levels, maxs, strides_arr, work)
+            path = work[:n].tolist()
+            lo, hi = 0, n - 1
             while lo <= hi:
                 mid = (lo + hi) // 2
                 nid = path[mid]
                 if status[nid] == UNKNOWN:
                     anonymous = search.classify_id(nid)
                     if not anonymous:
+                        pruned = search.pruned_mask()
                         for succ in successors(nid):
-                            if not closed(succ):
+                            if status[succ] == UNKNOWN and (pruned is None or not pruned[succ]):
                                 heapq.heappush(queue, (int(priority[succ]), succ))
                 else:
                     anonymous = int(status[nid]) in PASSED
@@ -111,6 +107,52 @@ def classify(search: Search) -> None:
                     hi = mid - 1
                 else:
                     lo = mid + 1
+
+
+def _closed(search: Search, status: np.ndarray, nid: int) -> bool:
+    """Whether node ``nid`` is classified, or irrelevant to the optimum (pruned)."""
+    if status[nid] != UNKNOWN:
+        return True
+    pruned = search.pruned_mask()
+    return pruned is not None and bool(pruned[nid])
+
+
+def path_np(head: int, status: np.ndarray, priority: np.ndarray, levels: np.ndarray, maxs: np.ndarray,
+            strides: np.ndarray, out: np.ndarray) -> int:
+    """Flash's path from ``head`` into ``out`` (its length returned): ``head``, then repeatedly the
+    unknown direct successor (one level up on one attribute, within ``maxs``) of lowest ``priority``
+    (a permutation's ranks: no ties), until the last node has none. A path climbs one level per node,
+    so it holds at most the lattice's height + 1 nodes (``out``'s size)."""
+    n, cur = 0, head
+    while True:
+        out[n] = cur
+        n += 1
+        succ = cur + strides[levels[cur] < maxs]
+        succ = succ[status[succ] == UNKNOWN]
+        if not succ.size:
+            return n
+        cur = int(succ[np.argmin(priority[succ])])
+
+
+def path_py(head: int, status: np.ndarray, priority: np.ndarray, levels: np.ndarray, maxs: np.ndarray,
+            strides: np.ndarray, out: np.ndarray) -> int:
+    """:func:`path_np` one successor at a time (compiled by numba): the lowest priority among the
+    unknown successors, compared strictly as the numpy ``argmin`` does (priorities are distinct)."""
+    d = maxs.shape[0]
+    n = 0
+    cur = head
+    while True:
+        out[n] = cur
+        n += 1
+        nxt = -1
+        for j in range(d):
+            if levels[cur, j] < maxs[j]:
+                succ = cur + strides[j]
+                if status[succ] == UNKNOWN and (nxt < 0 or priority[succ] < priority[nxt]):
+                    nxt = succ
+        if nxt < 0:
+            return n
+        cur = nxt
 
 
 #: how many nodes of the strategy order :func:`_open_starts` checks at once
