@@ -16,6 +16,8 @@ existing ones (a subset of the classes, merged classes) come from :meth:`ClassSt
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -401,3 +403,50 @@ def table_memo(table: Any, key: tuple, build: Callable[[], T]) -> T:
     value = build()
     memo[key] = (hierarchies, value)
     return value
+
+
+#: :func:`content_memo`'s entries, most recently used last, and the bounds on them (entries, bytes held)
+_CONTENT_MEMO: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
+CONTENT_MEMO_ENTRIES = 16
+CONTENT_MEMO_BYTES = 64 << 20
+_CONTENT_LOCK = threading.Lock()
+
+
+def hierarchy_content(hierarchies: Iterable[Hierarchy]) -> tuple:
+    """A key that equals another exactly when the hierarchies have the same codes: per hierarchy its
+    ``maps`` (dtype, shape and bytes) and the number of nodes per level (``size``). Compared by content,
+    not identity: a hierarchy's arrays can be changed in place, and a different object with the same
+    codes gives the same results to everything keyed by this (level maps, strategy order)."""
+    return tuple((h.maps.dtype.str, h.maps.shape, h.maps.tobytes(), tuple(len(x) for x in h.labels))
+                 for h in hierarchies)
+
+
+def content_memo(key: tuple, build: Callable[[], T]) -> T:
+    """``build()``, once per ``key`` while it stays among the last :data:`CONTENT_MEMO_ENTRIES` used
+    (and their values within :data:`CONTENT_MEMO_BYTES`): what a search derives from the hierarchies'
+    content and the lattice's bounds alone (:func:`hierarchy_content`), shared by the tables encoded
+    over the same hierarchies (a new frame on every call). ``key`` must hold everything the value
+    depends on, by value; what it returns is shared: read-only arrays only."""
+    with _CONTENT_LOCK:  # searches in threads (a server's requests) share the memo
+        hit = _CONTENT_MEMO.get(key)
+        if hit is not None:
+            _CONTENT_MEMO.move_to_end(key)
+            return hit[0]  # type: ignore[return-value]
+    value = build()
+    with _CONTENT_LOCK:
+        _CONTENT_MEMO[key] = (value, _held_bytes(key) + _held_bytes(value))
+        while len(_CONTENT_MEMO) > 1 and (len(_CONTENT_MEMO) > CONTENT_MEMO_ENTRIES or sum(
+                held for _, held in _CONTENT_MEMO.values()) > CONTENT_MEMO_BYTES):
+            _CONTENT_MEMO.popitem(last=False)
+    return value
+
+
+def _held_bytes(value: object) -> int:
+    """The bytes of the arrays and byte strings in ``value`` (nested tuples and lists), for the bound."""
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if isinstance(value, bytes):
+        return len(value)
+    if isinstance(value, tuple | list):
+        return sum(_held_bytes(v) for v in value)
+    return 0

@@ -25,7 +25,15 @@ import numpy as np
 
 from anonkit._kernels import KEY_LIMIT, group_columns, roll_kernel, tiered
 from anonkit.models import Criterion
-from anonkit.stats import BUILT_IN_NEEDS, ClassStats, histogram_attributes, model_needs, table_memo
+from anonkit.stats import (
+    BUILT_IN_NEEDS,
+    ClassStats,
+    content_memo,
+    hierarchy_content,
+    histogram_attributes,
+    model_needs,
+    table_memo,
+)
 from anonkit.table import Table
 
 #: bytes of scratch groupings :class:`ScratchGroupings` keeps per table (the least recently used dropped
@@ -193,9 +201,11 @@ class RollupCache:
         """Every :meth:`_map` (attribute ``j``, level ``a`` up to level ``b``) in one array, where each
         starts (``at[j][a][b]``), and the nodes per level (``size[j][b]``): a roll-up then indexes
         them instead of gathering and concatenating its maps; a level without nodes counts 1, as in
-        :func:`~anonkit._kernels.roll_classes`. A function of the table's hierarchies alone: kept per
-        table (:func:`~anonkit.stats.table_memo`, read-only) for its next search."""
-        return table_memo(self.table, ("rollup-maps-up",), self._build_maps_up)
+        :func:`~anonkit._kernels.roll_classes`. A function of the table's hierarchies' codes alone: kept per
+        table (:func:`~anonkit.stats.table_memo`, read-only) for its next search, and shared by the tables
+        over hierarchies with the same codes (:func:`~anonkit.stats.content_memo`: a new frame per call)."""
+        key = ("rollup-maps-up", hierarchy_content(self.table.hierarchies))
+        return table_memo(self.table, ("rollup-maps-up",), lambda: content_memo(key, self._build_maps_up))
 
     def _build_maps_up(self) -> tuple[np.ndarray, list[list[list[int]]], list[list[int]]]:
         blocks, at, size, start = [], [], [], 0

@@ -58,7 +58,7 @@ from anonkit.errors import InputError
 from anonkit.metrics import SearchMetric, score
 from anonkit.models import Criterion
 from anonkit.release import Release, SearchStats
-from anonkit.stats import table_memo
+from anonkit.stats import content_memo, hierarchy_content, table_memo
 from anonkit.table import Table
 
 #: lattices up to this many nodes keep their level matrix, bounds and priority order per table
@@ -463,24 +463,39 @@ def priority_order(bounds: np.ndarray, by_strategy: np.ndarray) -> np.ndarray:
 
 
 def strategy_order(search: Search) -> np.ndarray:
-    """The node ids in Flash's strategy order (:func:`strategy_rank`), read-only: a function of the table's
-    distinct tuples, its hierarchies and the lattice's bounds alone, so computed once per table and bounds
-    (:func:`~anonkit.stats.table_memo`)."""
-    lat = search.lattice
-    key = ("strategy", tuple(lat.min.tolist()), tuple(lat.max.tolist()))
-    return table_memo(search.table, key, lambda: _strategy_order(search))
+    """The node ids in Flash's strategy order (:func:`strategy_rank`), read-only: a function of the lattice's
+    bounds, the hierarchies' codes and the leaves present in the table alone, so computed once per table and
+    bounds (:func:`~anonkit.stats.table_memo`) and shared by the tables over the same hierarchies and leaves
+    (:func:`~anonkit.stats.content_memo`, keyed by all three by value: a new frame on every call)."""
+    lat, table = search.lattice, search.table
+    bounds = (tuple(lat.min.tolist()), tuple(lat.max.tolist()))
+
+    def shared() -> np.ndarray:
+        leaves = _leaves_present(table)
+        key = ("strategy", *bounds, hierarchy_content(table.hierarchies), tuple(x.tobytes() for x in leaves))
+        return content_memo(key, lambda: _order_by_strategy(lat, table.hierarchies, leaves))
+
+    return table_memo(table, ("strategy", *bounds), shared)
 
 
 def _strategy_order(search: Search) -> np.ndarray:
-    lat, table = search.lattice, search.table
-    d = table.distinct
+    """:func:`strategy_order` of ``search`` built afresh (no memo)."""
+    return _order_by_strategy(search.lattice, search.table.hierarchies, _leaves_present(search.table))
+
+
+def _leaves_present(table: Table) -> list[np.ndarray]:
+    """Per QI the leaf codes present in the table's distinct tuples (counted, not sorted: the distinct tuples
+    are many, the leaves few)."""
+    columns = table.distinct.columns
+    return [np.flatnonzero(np.bincount(columns[j], minlength=h.n_leaves)) for j, h in enumerate(table.hierarchies)]
+
+
+def _order_by_strategy(lat: Lattice, hierarchies: Sequence, present: list[np.ndarray]) -> np.ndarray:
     levels = lat.levels
-    heights = np.maximum(np.array(table.heights, dtype=float), 1.0)
+    heights = np.maximum(np.array([h.height for h in hierarchies], dtype=float), 1.0)
     share = np.zeros(levels.shape, dtype=float)
-    for j, h in enumerate(table.hierarchies):
-        # the leaf codes present (counted, not sorted: the distinct tuples are many, the leaves few);
-        # each level maps these, and its distinct values are the nodes they reach
-        leaves = np.flatnonzero(np.bincount(d.columns[j], minlength=h.n_leaves))
+    for j, (h, leaves) in enumerate(zip(hierarchies, present, strict=True)):
+        # each level maps the leaves present, and its distinct values are the nodes they reach
         per_level = np.array([np.count_nonzero(np.bincount(h.maps[lv][leaves], minlength=h.size(lv))) / len(leaves)
                               for lv in range(h.height + 1)])
         share[:, j] = per_level[levels[:, j]]
@@ -529,9 +544,10 @@ def clearly_worse(a: object, b: object) -> bool:
 
 
 def _kept_levels(table: Table, mins: np.ndarray, maxs: np.ndarray) -> np.ndarray:
-    """The level matrix of the lattice between ``mins`` and ``maxs``, kept per table (read-only)."""
+    """The level matrix of the lattice between ``mins`` and ``maxs``, kept per table (read-only) and shared
+    by every table (:func:`~anonkit.stats.content_memo`): a function of the two bounds alone."""
     key = ("lattice-levels", tuple(mins.tolist()), tuple(maxs.tolist()))
-    return table_memo(table, key, lambda: _read_only(mixed_radix_levels(mins, maxs)))
+    return table_memo(table, key, lambda: content_memo(key, lambda: _read_only(mixed_radix_levels(mins, maxs))))
 
 
 def _read_only(values: np.ndarray) -> np.ndarray:
