@@ -215,6 +215,7 @@ class Table:
         elif attr.type == AttrType.DATE:
             self.numeric[name] = parse_dates(col, name, attr.format)
         h = attr.hierarchy if attr.hierarchy is not None else Hierarchy.flat(vlabels, name=name)
+        h.refresh()  # (a hierarchy changed in place since its caches were made: they are made again)
         if attr.max_level is not None and not attr.min_level <= attr.max_level <= h.height:
             raise InputError(
                 f"max_level must lie in [{attr.min_level}, {h.height}]", column=name, value=attr.max_level

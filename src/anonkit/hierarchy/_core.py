@@ -119,6 +119,7 @@ class Hierarchy:
         self.labels: list[np.ndarray] = labels
         self._index: dict[str, int] | None = None
         self._shares: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # level → (leaf counts, domain shares)
+        self._cached_from: tuple[np.ndarray, np.ndarray] | None = None  # (maps, leaves) the caches were made from
         self.bounds: list[np.ndarray] | None = _numeric_bounds(grid[:, 0], maps)
 
     # ------------------------------------------------------------------ basic facts
@@ -134,6 +135,19 @@ class Hierarchy:
     def size(self, level: int) -> int:
         """Number of distinct nodes at ``level``."""
         return len(self.labels[level])
+
+    def refresh(self) -> None:
+        """Drop what is computed once per hierarchy (the leaves' index, each level's leaf counts and domain
+        shares) when :attr:`maps` or the leaves changed in place since it was made: both are plain arrays a
+        program may write to. Every encoding of a table calls it, so a hierarchy edited between two runs
+        gives what a new hierarchy with its content gives (the same scores, the same leaves for the values)."""
+        kept = self._cached_from
+        if (kept is not None and kept[0].dtype == self.maps.dtype and np.array_equal(kept[0], self.maps)
+                and np.array_equal(kept[1], np.asarray(self.labels[0], dtype=object))):
+            return
+        self._index = None
+        self._shares = {}
+        self._cached_from = (self.maps.copy(), np.array(self.labels[0], dtype=object, copy=True))
 
     def _level_shares(self, level: int) -> tuple[np.ndarray, np.ndarray]:
         """``(leaf counts, domain shares)`` of ``level``, computed once per level (a hierarchy does not
