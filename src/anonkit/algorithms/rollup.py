@@ -204,8 +204,10 @@ class RollupCache:
         :func:`~anonkit._kernels.roll_classes`. A function of the table's hierarchies' codes alone: kept per
         table (:func:`~anonkit.stats.table_memo`, read-only) for its next search, and shared by the tables
         over hierarchies with the same codes (:func:`~anonkit.stats.content_memo`: a new frame per call)."""
-        key = ("rollup-maps-up", hierarchy_content(self.table.hierarchies))
-        return table_memo(self.table, ("rollup-maps-up",), lambda: content_memo(key, self._build_maps_up))
+        def shared() -> tuple[np.ndarray, list[list[list[int]]], list[list[int]]]:  # (the key read on a table's miss)
+            return content_memo(("rollup-maps-up", hierarchy_content(self.table.hierarchies)), self._build_maps_up)
+
+        return table_memo(self.table, ("rollup-maps-up",), shared)
 
     def _build_maps_up(self) -> tuple[np.ndarray, list[list[list[int]]], list[list[int]]]:
         blocks, at, size, start = [], [], [], 0
