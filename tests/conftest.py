@@ -119,14 +119,17 @@ def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
 @pytest.fixture(autouse=True)
 def _no_encoding_kept_from_another_test() -> Iterator[None]:
     """Each test starts with no encoding kept by ``anonymize()`` (anonkit.runner._encoding_reuse) and nothing
-    kept by the hierarchies' content (anonkit.stats.content_memo): a test's outcome never depends on which
-    tests its worker ran before it."""
+    kept by the hierarchies' content (anonkit.stats.content_memo), no shuffle kept by the publisher
+    (anonkit.release): a test's outcome never depends on which tests its worker ran before it."""
     reuse = sys.modules.get("anonkit.runner._encoding_reuse")
     if reuse is not None:
         reuse.clear()
     stats = sys.modules.get("anonkit.stats")
     if stats is not None:
         stats._CONTENT_MEMO.clear()
+    release = sys.modules.get("anonkit.release")
+    if release is not None:
+        release.clear_shuffles()
     yield
 
 

@@ -195,16 +195,18 @@ class Box:
         return self.text
 
 
-def test_a_column_of_objects_that_can_change_is_not_kept() -> None:
+def test_a_column_of_objects_that_can_change_is_never_reused() -> None:
+    """Kept without reading its cells' types (most kept inputs are never looked up), refused at the lookup
+    by them: the next call encodes again and gives a fresh process's release."""
     frame, schema = _frame(), _schema()
     frame["note"] = [Box("a") for _ in range(len(frame))]
-    unproven, kept = reuse.COUNTS.unproven, reuse.COUNTS.kept
+    hits = reuse.COUNTS.hits
     first = _run(frame, schema)
-    assert (reuse.COUNTS.unproven, reuse.COUNTS.kept) == (unproven + 1, kept)
     for box in frame["note"]:
         box.text = "changed"  # the same objects, another text
     got = _run(frame, schema)
     assert got == _fresh(frame, schema) and got != first
+    assert reuse.COUNTS.hits == hits
 
 
 class Text(str):

@@ -382,14 +382,16 @@ def input_codes_of(table: Any, name: str) -> CodedColumn:
     return table_memo(table, ("input column codes", name), lambda: coded_column(table.frame[name]))
 
 
-def taken_column(values: pd.Series, rows: np.ndarray, coded: Callable[[], CodedColumn]) -> Any:
-    """``values.array.take(rows)``: a column published as its input's cells at ``rows``.
+def taken_column(values: pd.Series, rows: np.ndarray, coded: Callable[[], CodedColumn],
+                 take: Callable[[pd.Series, np.ndarray], Any] | None = None) -> Any:
+    """``values.array.take(rows)`` (or ``take(values, rows)``, which gives the same values: the publisher's
+    :func:`~anonkit.release.take_rows`): a column published as its input's cells at ``rows``.
 
     Inside a :func:`published_codes` block, when ``coded()`` (the column's :class:`CodedColumn`, asked
     for only then) holds its cells (every one a ``str``), the column keeps, by its name, ``rows`` and
     those codes for the verifier (:func:`_taken`), which takes them only after proving the cells it reads
     are the very objects ``coded().cells[rows]``: a cell is its object's text, and a ``str`` never changes."""
-    taken = values.array.take(rows)
+    taken = values.array.take(rows) if take is None else take(values, rows)
     store = _PUBLISHED.get()
     if store is None or values.dtype != object:
         return taken

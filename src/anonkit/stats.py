@@ -405,9 +405,11 @@ def table_memo(table: Any, key: tuple, build: Callable[[], T]) -> T:
     return value
 
 
-#: :func:`content_memo`'s entries, most recently used last, and the bounds on them (entries, bytes held)
+#: :func:`content_memo`'s entries, most recently used last, and the bounds on them (entries, bytes held): a
+#: search keeps five per lattice (level matrix, strategy order, roll-up maps, bounds, priority order), so 64
+#: keep a dozen configurations; the bytes bound the memory
 _CONTENT_MEMO: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
-CONTENT_MEMO_ENTRIES = 16
+CONTENT_MEMO_ENTRIES = 64
 CONTENT_MEMO_BYTES = 64 << 20
 _CONTENT_LOCK = threading.Lock()
 
@@ -424,9 +426,10 @@ def hierarchy_content(hierarchies: Iterable[Hierarchy]) -> tuple:
 def content_memo(key: tuple, build: Callable[[], T]) -> T:
     """``build()``, once per ``key`` while it stays among the last :data:`CONTENT_MEMO_ENTRIES` used
     (and their values within :data:`CONTENT_MEMO_BYTES`): what a search derives from the hierarchies'
-    content and the lattice's bounds alone (:func:`hierarchy_content`), shared by the tables encoded
-    over the same hierarchies (a new frame on every call). ``key`` must hold everything the value
-    depends on, by value; what it returns is shared: read-only arrays only."""
+    content and the lattice's bounds alone (:func:`hierarchy_content`), or from values small enough to key
+    by (a scorer's level tables: the lattice's bounds and priority order), shared by the tables encoded over
+    the same content (a new frame on every call). ``key`` must hold everything the
+    value depends on, by value; what it returns is shared: read-only arrays only."""
     with _CONTENT_LOCK:  # searches in threads (a server's requests) share the memo
         hit = _CONTENT_MEMO.get(key)
         if hit is not None:

@@ -30,7 +30,7 @@ from typing import Literal
 
 import numpy as np
 
-from anonkit._kernels import first_rows
+from anonkit._kernels import first_rows, tiered
 from anonkit.errors import InputError
 from anonkit.release import Release, measured_once
 from anonkit.stats import table_memo
@@ -159,21 +159,83 @@ def effective_levels(table: Table, release: Release) -> np.ndarray:
 
 def leaf_tally(table: Table, j: int) -> tuple[np.ndarray, np.ndarray]:
     """QI ``j``'s records per leaf (weighted by :attr:`Table.weights`, as floats: whole numbers, so
-    exact) and each leaf's first record (−1: absent), suppressed records included. One pass over the
-    records per quasi-identifier, shared inside :func:`~anonkit.release.measuring` by every measure
-    that reads a full-domain release through its leaves (the entropy, the published texts)."""
-    key = ("leaf_tally", j)
-    return measured_once(key, (table,), lambda: table_memo(table, key, lambda: _leaf_tally(table, j)))
+    exact) and each leaf's first record (−1: absent), suppressed records included: the ``j``-th of
+    :func:`leaf_tallies`, shared inside :func:`~anonkit.release.measuring` by every measure that reads
+    a full-domain release through its leaves (the entropy, the published texts)."""
+    return leaf_tallies(table)[j]
 
 
-def _leaf_tally(table: Table, j: int) -> tuple[np.ndarray, np.ndarray]:
-    """(A function of the table alone: kept with it, read-only, for every summary of the table.)"""
-    codes = table.codes[:, j]
-    nl = table.hierarchies[j].n_leaves
-    a = np.bincount(codes, weights=table.weights, minlength=nl).astype(np.float64)
+def leaf_tallies(table: Table) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`leaf_tally` of every quasi-identifier, in one pass over the records for all of them
+    (:func:`_leaf_tallies`), computed once per summary and kept with the encoded table
+    (:func:`~anonkit.stats.table_memo`: a function of its codes and weights alone, read-only)."""
+    key = ("leaf_tallies",)
+    return measured_once(key, (table,), lambda: table_memo(table, key, lambda: _leaf_tallies(table)))
+
+
+def _leaf_tallies(table: Table) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Every QI's ``(records per leaf, first record per leaf)``: on the kernel tier one pass over the
+    ``n × d`` codes for all QIs (:func:`_tally_kernel`), on the numpy tier a ``bincount`` and a
+    :func:`~anonkit._kernels.first_rows` per QI (:func:`_tally_np`); both add each leaf's weights in
+    record order and give the same arrays (:func:`~anonkit._kernels.tiered`). A code outside its
+    hierarchy's leaves (never in an encoded table) stops the kernel and is left to the per-column
+    numpy code, which refuses it as it always did."""
+    nls = np.array([h.n_leaves for h in table.hierarchies], dtype=np.int64)
+    weights = np.zeros(0) if table.weights is None else np.asarray(table.weights, dtype=np.float64)
+    counts, first, ok = tiered(_tally_kernel, _tally_np, table.codes, weights, nls)
+    if not ok:
+        return [_tally_column(table.codes[:, j], table.weights, int(nl)) for j, nl in enumerate(nls)]
+    out = []
+    for j, nl in enumerate(nls):
+        a, f = counts[j, :nl].copy(), first[j, :nl].copy()
+        a.flags.writeable = f.flags.writeable = False
+        out.append((a, f))
+    return out
+
+
+def _tally_column(codes: np.ndarray, weights: np.ndarray | None, nl: int) -> tuple[np.ndarray, np.ndarray]:
+    """One QI's records per leaf and first record per leaf (read-only)."""
+    a = np.bincount(codes, weights=weights, minlength=nl).astype(np.float64)
     first = first_rows(codes, nl)
     a.flags.writeable = first.flags.writeable = False
     return a, first
+
+
+def _tally_np(codes: np.ndarray, weights: np.ndarray, nls: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """:func:`_tally_kernel` in numpy: per QI a ``bincount`` (weights added in record order) and the
+    first rows (a code outside its hierarchy's leaves is refused by :func:`~anonkit._kernels.first_rows`)."""
+    d = len(nls)
+    width = int(nls.max()) if d else 0
+    counts = np.zeros((d, width), dtype=np.float64)
+    first = np.full((d, width), -1, dtype=np.int64)
+    for j in range(d):
+        nl = int(nls[j])
+        counts[j, :nl], first[j, :nl] = _tally_column(codes[:, j], weights if len(weights) else None, nl)
+    return counts, first, True
+
+
+def _tally_kernel(codes: np.ndarray, weights: np.ndarray, nls: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Records per leaf (each record's weight added in record order; 1 each without ``weights``) and
+    each leaf's first record, of every QI, in one pass over the ``n × d`` codes (compiled by numba:
+    :func:`~anonkit._kernels.tiered`). ``ok`` false, and the pass stopped, at a code outside
+    ``[0, nls[j])``: nothing is written outside the arrays."""
+    n, d = codes.shape
+    width = 0
+    for j in range(d):
+        width = max(width, nls[j])
+    counts = np.zeros((d, width), dtype=np.float64)
+    first = np.full((d, width), -1, dtype=np.int64)
+    weighted = weights.shape[0] > 0
+    for i in range(n):
+        w = weights[i] if weighted else 1.0
+        for j in range(d):
+            c = codes[i, j]
+            if c < 0 or c >= nls[j]:
+                return counts, first, False
+            counts[j, c] += w
+            if first[j, c] < 0:
+                first[j, c] = i
+    return counts, first, True
 
 
 def one_level(table: Table, release: Release) -> np.ndarray | None:

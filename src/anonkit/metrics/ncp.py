@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from anonkit.metrics.coverage import custom_sizes, custom_widths, numeric_domain
-from anonkit.release import CUSTOM, Release
+from anonkit.release import CUSTOM, Release, measured_once
 from anonkit.table import Table
 
 
@@ -102,15 +102,22 @@ def gcp(table: Table, release: Release, *, include_suppressed: bool = True) -> f
 
     ``include_suppressed=True``: Σ over all records of their NCP, suppressed records charged 1 per
     attribute, divided by ``d·n``. ``False``: the GCP of the released records only (divided by
-    ``d·n_released``; NaN when nothing is released).
+    ``d·n_released``; NaN when nothing is released). The released records' sum is one figure for both
+    (:func:`~anonkit.release.measured_once`: the summary's ``gcp`` and ``gcp_released`` share it).
     """
     d = len(table.qi)
     if d == 0:
         return 0.0
-    sizes = release.class_sizes().astype(np.float64)
-    released = float(sizes @ ncp_classes(table, release).sum(axis=1)) if release.n_classes else 0.0
+    # (the released records' NCP sum, the same for both variants: computed once per summary)
+    released = measured_once(("gcp released sum",), (table, release), lambda: _released_ncp(table, release))
     if include_suppressed:
         return (released + release.n_suppressed * d) / (d * table.n_records)
     if release.n_released == 0:
         return float("nan")
     return released / (d * release.n_released)
+
+
+def _released_ncp(table: Table, release: Release) -> float:
+    """Σ over the released records of their NCP summed over the QIs (:func:`gcp`'s numerator)."""
+    sizes = release.class_sizes().astype(np.float64)
+    return float(sizes @ ncp_classes(table, release).sum(axis=1)) if release.n_classes else 0.0

@@ -14,7 +14,7 @@ import numpy as np
 from anonkit._kernels import group_columns
 from anonkit.hierarchy import Hierarchy
 from anonkit.metrics._linkage import candidates_by_pattern
-from anonkit.metrics.arx import tuple_counts
+from anonkit.metrics.arx import one_level, tuple_counts
 from anonkit.metrics.coverage import Covered, covered
 from anonkit.release import CUSTOM, Release
 from anonkit.table import Table
@@ -320,7 +320,49 @@ def record_linkage(table: Table, release: Release) -> float:
     lies in ``c``'s interval (numeric, ``lo ≤ v ≤ hi``) or set, or below ``c``'s hierarchy node
     (:func:`linkage_candidates`); overlapping boxes (e.g. relaxed Mondrian) lower the score.
     """
-    kept = tuple_counts(table, ~release.suppressed)
-    cand = linkage_candidates(table, release)
-    use = (kept > 0) & (cand > 0)
+    own = _own_class_candidates(table, release)
+    if own is not None:
+        kept, cand = own
+        use = kept > 0
+    else:
+        kept = tuple_counts(table, ~release.suppressed)
+        cand = linkage_candidates(table, release)
+        use = (kept > 0) & (cand > 0)
     return 100.0 * float((kept[use] / cand[use]).sum()) / table.n_records
+
+
+def _own_class_candidates(table: Table, release: Release) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`record_linkage`'s released records per distinct tuple (:func:`tuple_counts`) and, for every
+    tuple with a released record, its :func:`linkage_candidates` read off its own class: the size of the
+    class of its released records; ``None`` (join the classes and tuples instead) unless ``release`` puts
+    every class at one level vector (:func:`~anonkit.metrics.arx.one_level`: full-domain and truthful)
+    and no two released classes publish the same nodes.
+
+    Why that is the count: in such a release a released record's class publishes its leaves' ancestors at
+    the levels, so a class contains a tuple exactly when the class's nodes are the tuple's ancestors; the
+    classes of the tuple's released records contain it, and they are one class, the only one with those
+    nodes. Its size is the join's count for the tuple to the bit (one class summed onto 0.0). Tuples
+    without a released record get no count: :func:`record_linkage` does not read them. One pass over
+    the records (the tuple of each), no pass over the tuples per quasi-identifier."""
+    t = one_level(table, release)
+    if t is None or not table.qi or release.n_classes == 0:
+        return None
+    sizes = release.class_sizes().astype(np.float64)
+    present = np.flatnonzero(sizes > 0)
+    nodes = release.class_nodes[present]
+    if group_columns([nodes[:, j].astype(np.int64) for j in range(nodes.shape[1])],
+                     [h.size(int(level)) for h, level in zip(table.hierarchies, t, strict=True)])[1] < len(present):
+        return None  # two released classes publish the same nodes: each contains the other's tuples
+    d = table.distinct
+    rc = release.record_class
+    kept_rows = rc >= 0
+    if not kept_rows.all():
+        inverse, rc = d.inverse[kept_rows], rc[kept_rows]
+        w = None if table.weights is None else table.weights[kept_rows]
+    else:
+        inverse, w = d.inverse, table.weights
+    kept = np.bincount(inverse, weights=w, minlength=d.size).astype(np.float64)  # (as tuple_counts)
+    own = np.zeros(d.size, dtype=np.int64)
+    own[inverse] = rc  # (every released record of a tuple is in one class)
+    cand = np.where(kept > 0, sizes[own], 0.0)
+    return kept, cand

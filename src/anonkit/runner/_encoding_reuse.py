@@ -16,25 +16,35 @@ time than encoding, that its input is that input:
   - an ``object`` column: the address of the object in every cell equals the kept copy's. The copy holds
     a reference to each of those objects, so none can be freed and its address taken by another object
     while it is kept: equal addresses are the same objects. They are values that cannot change (texts,
-    numbers, booleans, decimals, dates: the kinds :func:`pandas.api.types.infer_dtype` names below, and,
-    checked once at the first reuse, of exactly those types, no subclass; a column holding anything else is
-    not kept or not reused), so the same objects are the same values. A cell set to an
-    equal text that is another object is a miss (encoded again), never a wrong hit;
+    numbers, booleans, decimals, dates, missing cells: objects of exactly the types of :data:`EXACT_TYPES`,
+    no subclass, checked once, at the first lookup that finds the same objects; a column holding anything
+    else is kept but never reused: its types are not read when it is kept, since most kept inputs are never
+    looked up again), so the same objects are the same values. Or, when the objects differ (a file
+    read again: every cell a new object) and :data:`REUSE_BY_VALUE` is on, **by value**: every kept cell is
+    an object of exactly ``str`` (read once), every cell now is an object of exactly ``str`` (checked first:
+    a subclass could answer ``==`` as it likes or say another text) and equal to the kept cell at its place.
+    Equal exact texts are the same value to every step of the encoding and the publishing, so the kept
+    table is what encoding them would give. Anything else that is another object (a number, a date, a
+    missing cell, a subclass) is a miss (encoded again), never a wrong hit;
   - a numpy column of numbers, booleans or date-times: its bytes equal the kept copy's;
   - a pyarrow-backed column: every chunk's type, offset, length and the *bytes* of its buffers equal the
     kept copy's (Arrow buffers can be mutable, so their addresses alone prove nothing);
   - a categorical column: its codes' bytes, its ``ordered`` flag and its categories (by the rules above);
   - any other column (pandas' masked and python-backed extension arrays, …): not proven, so not kept.
 
-Anything not proven is encoded as before. The reused table is the very object a fresh encoding would have
-equalled (the encoding is a deterministic function of exactly what is proven), so releases are
-byte-identical with and without reuse (``tests/test_encoding_reuse.py``; :data:`REUSE_ENCODINGS` off).
+A lookup compares the shape, then the first :data:`PLAUSIBLE_CELLS` cells of every object column (by
+address, else by value: another input is rejected here at a constant cost), then the schema's content,
+then every cell. Anything not proven is encoded as before. The reused table is the very object a fresh
+encoding would have equalled (the encoding is a deterministic function of exactly what is proven), so
+releases are byte-identical with and without reuse (``tests/test_encoding_reuse.py``,
+``tests/test_fresh_encoding_paths.py``; :data:`REUSE_ENCODINGS` off).
 
 Memory held: per kept input, its :class:`Table` (whose frame shares the input's columns under pandas'
 copy-on-write) and the proof, 8 bytes per cell of an object column plus a copy of every other column's
-bytes; inputs over :data:`REUSE_MAX_CELLS` cells are not kept. A job (the CLI, the advice's reruns, the
-fixes' trials) shares its encoding through :class:`anonkit.runner.anonymize.Encodings` instead and keeps
-nothing here.
+bytes; inputs over :data:`REUSE_MAX_CELLS` cells are not kept. A reuse by value keeps nothing more: the
+kept objects stay (the new frame's are not held), so a call on a file read again frees nothing of ours.
+A job (the CLI, the advice's reruns, the fixes' trials) shares its encoding through
+:class:`anonkit.runner.anonymize.Encodings` instead and keeps nothing here.
 """
 
 from __future__ import annotations
@@ -42,6 +52,7 @@ from __future__ import annotations
 import copy
 import datetime
 import decimal
+import operator
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -61,13 +72,11 @@ REUSE_ENCODINGS = True
 REUSED_INPUTS = 2
 #: inputs of more cells (rows × columns) than this are not kept (their proof alone holds 8 bytes a cell)
 REUSE_MAX_CELLS = 5_000_000
-#: what :func:`pandas.api.types.infer_dtype` calls an object column whose cells are values that never
-#: change (texts, numbers, booleans, decimals, dates and times, missing cells)
-IMMUTABLE_KINDS = frozenset({"string", "empty", "integer", "floating", "mixed-integer-float", "decimal",
-                             "boolean", "datetime", "datetime64", "date", "timedelta", "timedelta64", "time",
-                             "bytes"})
-
-
+#: prove an object column of exact texts unchanged by its values when its cells are other objects (a file
+#: read again: every cell a new object of the same text); False: by the cells' objects alone
+REUSE_BY_VALUE = True
+#: how many first cells of every object column :meth:`_Kept.plausible` compares before anything else
+PLAUSIBLE_CELLS = 64
 #: the exact types of the objects an ``object`` column's cells may hold to be reused: values that never change
 EXACT_TYPES = frozenset({str, bytes, int, float, bool, complex, type(None), decimal.Decimal, datetime.date,
                          datetime.datetime, datetime.time, datetime.timedelta, pd.Timestamp, pd.Timedelta,
@@ -99,7 +108,9 @@ def reused_table(frame: pd.DataFrame, schema: Schema, settings: tuple[Any, ...])
     shape = _shape(frame, settings)
     with _LOCK:
         for i, kept in enumerate(_KEPT):
-            if kept.shape == shape and kept.schema(schema) and kept.holds(frame):
+            # cheapest test first: a few cells of every column (a new input is rejected here), then the
+            # schema's content, then every cell
+            if kept.shape == shape and kept.plausible(frame) and kept.schema(schema) and kept.holds(frame):
                 _KEPT.insert(0, _KEPT.pop(i))
                 COUNTS.hits += 1
                 return kept.table
@@ -112,7 +123,7 @@ def keep_table(frame: pd.DataFrame, schema: Schema, settings: tuple[Any, ...], t
     if not REUSE_ENCODINGS or frame.size > REUSE_MAX_CELLS or schema.survey_columns or schema.new_ids:
         return
     schema_proof = _schema_proof(schema)
-    columns = [_column_proof(frame.iloc[:, j]) for j in range(frame.shape[1])]
+    columns = [_column_proof(column) for _, column in frame.items()]  # (by position, as ``iloc[:, j]``)
     if schema_proof is None or any(c is None for c in columns):
         COUNTS.unproven += 1
         return
@@ -142,6 +153,15 @@ class _Kept:
         if frame.shape[1] != len(self.columns):
             return False
         return all(proof(column) for proof, (_, column) in zip(self.columns, frame.items(), strict=True))
+
+    def plausible(self, frame: pd.DataFrame) -> bool:
+        """Whether every object column's first cells (:data:`PLAUSIBLE_CELLS`) pass its proof: a test of
+        constant cost that rejects another input before the schema's content or every cell is compared.
+        Only a filter: a frame that passes it must still pass :meth:`holds`."""
+        if frame.shape[1] != len(self.columns):
+            return False
+        return all(not isinstance(proof, _ObjectProof) or proof.plausible(column)
+                   for proof, (_, column) in zip(self.columns, frame.items(), strict=True))
 
 
 def _shape(frame: pd.DataFrame, settings: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -241,30 +261,70 @@ def _same_array(values: np.ndarray, kept: np.ndarray) -> bool:
     return bool(np.array_equal(values.view(raw), kept.view(raw)))
 
 
-def _object_proof(values: np.ndarray) -> Callable[[pd.Series], bool] | None:
-    """An object column of values that never change: the same object in every cell as now. The kept
-    copy holds every object, so an equal address is the same object (see the module)."""
-    if pd.api.types.infer_dtype(values, skipna=False) not in IMMUTABLE_KINDS:
-        return None
-    kept = values.copy()  # a reference to every cell's object
-    addresses = _addresses(kept)
-    exact: list[bool] = []  # the cells' exact types, checked once, at the first hit
+def _object_proof(values: np.ndarray) -> Callable[[pd.Series], bool]:
+    """An object column of values that never change: the same object in every cell as now (the kept copy
+    holds every object, so an equal address is the same object), or, with :data:`REUSE_BY_VALUE`, a column
+    of exact texts equal to the kept ones (see the module). The cells' types are read at the first lookup
+    that needs them (:attr:`_ObjectProof.types`), never when kept."""
+    return _ObjectProof(values.copy())  # (the copy: a reference to every cell's object)
 
-    def same(column: pd.Series) -> bool:
+
+class _ObjectProof:
+    """The proof of an object column (:func:`_object_proof`): ``kept``, a copy of its cells, holding each
+    cell's object. The exact types of the kept cells are read once, at the first comparison that needs them
+    (most kept inputs are never reused)."""
+
+    def __init__(self, kept: np.ndarray) -> None:
+        self.kept = kept
+        self.addresses = _addresses(kept)
+        self._types: frozenset[type] | None = None
+
+    @property
+    def types(self) -> frozenset[type]:
+        """The exact types of the kept cells' objects (read once: the kept objects never change type)."""
+        if self._types is None:
+            self._types = frozenset(map(type, self.kept.tolist()))
+        return self._types
+
+    def __call__(self, column: pd.Series) -> bool:
         now = column.to_numpy()
-        if not (now.dtype == object and now.shape == kept.shape and np.array_equal(_addresses(now), addresses)):
+        if not (now.dtype == object and now.shape == self.kept.shape):
             return False
-        if not exact:
-            exact.append(_of_exact_types(kept))
-        return exact[0]
+        if np.array_equal(_addresses(now), self.addresses):
+            # the same objects: values that never change when they are of exactly these types
+            return self.types <= EXACT_TYPES
+        return self._by_value(now) and self.types == _TEXT and _same_texts(now, self.kept)
 
-    return same
+    def _by_value(self, now: np.ndarray) -> bool:
+        """Whether a column whose objects are not the kept ones may be compared by value: with
+        :data:`REUSE_BY_VALUE`, when its first cell is another object than the kept one (a file read again:
+        every cell new). A column that starts with the kept object is the kept column edited in place: the
+        edit found by address, it is encoded again (never a wrong hit; no pass over its cells spent)."""
+        return REUSE_BY_VALUE and len(now) > 0 and now[0] is not self.kept[0]
+
+    def plausible(self, column: pd.Series) -> bool:
+        """Whether the column's first :data:`PLAUSIBLE_CELLS` cells pass :meth:`__call__`'s test (without
+        the kept cells' types, read by :meth:`__call__` itself)."""
+        now = column.to_numpy()
+        if not (now.dtype == object and now.shape == self.kept.shape):
+            return False
+        head = slice(0, PLAUSIBLE_CELLS)
+        if np.array_equal(_addresses(now[head]), self.addresses[head]):
+            return True
+        return self._by_value(now) and _same_texts(now[head], self.kept[head])
 
 
-def _of_exact_types(values: np.ndarray) -> bool:
-    """Every cell is an object of one of :data:`EXACT_TYPES` exactly (``infer_dtype`` also names a
-    subclass of ``str`` a string, and a subclass may carry state that changes its text)."""
-    return set(map(type, values.tolist())) <= EXACT_TYPES
+#: the kept cells' types that allow a column of other objects to be proven by value: texts alone
+_TEXT = frozenset({str})
+
+
+def _same_texts(now: np.ndarray, kept: np.ndarray) -> bool:
+    """Whether every cell of ``now`` is an object of exactly ``str`` equal to the cell of ``kept`` at its
+    place (``kept``: exact texts). The type is checked first: a subclass could answer ``==`` as it likes or
+    say another text (``__str__``), an exact ``str`` compares by its characters."""
+    if operator.countOf(map(type, now), str) != len(now):  # (one pass, no set built)
+        return False
+    return bool(np.equal(now, kept, dtype=bool).all())
 
 
 def _categorical_proof(cat: pd.Categorical) -> Callable[[pd.Series], bool] | None:

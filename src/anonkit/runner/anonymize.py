@@ -51,7 +51,7 @@ from anonkit.models.population import (
 )
 from anonkit.plan import Plan
 from anonkit.plan.arguments import plan_from_arguments
-from anonkit.release import ColumnMakers, Release, making_columns
+from anonkit.release import ColumnMakers, Release, making_columns, take_rows
 from anonkit.runner import _encoding_reuse as _reuse
 from anonkit.runner.knowledge import is_factory, priors_for, resolve_background_knowledge
 from anonkit.runner.result import PriorsInput, Result
@@ -432,7 +432,8 @@ def _publish_and_verify(runner: Engine, table: Table, release: Release, spec: Al
 _MAKERS = ColumnMakers(text=lambda labels, index, table, name: text_column(labels, index, published_memo(table),
                                                                          name),
                        taken=lambda column, rows, table, name: taken_column(column, rows,
-                                                                            lambda: input_codes_of(table, name)))
+                                                                            lambda: input_codes_of(table, name),
+                                                                            take_rows))
 
 
 def _publish_and_verify_frame(runner: Engine, table: Table, release: Release, bk: list[BackgroundKnowledge],

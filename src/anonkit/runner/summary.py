@@ -27,7 +27,8 @@ from anonkit.table import Table
 from anonkit.verifier import Verification
 
 __all__ = ["RISK_THRESHOLD", "dropped_warnings", "failure_summary", "flat_numeric_warnings", "generalization",
-           "measured_summary", "model_warnings", "persons_summary", "plain", "plain_notes", "recordless_summary"]
+           "measured_summary", "missing_sensitive", "model_warnings", "persons_summary", "plain", "plain_notes",
+           "recordless_summary"]
 
 
 def persons_summary(table: Table, release: Release, seed: int, seconds: float) -> dict[str, object]:
@@ -95,7 +96,7 @@ def model_warnings(table: Table, models: list[Criterion]) -> list[str]:
     out = []
     for name in table.sensitive:
         # (a count of the input alone: kept with the encoded table for its other runs)
-        missing = table_memo(table, ("missing cells", name), lambda n=name: int(is_missing(table.frame[n]).sum()))
+        missing = table_memo(table, ("missing cells", name), lambda n=name: missing_sensitive(table, n))
         about = [m for m in models if m.attribute == name]
         if missing and about:
             out.append(
@@ -110,6 +111,21 @@ def model_warnings(table: Table, models: list[Criterion]) -> list[str]:
                 "alphabetically (ARX's rule for text); give it an 'order' or type numeric, or use distance equal"
             )
     return out
+
+
+def missing_sensitive(table: Table, name: str) -> int:
+    """The rows whose sensitive attribute ``name`` is missing (:func:`~anonkit._values.is_missing`: NaN,
+    None or the empty text), read from the encoding instead of the cells: :class:`Table` codes every
+    sensitive cell by its canonical text (:func:`~anonkit._values.factorize_text`, after ``strip``:
+    a missing cell is the text ``""``) into its domain's labels, so the rows coded as the label ``""``
+    are the missing cells of :attr:`Table.frame`. A table without that encoding of ``name`` is read
+    cell by cell."""
+    codes = table.sensitive_codes.get(name)
+    domain = table.domains.get(name)
+    if codes is None or domain is None or len(codes) != table.n:
+        return int(is_missing(table.frame[name]).sum())
+    empty = np.flatnonzero(np.asarray(domain.labels, dtype=object) == "")
+    return int(np.count_nonzero(codes == empty[0])) if empty.size else 0
 
 
 def flat_numeric_warnings(table: Table, spec: Algorithm) -> list[str]:

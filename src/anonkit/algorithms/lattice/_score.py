@@ -55,11 +55,12 @@ class NodeScorer:
         self.counts = d.counts
         self.heights = np.array(table.heights, dtype=np.int64)
         name = metric.name
-        # level-only tables, one array per QI indexed by level: tuple shares per level, Loss without
-        # suppression per level, −Σ_v a_v log2(a_v/b) per level (bits, ≥ 0); the same for every search of
-        # this table under this metric (the queries on one encoded input): built once
-        self._share, self._loss_bound, self._ent_main = table_memo(
-            table, ("scorer", metric.name, self.g, self.n), self._level_tables)
+        # level-only tables, one array per QI indexed by level: Loss without suppression per level,
+        # −Σ_v a_v log2(a_v/b) per level (bits, ≥ 0); the same for every search of this table under this
+        # metric (the queries on one encoded input): built once (the tuples' shares per level, which only
+        # the scoring of tuples reads, on first use: :attr:`_share`)
+        self._loss_bound, self._ent_main = table_memo(
+            table, ("scorer-levels", metric.name, self.g, self.n), self._level_tables)
         #: the score never decreases under generalization for this setting (so only minimal
         #: anonymous nodes can be optimal when the models are monotonic too)
         level_only = name == "height" or (name in ("entropy", "precision") and metric.monotonic)
@@ -69,23 +70,23 @@ class NodeScorer:
         #: the lower bound equals the exact score
         self.exact_bound = level_only
 
-    def _level_tables(self) -> tuple[list[list[np.ndarray]], list[np.ndarray], list[np.ndarray]]:
-        """The scorer's level-only tables (see :meth:`__init__`), read-only."""
+    def _level_tables(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """The scorer's level-only tables (see :meth:`__init__`), read-only.
+
+        Loss's level sums ``Σ_t count_t · share(level, leaf_t)`` are taken one level at a time in one
+        buffer of the distinct tuples' size, reused: the gather writes each tuple's share into it, the
+        product overwrites it, and its pairwise sum is numpy's sum of that row of the ``(levels × tuples)``
+        product (a contiguous row of a 2-D array is summed as the same 1-D array is: the same bits,
+        ``tests/test_fresh_search_paths.py``). No ``(levels × tuples)`` array is made: on a new table
+        making them (and their fresh pages) cost twice the arithmetic."""
         table, name, d = self.table, self.metric.name, self.table.distinct
-        shares_of: list[list[np.ndarray]] = []
         loss_bound: list[np.ndarray] = []
         ent_main: list[np.ndarray] = []
+        buf = np.empty(d.size, dtype=np.float64) if name == "loss" else None
         for j, h in enumerate(table.hierarchies):
             col = d.columns[j]
-            if name == "loss":
-                # each leaf's share per level looked up once, then one gather over the distinct tuples for
-                # all levels; the sums are the rows' (each contiguous row summed pairwise, as :meth:`_loss`
-                # sums a level's 1-D array: the same bits)
-                lut = np.stack([h.domain_share(level)[h.maps[level]] for level in range(h.height + 1)])
-                shares = np.take(lut, col, axis=1)  # (a fancy index on axis 1 is 3× slower)
-                shares.flags.writeable = False
-                shares_of.append(list(shares))
-                sums = (self.counts * shares).sum(axis=1)
+            if buf is not None:
+                sums = loss_level_sums(self.counts, col, h, buf)
                 loss_bound.append(_frozen(np.array([normalized_loss(self.g * float(x), self.n, h.n_leaves, self.g)
                                                     for x in sums])))
             if name == "entropy":
@@ -96,7 +97,31 @@ class NodeScorer:
                     b = np.bincount(h.maps[level], weights=a, minlength=h.size(level))[h.maps[level]]
                     vals.append(float(-(a[present] * (np.log(a[present] / b[present]) / math.log(2.0))).sum()))
                 ent_main.append(_frozen(np.array(vals)))
-        return shares_of, loss_bound, ent_main
+        return loss_bound, ent_main
+
+    def level_key(self) -> tuple:
+        """The level tables and heights :meth:`lower_bound_table` reads, by value (the bounds' memo key,
+        beside the metric's settings and weights: :meth:`~anonkit.algorithms.lattice._search.Search._bounds_key`)."""
+        return (tuple(a.tobytes() for a in self._loss_bound), tuple(a.tobytes() for a in self._ent_main),
+                tuple(self.heights.tolist()), np.array([self.g, self.s], dtype=np.float64).tobytes(),
+                np.asarray(self.weights, dtype=np.float64).tobytes())  # (floats by their bits: −0.0 is not 0.0)
+
+    @property
+    def _share(self) -> list[list[np.ndarray]]:
+        """Per QI and level the domain share of every distinct tuple's value (read-only rows), for Loss's
+        score of a node from its tuples (:meth:`exact` without class codes); kept per table on first use."""
+        return table_memo(self.table, ("scorer-shares",), self._tuple_shares)
+
+    def _tuple_shares(self) -> list[list[np.ndarray]]:
+        d = self.table.distinct
+        out = []
+        for j, h in enumerate(self.table.hierarchies):
+            # each leaf's share per level looked up once, then one gather over the distinct tuples for all levels
+            lut = np.stack([h.domain_share(level)[h.maps[level]] for level in range(h.height + 1)])
+            shares = np.take(lut, d.columns[j], axis=1)  # (a fancy index on axis 1 is 3× slower)
+            shares.flags.writeable = False
+            out.append(list(shares))
+        return out
 
     # ------------------------------------------------------------------ helpers
     def _aggregate(self, values: list[float], how: str) -> float | tuple[float, ...]:
@@ -263,6 +288,19 @@ class NodeScorer:
             frac = float(lv) / self.heights[j] if self.heights[j] else 0.0
             vals.append(frac * g if self.metric.monotonic else (keep_n * frac * g + n_sup * s) / self.n)
         return self._aggregate(vals, "arithmetic")
+
+
+def loss_level_sums(counts: np.ndarray, col: np.ndarray, h: object, buf: np.ndarray) -> list[float]:
+    """``Σ_t counts[t] · share(level, col[t])`` for every level of hierarchy ``h`` (Loss without suppression),
+    each summed as numpy sums the level's row of the ``(levels × tuples)`` product (pairwise, the same bits),
+    in ``buf`` (one float64 per tuple), reused level after level: the gather writes the shares into it and
+    the product overwrites them."""
+    sums = []
+    for level in range(h.height + 1):  # type: ignore[attr-defined]
+        np.take(h.domain_share(level)[h.maps[level]], col, out=buf)  # type: ignore[attr-defined]
+        np.multiply(counts, buf, out=buf)
+        sums.append(buf.sum())
+    return sums
 
 
 def _aggregate_columns(cols: list[np.ndarray], weights: np.ndarray, how: str, n_rows: int) -> np.ndarray:

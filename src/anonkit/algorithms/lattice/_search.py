@@ -222,9 +222,17 @@ class Search:
         vectors for the ``rank`` aggregate), see :meth:`NodeScorer.lower_bound`."""
         if self._bounds is None:
             build = lambda: _read_only(self.scorer.lower_bound_table(self.lattice.levels))  # noqa: E731
+            # kept per table, and shared by value (a new table of the same content: a new frame per call)
             self._bounds = build() if self.lattice.size > MEMO_NODES else table_memo(
-                self.table, ("lattice-bounds", *self._metric_key(), *self._lattice_key()), build)
+                self.table, ("lattice-bounds", *self._metric_key(), *self._lattice_key()),
+                lambda: content_memo(self._bounds_key(), build))
         return self._bounds
+
+    def _bounds_key(self) -> tuple:
+        """Everything :attr:`bounds` depends on, by value (:func:`~anonkit.stats.content_memo`): the metric's
+        settings and the attribute weights, the lattice's bounds, and the scorer's level tables and heights
+        (:meth:`NodeScorer.level_key`) — :meth:`NodeScorer.lower_bound_table` reads nothing else."""
+        return ("lattice-bounds", *self._metric_key(), *self._lattice_key(), self.scorer.level_key())
 
     def _lattice_key(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         return tuple(self.lattice.min.tolist()), tuple(self.lattice.max.tolist())
@@ -244,9 +252,12 @@ class Search:
         """Every node's position in the order of its lower bound, ties by Flash's strategy
         (:func:`strategy_rank`: height first). Without a level-only bound this is the strategy."""
         if self._priority is None:
-            # a function of the bounds and the strategy order: once per table, metric and lattice (read-only)
+            # a function of the bounds and the strategy order: once per table, metric and lattice (read-only),
+            # and shared by value: keyed by what the bounds and the strategy order depend on
             self._order, self._priority = self._priority_arrays() if self.lattice.size > MEMO_NODES else table_memo(
-                self.table, ("lattice-priority", *self._metric_key(), *self._lattice_key()), self._priority_arrays)
+                self.table, ("lattice-priority", *self._metric_key(), *self._lattice_key()),
+                lambda: content_memo(("lattice-priority", self._bounds_key(), _strategy_key(self)[0]),
+                                     self._priority_arrays))
         return self._priority
 
     def _priority_arrays(self) -> tuple[np.ndarray, np.ndarray]:
@@ -471,11 +482,23 @@ def strategy_order(search: Search) -> np.ndarray:
     bounds = (tuple(lat.min.tolist()), tuple(lat.max.tolist()))
 
     def shared() -> np.ndarray:
-        leaves = _leaves_present(table)
-        key = ("strategy", *bounds, hierarchy_content(table.hierarchies), tuple(x.tobytes() for x in leaves))
+        key, leaves = _strategy_key(search)
         return content_memo(key, lambda: _order_by_strategy(lat, table.hierarchies, leaves))
 
     return table_memo(table, ("strategy", *bounds), shared)
+
+
+def _strategy_key(search: Search) -> tuple[tuple, list[np.ndarray]]:
+    """The key of :func:`strategy_order` in :func:`~anonkit.stats.content_memo` (the lattice's bounds, the
+    hierarchies' codes and the leaves present, by value) and those leaves: once per table and bounds."""
+    lat, table = search.lattice, search.table
+    bounds = (tuple(lat.min.tolist()), tuple(lat.max.tolist()))
+
+    def build() -> tuple[tuple, list[np.ndarray]]:
+        leaves = _leaves_present(table)
+        return ("strategy", *bounds, hierarchy_content(table.hierarchies), tuple(x.tobytes() for x in leaves)), leaves
+
+    return table_memo(table, ("strategy-key", *bounds), build)
 
 
 def _strategy_order(search: Search) -> np.ndarray:

@@ -1,0 +1,84 @@
+"""benchmarks/bench_warm_call.py without ARX (CI has no ARX build): its arguments, its no-ARX path on one
+configuration (a real child process measuring real calls, the three ways), the reading of the harness's
+printout, and that a "new input" is really new (no cell's object shared with the last one, so no memo keyed by
+memory can hit)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from anonkit._values import cell_addresses
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_warm_call.py"
+
+
+@pytest.fixture(scope="module")
+def bench() -> Iterator[ModuleType]:
+    spec = importlib.util.spec_from_file_location("bench_warm_call", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    path, loaded = list(sys.path), set(sys.modules)
+    spec.loader.exec_module(module)  # puts benchmarks/ on sys.path for bench_lattice: undone below
+    yield module
+    sys.path[:] = path
+    for name in ("bench_warm_call", "bench_lattice"):
+        if name not in loaded:
+            sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["--configs", "KLT_S0,NOPE"], "unknown configuration 'NOPE'"),
+    (["--configs", ","], "names no configuration"),
+    (["--rounds", "0"], "--rounds must be at least 1"),
+    (["--arx-runs", "0"], "--arx-runs must be at least 1"),
+])
+def test_bad_arguments_are_refused_in_one_line(bench: ModuleType, argv: list[str], words: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        bench.parse(argv)
+    assert exc.value.code == 2
+    assert words in capsys.readouterr().err
+
+
+def test_without_a_class_path_it_measures_ours_and_says_arx_was_not_run(
+        bench: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("ARX_CLASSPATH", raising=False)
+    bench.main(["--configs", "KLT_S0", "--rounds", "1", "--runs", "1", "--kernels", "numpy"])
+    out = capsys.readouterr().out
+    assert out.startswith("ARX was not run: no ARX build given")
+    lines = [line.strip() for line in out.splitlines()]
+    assert lines[lines.index("KLT_S0") + 1].startswith("same     input: ours CPU ")
+    assert lines[lines.index("KLT_S0") + 2].startswith("new      input: ours CPU ")
+    assert lines[lines.index("KLT_S0") + 3].startswith("shuffled input: ours CPU ")
+
+
+def test_the_harness_printout_is_read_from_its_second_half(bench: ModuleType) -> None:
+    text = ("cpuUs=[9000, 8000, 4000, 2000, 3000, 1000]\nprocessCpuUs=[9900, 8800, 4400, 2000, 4000, 3000]\n"
+            "wallUs=[9500, 8500, 4500, 2500, 3500, 1500]\noptimum=[1, 4, 1, 1, 3, 2, 2, 1]\nloss=0.9183953641009659\n")
+    got = bench.parse_arx(text)
+    assert got == {"cpu": 2.0, "process": 3.0, "wall": 2.5, "optimum": [1, 4, 1, 1, 3, 2, 2, 1],
+                   "score": 0.9183953641009659}
+    with pytest.raises(RuntimeError, match="printed no cpuUs"):
+        bench.parse_arx("Exception in thread main")
+
+
+def test_ours_measures_both_ways_and_finds_arx_optimum(bench: ModuleType) -> None:
+    got = bench.ours(["KLT_S0"], 1, "numpy")["KLT_S0"]
+    assert got["optimum"] == [1, 4, 1, 1, 3, 2, 2, 1]  # ARX's, measured (shared/tools/arx-harness/README.md)
+    assert got["score"] == pytest.approx(0.9183953641009659, abs=1e-12)
+    assert all(got[way]["cpu"] > 0 and got[way]["wall"] > 0 for way in ("same", "new", "shuffled"))
+
+
+def test_a_new_input_shares_no_cell_object_with_the_last(bench: ModuleType) -> None:
+    first, second = bench.load_adult()[0], bench.load_adult()[0]
+    for column in ("occupation", "age"):
+        a, b = first[column].to_numpy(), second[column].to_numpy()
+        assert (a == b).all()
+        assert not np.isin(cell_addresses(a), cell_addresses(b)).any()
