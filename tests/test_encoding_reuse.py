@@ -166,6 +166,7 @@ def test_switched_off_nothing_is_kept_or_reused(monkeypatch: pytest.MonkeyPatch)
 
 def test_at_most_the_last_inputs_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reuse, "REUSED_INPUTS", 2)
+    monkeypatch.setattr(reuse, "KEEP_AT_SECOND_CALL", False)  # (every miss kept at its first call)
     frames = [_frame(seed=i) for i in range(3)]
     schema = _schema()
     for f in frames:
@@ -222,8 +223,8 @@ class Text(str):
 
 
 def test_a_column_of_text_subclasses_is_never_reused() -> None:
-    """Kept by ``infer_dtype``'s word, refused at the first reuse by the cells' exact types: the next call
-    encodes again and gives a fresh process's release, whatever the objects say by then."""
+    """Kept (its cells' types are not read then), refused at the first reuse by the cells' exact types: the
+    next call encodes again and gives a fresh process's release, whatever the objects say by then."""
     frame, schema = _frame(), _schema()
     frame["zip"] = pd.Series([Text(z) for z in frame["zip"]], dtype=object)  # (pandas would make texts Arrow's)
     assert all(type(z) is Text for z in frame["zip"])
@@ -233,6 +234,7 @@ def test_a_column_of_text_subclasses_is_never_reused() -> None:
         cell.said = "47677"
     assert _run(frame, schema) == _fresh(frame, schema) and reuse.COUNTS.hits == hits
     plain = frame.assign(zip=pd.Series([str.__str__(z) for z in frame["zip"]], dtype=object))
+    _run(plain, schema)  # (new data of a kept shape: kept at its second call, reuse.KEEP_AT_SECOND_CALL)
     _run(plain, schema)
     _run(plain, schema)  # the control: exact texts are reused
     assert reuse.COUNTS.hits == hits + 1

@@ -68,6 +68,9 @@ def factorize_text(values: pd.Series | np.ndarray, *, compact: bool = False) -> 
     cells = values if isinstance(values, pd.Series) else np.asarray(values, dtype=object)
     if cells.dtype == object:  # hashed as an array: no Index of the uniques is built
         cells = cells.to_numpy() if isinstance(cells, pd.Series) else cells
+        shared = _shared_object_codes(cells)
+        if shared is not None:
+            return shared
         codes, uniques = pd.factorize(cells)
         if (not len(codes) or codes.min() >= 0) and all(type(u) is str for u in uniques):
             # no missing cell and only texts: the uniques are the distinct canonical texts already
@@ -89,6 +92,38 @@ def factorize_text(values: pd.Series | np.ndarray, *, compact: bool = False) -> 
     if len(labels) < len(text):
         codes = merged[codes]
     return codes.astype(np.int64, copy=False), np.asarray(labels, dtype=object)
+
+
+#: an object column of at least this many cells is sampled (:data:`SHARED_SAMPLE` cells) for shared objects
+SHARED_MIN_CELLS = 1024
+#: how many cells' addresses, spread over the column, tell whether its cells share their objects
+SHARED_SAMPLE = 256
+
+
+def _shared_object_codes(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`factorize_text` of an object array whose cells share their objects (pandas' C reader gives one
+    object per distinct text of a column), else ``None`` (the caller hashes every cell).
+
+    A sample of :data:`SHARED_SAMPLE` cells' addresses, spread over an array of at least
+    :data:`SHARED_MIN_CELLS` cells, decides: when at most half of them are distinct, the cells' addresses
+    are factorized (integers: no object read) and :func:`factorize_text` runs on the distinct objects alone,
+    in their order of first appearance. Cells of one object have one text, and the objects' first
+    appearances keep the order of the texts' first appearances, so the codes and the distinct texts are
+    those of the whole array (what pandas folds together, or what turns out to be the same text, is folded
+    the same way among the distinct objects). Every cell a new object (Arrow's texts converted) costs the
+    sample alone, a few µs."""
+    n = len(cells)
+    if n < SHARED_MIN_CELLS:
+        return None
+    addresses = cell_addresses(cells)  # (a view of ``cells``' pointers: valid while ``cells`` lives)
+    if 2 * len(np.unique(addresses[:: n // SHARED_SAMPLE][:SHARED_SAMPLE])) > SHARED_SAMPLE:
+        return None
+    objects, distinct = pd.factorize(addresses)
+    first = np.empty(len(distinct), dtype=np.intp)  # each object's first cell: the last write of a backward scatter
+    backward = np.arange(n - 1, -1, -1)
+    first[objects[backward]] = backward
+    codes, texts = factorize_text(cells[first])
+    return codes[objects], texts
 
 
 def _bool_beside_number(cells: pd.Series | np.ndarray, uniques: np.ndarray) -> bool:

@@ -15,6 +15,7 @@ import pandas as pd
 
 from anonkit._kernels import first_rows, group_columns, group_pairs
 from anonkit._values import as_text, cell_addresses, factorize_text
+from anonkit._verify_entries import RowCodes, entry_codes, group_entries, row_entries
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.schema import AttrType, Schema
@@ -33,8 +34,9 @@ _SHARED: ContextVar[dict[tuple, tuple[Any, Any]] | None] = ContextVar("anonkit_v
 #: and under :data:`_SLOT` the last verified release's codes, handed on to its audit (:func:`verified_codes`)
 _LASTING: ContextVar[dict[tuple, Any] | None] = ContextVar("anonkit_verifier_input_codes", default=None)
 _SLOT = ("last verified release",)
-#: inside :func:`published_codes`: the codes and texts of every text column :func:`text_column` made, by the memory
-#: the column reads, with the column (so that no other column can take its addresses)
+#: inside :func:`published_codes`: the codes (:class:`~anonkit._verify_entries.RowCodes`) and texts of every text
+#: column :func:`text_column` made, by the memory the column reads, with the column (so that no other column can
+#: take its addresses)
 _PUBLISHED: ContextVar[dict[tuple, tuple[Any, Any]] | None] = ContextVar("anonkit_published_codes", default=None)
 
 
@@ -124,9 +126,10 @@ def text_column(labels: np.ndarray, index: np.ndarray, held: dict[str, Any] | No
     Inside a :func:`published_codes` block, a column held by pyarrow keeps its codes and texts as
     :func:`text_codes` reads them (Arrow's dictionary encoding: the distinct texts by first appearance,
     every row's position among them). Why they are what the cells say: the column is made here, by
-    Arrow's take, from ``labels`` and ``index``, so row ``i`` holds ``labels[index[i]]``; the codes are
-    computed from the same two arrays (each label entry's first row, each distinct text's first row the
-    least of its entries', the texts ranked by it); Arrow's buffers never change, and the column is held
+    Arrow's take, from ``labels`` and ``index`` (each row's label entry, :func:`row_entries`: a negative
+    index made its entry from the start, the cell it names), so row ``i`` holds ``labels[index[i]]``; the
+    codes are computed from the same two arrays (:func:`~anonkit._verify_entries.entry_codes`: each
+    distinct text's first row the first row of its first entry); Arrow's buffers never change, and the column is held
     with its codes, so the memory they are kept by is that column's for the block. A column made
     otherwise, or changed (a new array: other memory), or a slice of it (another offset), finds nothing
     and is read from its cells.
@@ -138,26 +141,23 @@ def text_column(labels: np.ndarray, index: np.ndarray, held: dict[str, Any] | No
     immutable Arrow memory (a write into one frame replaces that frame's array, never the memory), and
     its codes are the ones computed for that memory."""
     kept = _held_column(held, name, labels, index)
+    store = _PUBLISHED.get()
     if kept is not None:
         column, codes, out = kept[0].copy(), kept[1], kept[2]
+    elif store is None and held is None:
+        return pd.Series(labels).array.take(index)
     else:
-        column = pd.Series(labels).array.take(index)
+        # the rows' label entries, made once for the columns of one release (each entry in [0, len(labels)):
+        # the take reads the cells a negative index counted from the end would, without pandas' copy to fix them)
+        entry, by_row = row_entries(store if store is not None else {}, index, len(labels))
+        column = pd.Series(labels).array.take(entry)
         codes = out = None
-    store = _PUBLISHED.get()
-    if store is None and held is None:
-        return column
     arrow = _arrow_text(column)
     if arrow is None:
         return column
     if codes is None:
-        entry, by_row = _entries(store if store is not None else {}, index, len(labels))
-        entry_text, texts = pd.factorize(np.asarray(labels, dtype=object))
-        order = pd.unique(entry_text[by_row])  # the texts of the entries in order of their first rows
-        rank = np.full(len(texts), -1, dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        codes = rank[entry_text][entry]
-        out = np.asarray(texts, dtype=object)[order]
-        codes.flags.writeable = False
+        per_entry, out = entry_codes(labels, by_row)
+        codes = RowCodes(per_entry, entry, len(out))  # (the rows' codes made when read)
         out.flags.writeable = False
         _hold_column(held, name, labels, index, column, codes, out)
     if store is not None:
@@ -180,7 +180,7 @@ def published_memo(table: Any) -> dict[str, Any] | None:
 
 
 def _held_column(held: dict[str, Any] | None, name: str, labels: np.ndarray,
-                 index: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray] | None:
+                 index: np.ndarray) -> tuple[Any, RowCodes, np.ndarray] | None:
     """The column, codes and texts ``held`` keeps under ``name`` when it was made from these very labels
     (each the same exact ``str``) and index values, else ``None``."""
     hit = None if held is None else held["columns"].get(name)
@@ -196,7 +196,7 @@ def _held_column(held: dict[str, Any] | None, name: str, labels: np.ndarray,
 
 
 def _hold_column(held: dict[str, Any] | None, name: str, labels: np.ndarray, index: np.ndarray,
-                 column: Any, codes: np.ndarray, out: np.ndarray) -> None:
+                 column: Any, codes: RowCodes, out: np.ndarray) -> None:
     """Keeps ``column`` and its codes in ``held`` under ``name`` (replacing what was there) with copies of
     ``labels`` and ``index`` (the index copy shared by the columns of one release), when every label is an
     exact ``str`` (a value that never changes, compared by its text: a subclass of ``str`` may say it equals
@@ -211,28 +211,13 @@ def _hold_column(held: dict[str, Any] | None, name: str, labels: np.ndarray, ind
     held["columns"][name] = (labels.tolist(), last, (column.copy(), codes, out))
 
 
-def _entries(store: dict[tuple, tuple[Any, Any]], index: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
-    """The label entry of every row of ``index`` (a negative index counted from the end of ``m`` labels) and
-    the entries that have rows, in order of their first row, made once per ``index`` and ``m`` in the block
-    (the columns of one release share their rows' classes): kept with a copy of ``index``, and read again
-    only for an index object of the same id (held, so the id is its) whose values are still the copy's."""
-    key = ("entries", id(index), m)
-    hit = store.get(key)
-    if hit is None or hit[0][0] is not index or not np.array_equal(hit[0][1], index):
-        entry = np.where(index < 0, index + m, index)
-        first = first_rows(entry, m)
-        present = np.flatnonzero(first >= 0)
-        hit = store[key] = ((index, index.copy()), (entry, present[np.argsort(first[present], kind="stable")]))
-    return hit[1]
-
-
 def _published(arrow: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """The codes and texts :func:`text_column` kept for the memory ``arrow`` reads (read-only), else ``None``."""
     store = _PUBLISHED.get()
     if store is None:
         return None
     hit = store.get(("codes", _memory_key(arrow)))
-    return None if hit is None else hit[1]
+    return None if hit is None else (hit[1][0].rows(), hit[1][1])
 
 
 def _arrow_text(values: Any) -> Any:
@@ -362,9 +347,10 @@ class CodedColumn(NamedTuple):
     cells: np.ndarray | None = None
 
 
-def coded_column(values: pd.Series) -> CodedColumn:
-    """``values`` read as :func:`text_codes` reads it (see :class:`CodedColumn`)."""
-    codes, texts = reference_codes(values)
+def coded_column(values: pd.Series, encoded: tuple[np.ndarray, np.ndarray] | None = None) -> CodedColumn:
+    """``values`` read as :func:`text_codes` reads it (see :class:`CodedColumn`); ``encoded``: those codes and
+    texts already computed (:func:`_encoding_of`), taken instead of reading the cells again."""
+    codes, texts = reference_codes(values) if encoded is None else encoded
     coded = CodedColumn(codes.copy(), texts.copy(), None)  # (its own arrays, whatever block they were read in)
     cells = values.to_numpy() if values.dtype == object else None
     if cells is not None and pd.api.types.infer_dtype(cells, skipna=False) == "string":
@@ -379,7 +365,32 @@ def input_codes_of(table: Any, name: str) -> CodedColumn:
     """The encoded table's input column ``name`` (``table.frame[name]``) as :func:`coded_column` reads it,
     once per table (:func:`~anonkit.stats.table_memo`: the calls on one unchanged input, a job's runs): a
     table's frame is not changed once encoded, so every read would give these codes."""
-    return table_memo(table, ("input column codes", name), lambda: coded_column(table.frame[name]))
+    def read() -> CodedColumn:
+        values = table.frame[name]
+        return coded_column(values, _encoding_of(table, name, values))
+
+    return table_memo(table, ("input column codes", name), read)
+
+
+def _encoding_of(table: Any, name: str, values: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """The codes and texts :func:`text_codes` reads from the object column ``values`` (``table.frame[name]``),
+    from the table's encoding when it kept them (``table.encoded_cells[name]``: the array of object cells the
+    encoding factorized, :func:`~anonkit._values.factorize_text`'s codes and texts of them), else ``None``.
+    Why they are the column's: ``text_codes`` of an object column is ``factorize_text`` of its cells, and
+    ``values`` reads the very cells the encoding read — the same memory (address, length, stride), which the
+    kept array holds so that no other array can take it (a table made from another with other rows, its
+    frame a new one, reads other memory and finds nothing); the cells are not changed once encoded (the rule
+    :func:`input_codes_of` keeps its codes by)."""
+    kept = getattr(table, "encoded_cells", None)
+    hit = kept.get(name) if isinstance(kept, dict) else None
+    if hit is None or values.dtype != object:
+        return None
+    cells, codes, texts = hit
+    now = values.to_numpy()
+    if (now.dtype != object or cells.dtype != object or now.shape != cells.shape or now.strides != cells.strides
+            or now.__array_interface__["data"][0] != cells.__array_interface__["data"][0]):
+        return None
+    return np.asarray(codes, dtype=np.int64), np.asarray(texts, dtype=object)
 
 
 def taken_column(values: pd.Series, rows: np.ndarray, coded: Callable[[], CodedColumn],
@@ -502,17 +513,36 @@ def group_rows(frame: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, int
     key = ("classes", tuple(_memory_key(a) for a in arrows)) if all(a is not None for a in arrows) else None
     hit = None if key is None else shared.get(key)  # type: ignore[union-attr]
     if hit is None:
-        cols, sizes = [], []
-        for c in columns:
-            codes, labels = read_codes(frame[c], compact=True)
-            cols.append(codes)
-            sizes.append(len(labels))
-        grouped = group_columns(cols, sizes)
+        grouped = _made_grouping(frame, columns)
+        if grouped is None:
+            cols, sizes = [], []
+            for c in columns:
+                codes, labels = read_codes(frame[c], compact=True)
+                cols.append(codes)
+                sizes.append(len(labels))
+            grouped = group_columns(cols, sizes)
         if key is None:
             return grouped
         grouped[0].flags.writeable = False
         hit = shared[key] = (arrows, grouped)  # type: ignore[index]  (the arrays held: their memory is not reused)
     return hit[1]
+
+
+def _made_grouping(frame: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, int] | None:
+    """:func:`group_rows`' grouping of columns that :func:`text_column` made inside this :func:`published_codes`
+    block at one array of entries (each found by the memory it reads, as :func:`text_codes` finds its codes), by
+    their entries (:func:`~anonkit._verify_entries.group_entries`: the same ids), else ``None``."""
+    store = _PUBLISHED.get()
+    if store is None:
+        return None
+    parts = []
+    for c in columns:
+        arrow = _arrow_text(frame[c])
+        hit = None if arrow is None else store.get(("codes", _memory_key(arrow)))
+        if hit is None:
+            return None
+        parts.append(hit[1][0])
+    return group_entries(parts)
 
 
 def split_suppressed(

@@ -347,6 +347,10 @@ class Release:
         name = t.qi[j]
         out = np.empty(self.n_classes, dtype=object)
         levels = self.class_levels[:, j]
+        if len(levels) and levels[0] != CUSTOM and (levels == levels[0]).all():
+            # one hierarchy level in every class (a full-domain release): the loop below in one step
+            out[:] = h.labels[levels[0]][self.class_nodes[:, j]]
+            return out
         for level in np.unique(levels):
             sel = levels == level
             if level == CUSTOM:

@@ -237,6 +237,7 @@ def class_stats_for(
     sensitive: Mapping[str, tuple[np.ndarray | None, np.ndarray, np.ndarray | None]] | None = None,
     domains: dict[str, SensitiveDomain] | None = None,
     sources: Mapping[str, object] | None = None,
+    sizes: np.ndarray | None = None,
 ) -> ClassStats:
     """The class statistics ``models`` need, and nothing more.
 
@@ -248,10 +249,13 @@ def class_stats_for(
     lacks is refused, as its own check would. Any other need is built by its registered builder from
     ``sources``; a need nobody registered is a programming error. Sizes and histograms are always
     ``float64`` (``np.bincount`` of no rows gives integers even with weights). ``models`` are read through their
-    declarations (``type(m).spec.needs``, ``m.attribute``).
+    declarations (``type(m).spec.needs``, ``m.attribute``). ``sizes``: the sizes already summed by the
+    caller (float64, equal to ``np.bincount(class_of, weights, minlength=n_classes)`` bit for bit, e.g.
+    :func:`~anonkit._kernels.node_grouping`'s, summed in the same row order), taken instead of summing again.
     """
     models, _needs, wanted, others = _needs_of(models)
-    sizes = np.bincount(class_of, weights=weights, minlength=n_classes).astype(np.float64, copy=False)
+    if sizes is None:
+        sizes = np.bincount(class_of, weights=weights, minlength=n_classes).astype(np.float64, copy=False)
     given = sensitive or {}
     for m in models:
         if m.attribute in wanted and m.attribute not in given:  # type: ignore[attr-defined]

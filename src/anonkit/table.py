@@ -178,6 +178,11 @@ class Table:
         self.sensitive_codes: dict[str, np.ndarray] = {}
         for name in self.sensitive:
             self._encode_sensitive(name, coded[name])
+        #: each object sensitive column's cells as encoded (the array the encoding read, held) with their codes and
+        #: texts (:func:`~anonkit._values.factorize_text`): the publisher's verifier reads them instead of the cells
+        #: again (:func:`anonkit._verify_rows.input_codes_of`, which takes them only for a column over that memory)
+        self.encoded_cells: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {
+            name: (frame[name].to_numpy(), *coded[name]) for name in self.sensitive if frame[name].dtype == object}
         #: what the builders of registered class needs read (:func:`anonkit.stats.register_class_need`),
         #: one value per distinct tuple (a population count per tuple, for δ-presence-like models)
         self.sources: dict[str, object] = {}

@@ -23,11 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonkit._kernels import KEY_LIMIT, group_columns, roll_kernel, tiered
+from anonkit._kernels import KEY_LIMIT, NUMBA_BELOW, group_columns, node_grouping, roll_kernel, tiered
 from anonkit.models import Criterion
 from anonkit.stats import (
     BUILT_IN_NEEDS,
     ClassStats,
+    class_stats_for,
     content_memo,
     hierarchy_content,
     histogram_attributes,
@@ -316,23 +317,52 @@ class RollupCache:
         t = self.table
         memo = self._scratch
         grouping = memo.get(levels)
+        sizes = None
         if grouping is None:
-            tc, n_classes = t.tuple_classes(levels)
-            first = np.full(n_classes, -1, dtype=np.int64)
-            rev = np.arange(len(tc) - 1, -1, -1)
-            first[tc[rev]] = rev
-            codes = self._class_codes(levels, first) if t.qi else np.zeros((n_classes, 0), dtype=np.int64)
-            grouping = Grouping(tc, n_classes, codes)
+            grouping, sizes = self._group(levels)
             memo.put(levels, grouping)
         key = self._stats_key
         kept = grouping.stats.get(key) if key is not None else None
         if kept is not None:  # a statistics object of its own (its caches are the search's), the same arrays
             stats = ClassStats(kept.sizes, dict(kept.hist), kept.domains)
         else:
-            stats = t.stats(grouping.tc, grouping.n_classes, self.weight, models=self.models, levels=levels)
+            if sizes is not None and self.weight is None and self.models is not None:
+                # Table.stats without tuple weights, the sizes summed by the grouping's pass
+                d = t.distinct
+                stats = class_stats_for(self.models, grouping.tc, grouping.n_classes, weights=d.counts,
+                                        sensitive=d.pairs, domains=t.domains,
+                                        sources={**t.sources, "node": (t, levels)}, sizes=sizes)
+            else:
+                stats = t.stats(grouping.tc, grouping.n_classes, self.weight, models=self.models, levels=levels)
             if key is not None:
                 memo.keep_stats(grouping, key, stats)
         return NodeClasses(levels, grouping.n_classes, grouping.codes, stats, _tuple_class=grouping.tc)
+
+    def _group(self, levels: tuple[int, ...]) -> tuple[Grouping, np.ndarray | None]:
+        """The node's grouping of the distinct tuples — the class of every tuple (:meth:`Table.tuple_classes`'
+        ids) and the classes' codes (their first tuple's generalized codes) — and, when its pass summed them,
+        the classes' sizes (the tuples' counts summed as :func:`~anonkit.stats.class_stats_for` sums them).
+        Where ``tuple_classes`` groups in one pass (:func:`~anonkit._kernels.node_ids`: fewer than
+        ``NUMBA_BELOW`` tuples, an int64 key space), :func:`~anonkit._kernels.node_grouping` gives the same
+        ids, the codes and the sizes in one pass; elsewhere the codes are gathered from each class's first
+        tuple (:meth:`_class_codes`) and the sizes left to the statistics (``None``)."""
+        t = self.table
+        d = t.distinct
+        if t.qi and d.size < NUMBA_BELOW:
+            flat, base = t._flat_maps
+            hs = t.hierarchies
+            offsets = np.array([base[j] + lv * hs[j].n_leaves for j, lv in enumerate(levels)], dtype=np.int64)
+            sizes = np.array([hs[j].size(lv) for j, lv in enumerate(levels)], dtype=np.int64)
+            fused = node_grouping(d.matrix, flat, offsets, sizes, d.counts)
+            if fused is not None:
+                tc, n_classes, codes, class_sizes = fused
+                return Grouping(tc, n_classes, codes), class_sizes
+        tc, n_classes = t.tuple_classes(levels)
+        first = np.full(n_classes, -1, dtype=np.int64)
+        rev = np.arange(len(tc) - 1, -1, -1)
+        first[tc[rev]] = rev
+        codes = self._class_codes(levels, first) if t.qi else np.zeros((n_classes, 0), dtype=np.int64)
+        return Grouping(tc, n_classes, codes), None
 
     @functools.cached_property
     def _scratch(self) -> ScratchGroupings:

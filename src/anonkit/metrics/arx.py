@@ -241,12 +241,22 @@ def _tally_kernel(codes: np.ndarray, weights: np.ndarray, nls: np.ndarray) -> tu
 def one_level(table: Table, release: Release) -> np.ndarray | None:
     """The transformation's levels when ``release`` is a full-domain one whose every class sits at
     them (a record's published node is then its leaf's ancestor at that level, whatever its class:
-    measures can count leaves instead of records); None otherwise, and for a release that is not
-    :attr:`~anonkit.release.Release.truthful`."""
+    measures can count leaves instead of records, and Loss and NCP gather every class's node at that
+    level at once); None otherwise, and for a release that is not :attr:`~anonkit.release.Release.truthful`.
+    Answered once per summary and release (:func:`~anonkit.release.measured_once`: the measures ask it
+    per quasi-identifier; the release does not change while measured), read-only."""
+    return measured_once(("one_level",), (table, release), lambda: _one_level(table, release))
+
+
+def _one_level(table: Table, release: Release) -> np.ndarray | None:
+    """:func:`one_level` computed: a function of the release's levels and truthfulness alone."""
     if not release.truthful:  # a perturbed or synthetic record's class is not its leaf's ancestor
         return None
     t = transformation_levels(table, release)
-    return t if t is not None and bool((release.class_levels == t).all()) else None
+    if t is None or not bool((release.class_levels == t).all()):
+        return None
+    t.flags.writeable = False
+    return t
 
 
 def tuple_counts(table: Table, mask: np.ndarray) -> np.ndarray:

@@ -31,7 +31,11 @@ def suppressed_class_sizes(table: Table, release: Release) -> np.ndarray:
 
     Full-domain: the suppressed records grouped by their generalized QI codes at the
     transformation (the classes that failed). Otherwise: grouped by their original QI tuple.
+    None without a suppressed record, read without a pass over the records
+    (:attr:`~anonkit.release.Release.n_suppressed` is 0 only then: every row stands for at least one record).
     """
+    if release.n_suppressed == 0:
+        return np.zeros(0, dtype=np.int64)
     sup = tuple_counts(table, release.suppressed)
     keep = sup > 0
     if not keep.any():

@@ -121,7 +121,7 @@ def published_texts(table: Table, release: Release, j: int) -> tuple[np.ndarray,
 
 def _published_texts(table: Table, release: Release, j: int) -> tuple[np.ndarray, np.ndarray, int]:
     h = table.hierarchies[j]
-    text_id, texts = pd.factorize(release.class_labels(j).astype(object))  # (labels are text)
+    text_id, texts = factorize_labels(release.class_labels(j).astype(object))  # (labels are text)
     leaf_text = np.full(h.n_leaves, -1, dtype=np.int64)  # −1: a leaf no class publishes
     leaf = h.leaf_codes(texts)
     leaf_text[leaf[leaf >= 0]] = np.flatnonzero(leaf >= 0)
@@ -140,6 +140,26 @@ def _published_texts(table: Table, release: Release, j: int) -> tuple[np.ndarray
         w = None if table.weights is None else table.weights[kept]
     changed = int(np.count_nonzero(differs)) if w is None else int(w[differs].sum())
     return text_id, np.asarray(texts, dtype=object), changed
+
+
+#: up to this many classes :func:`factorize_labels` numbers their labels in a dict (pandas' factorize costs
+#: more in its own overhead than a few dozen dict lookups: Flash's releases of Adult have 2–30 classes)
+SMALL_LABELS = 64
+
+
+def factorize_labels(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(labels)``: the id of every label in order of first appearance (``intp``) and the
+    distinct labels (an object array). Up to :data:`SMALL_LABELS` labels that are all ``str`` (a class's
+    published label is text) numbered by a dict in one pass: ``str`` equality is what pandas' hash table
+    compares, and the first appearance gives the next id, so the ids and labels are pandas' own. Other
+    labels (a missing one, which pandas codes −1) go to pandas."""
+    if len(labels) <= SMALL_LABELS and all(type(x) is str for x in labels):
+        index: dict[str, int] = {}
+        ids = np.fromiter((index.setdefault(x, len(index)) for x in labels), dtype=np.intp, count=len(labels))
+        texts = np.empty(len(index), dtype=object)
+        texts[:] = list(index)
+        return ids, texts
+    return pd.factorize(labels)
 
 
 def released_leaves(table: Table, release: Release, j: int) -> np.ndarray:

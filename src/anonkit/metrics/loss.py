@@ -20,6 +20,7 @@ from anonkit.metrics.arx import (
     aggregate_attributes,
     arx_round,
     gs_factors,
+    one_level,
     seq_sum,
     transformation_levels,
     tuple_counts,
@@ -81,20 +82,28 @@ def loss_per_attribute(table: Table, release: Release, *, gs: float = 0.5) -> di
     g_factor, s_factor = gs_factors(gs)
     n = float(table.n_records)
     sizes = release.class_sizes().astype(np.float64)
-    sup = tuple_counts(table, release.suppressed)
-    has_sup = sup > 0
+    # (no suppressed record: every tuple's count is 0, nothing is added; the records are not read)
+    any_sup = release.n_suppressed > 0
+    sup = tuple_counts(table, release.suppressed) if any_sup else None
+    has_sup = None if sup is None else sup > 0
     t = transformation_levels(table, release)
+    # every class at the transformation's levels: a class's share is its node's at that level, gathered
+    # as _class_share gathers it level by level (the same doubles), without grouping the classes by level
+    at = one_level(table, release)
     tuples = table.distinct.tuples
     out: dict[str, float] = {}
     for j, (name, h) in enumerate(zip(table.qi, table.hierarchies, strict=True)):
         x = 0.0
         if release.n_classes:
-            share = _class_share(h, release.class_levels[:, j], release.class_nodes[:, j])
-            custom = release.class_levels[:, j] == CUSTOM
-            if custom.any():
-                share[custom] = _custom_share(table, release, j, custom)
+            if at is not None:
+                share = h.domain_share(int(at[j]))[release.class_nodes[:, j]]
+            else:
+                share = _class_share(h, release.class_levels[:, j], release.class_nodes[:, j])
+                custom = release.class_levels[:, j] == CUSTOM
+                if custom.any():
+                    share[custom] = _custom_share(table, release, j, custom)
             x += seq_sum(sizes * share * g_factor)
-        if has_sup.any():
+        if has_sup is not None and has_sup.any():
             cnt = sup[has_sup]
             if s_factor == 1.0 or t is None:
                 x += seq_sum(cnt)

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonkit.hierarchy import Hierarchy
+from anonkit.metrics.arx import one_level
 from anonkit.metrics.coverage import custom_sizes, custom_widths, numeric_domain
 from anonkit.release import CUSTOM, Release, measured_once
 from anonkit.table import Table
@@ -45,10 +47,16 @@ def ncp_classes(table: Table, release: Release) -> np.ndarray:
     if C == 0:
         return out
     rc = release.record_class
-    kept = rc >= 0
+    # every class at the transformation's levels (:func:`~anonkit.metrics.arx.one_level`): a QI's nodes
+    # are all at one level, so its widths and leaf counts are gathered at that level at once, the same
+    # values the loop over the classes' levels gathers level by level; no CUSTOM value
+    at = one_level(table, release)
     for j, (name, h) in enumerate(zip(table.qi, table.hierarchies, strict=True)):
         levels = release.class_levels[:, j]
         nodes = release.class_nodes[:, j]
+        if at is not None and (name not in table.numeric or h.bounds is not None):
+            out[:, j] = _one_level_ncp(table, h, j, int(at[j]), nodes)
+            continue
         custom = levels == CUSTOM
         if name in table.numeric:
             domain = numeric_domain(table, j)
@@ -62,6 +70,7 @@ def ncp_classes(table: Table, release: Release) -> np.ndarray:
                     width[sel] = b[:, 1] - b[:, 0]
             else:
                 values = table.numeric[name]
+                kept = rc >= 0
                 lo = np.full(C, np.nan)
                 hi = np.full(C, np.nan)
                 np.fmin.at(lo, rc[kept], values[kept])
@@ -82,6 +91,19 @@ def ncp_classes(table: Table, release: Release) -> np.ndarray:
                 size = custom_sizes(table, release, j, custom)
                 out[custom, j] = np.where(size <= 1, 0.0, size / h.n_leaves)
     return out
+
+
+def _one_level_ncp(table: Table, h: Hierarchy, j: int, level: int, nodes: np.ndarray) -> np.ndarray | float:
+    """:func:`ncp_classes`'s column ``j`` when every class publishes a node of ``level`` (a numeric QI:
+    one whose hierarchy has bounds): the node's interval width over the domain's, or its leaves over the
+    hierarchy's (0 at the leaves)."""
+    if table.qi[j] in table.numeric:
+        domain = numeric_domain(table, j)
+        b = h.bounds[level][nodes]  # type: ignore[index]
+        return (b[:, 1] - b[:, 0]).astype(np.float64) / domain if domain > 0 else 0.0
+    if level == 0:
+        return 0.0
+    return h.leaf_counts(level)[nodes].astype(np.float64) / h.n_leaves
 
 
 def ncp_records(table: Table, release: Release, *, weights: Sequence[float] | None = None) -> np.ndarray:

@@ -323,6 +323,8 @@ def record_linkage(table: Table, release: Release) -> float:
     own = _own_class_candidates(table, release)
     if own is not None:
         kept, cand = own
+        if not release.n_suppressed:  # every tuple has a released record (kept ≥ 1): the same terms, unmasked
+            return 100.0 * float((kept / cand).sum()) / table.n_records
         use = kept > 0
     else:
         kept = tuple_counts(table, ~release.suppressed)
@@ -355,14 +357,15 @@ def _own_class_candidates(table: Table, release: Release) -> tuple[np.ndarray, n
         return None  # two released classes publish the same nodes: each contains the other's tuples
     d = table.distinct
     rc = release.record_class
-    kept_rows = rc >= 0
-    if not kept_rows.all():
+    if release.n_suppressed:
+        kept_rows = rc >= 0
         inverse, rc = d.inverse[kept_rows], rc[kept_rows]
         w = None if table.weights is None else table.weights[kept_rows]
-    else:
-        inverse, w = d.inverse, table.weights
-    kept = np.bincount(inverse, weights=w, minlength=d.size).astype(np.float64)  # (as tuple_counts)
+        kept = np.bincount(inverse, weights=w, minlength=d.size).astype(np.float64)  # (as tuple_counts)
+    else:  # every record released (weights are whole numbers ≥ 1): a tuple's records are its count
+        inverse, kept = d.inverse, d.counts  # (the same bincount of the same rows: Table.distinct)
     own = np.zeros(d.size, dtype=np.int64)
     own[inverse] = rc  # (every released record of a tuple is in one class)
-    cand = np.where(kept > 0, sizes[own], 0.0)
+    # (without a suppressed record every tuple has one: kept > 0 everywhere, the class sizes as they are)
+    cand = sizes[own] if not release.n_suppressed else np.where(kept > 0, sizes[own], 0.0)
     return kept, cand

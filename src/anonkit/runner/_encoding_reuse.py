@@ -41,7 +41,11 @@ releases are byte-identical with and without reuse (``tests/test_encoding_reuse.
 
 Memory held: per kept input, its :class:`Table` (whose frame shares the input's columns under pandas'
 copy-on-write) and the proof, 8 bytes per cell of an object column plus a copy of every other column's
-bytes; inputs over :data:`REUSE_MAX_CELLS` cells are not kept. A reuse by value keeps nothing more: the
+bytes; inputs over :data:`REUSE_MAX_CELLS` cells are not kept. New data of a kept input's very shape (the
+same labels, dtypes, rows and settings: a stream of files of one layout, which is rarely called twice) is
+kept only at its second call on the same frame object (:data:`KEEP_AT_SECOND_CALL`; remembered meanwhile by
+a weak reference): a stream neither copies its cells' references nor frees the pushed-out tables in its
+calls, and a frame explored anyway pays one more encoding, at its second call. A reuse by value keeps nothing more: the
 kept objects stay (the new frame's are not held), so a call on a file read again frees nothing of ours.
 A job (the CLI, the advice's reruns, the fixes' trials) shares its encoding through
 :class:`anonkit.runner.anonymize.Encodings` instead and keeps nothing here.
@@ -54,6 +58,7 @@ import datetime
 import decimal
 import operator
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
@@ -77,6 +82,10 @@ REUSE_MAX_CELLS = 5_000_000
 REUSE_BY_VALUE = True
 #: how many first cells of every object column :meth:`_Kept.plausible` compares before anything else
 PLAUSIBLE_CELLS = 64
+#: an input that misses beside a kept input of its very shape (the same labels, dtypes, rows and settings:
+#: new data of the same layout, as a stream of new files) is kept only at its second call (the same
+#: frame object); at its first, nothing of it is held (False: every miss is kept)
+KEEP_AT_SECOND_CALL = True
 #: the exact types of the objects an ``object`` column's cells may hold to be reused: values that never change
 EXACT_TYPES = frozenset({str, bytes, int, float, bool, complex, type(None), decimal.Decimal, datetime.date,
                          datetime.datetime, datetime.time, datetime.timedelta, pd.Timestamp, pd.Timedelta,
@@ -92,12 +101,16 @@ class ReuseCounts:
     hits: int = 0
     kept: int = 0
     unproven: int = 0
+    #: inputs not kept at their first call (:data:`KEEP_AT_SECOND_CALL`)
+    deferred: int = 0
 
 
 #: this process's counts (:class:`ReuseCounts`)
 COUNTS = ReuseCounts()
 _LOCK = threading.Lock()
 _KEPT: list[_Kept] = []
+#: the inputs whose keeping waits for their second call (:data:`KEEP_AT_SECOND_CALL`), by weak reference
+_WAITING: list[weakref.ref[pd.DataFrame]] = []
 
 
 def reused_table(frame: pd.DataFrame, schema: Schema, settings: tuple[Any, ...]) -> Table | None:
@@ -122,22 +135,49 @@ def keep_table(frame: pd.DataFrame, schema: Schema, settings: tuple[Any, ...], t
     input; nothing is kept when a column or the schema cannot be proven later (see the module)."""
     if not REUSE_ENCODINGS or frame.size > REUSE_MAX_CELLS or schema.survey_columns or schema.new_ids:
         return
+    shape = _shape(frame, settings)
+    if _waits(frame, shape):
+        return
     schema_proof = _schema_proof(schema)
     columns = [_column_proof(column) for _, column in frame.items()]  # (by position, as ``iloc[:, j]``)
     if schema_proof is None or any(c is None for c in columns):
         COUNTS.unproven += 1
         return
-    kept = _Kept(_shape(frame, settings), schema_proof, columns, table)  # type: ignore[arg-type]
+    kept = _Kept(shape, schema_proof, columns, table)  # type: ignore[arg-type]
     with _LOCK:
         _KEPT.insert(0, kept)
         del _KEPT[REUSED_INPUTS:]
         COUNTS.kept += 1
 
 
+def _waits(frame: pd.DataFrame, shape: tuple[Any, ...]) -> bool:
+    """Whether ``frame``'s keeping waits for its second call (:data:`KEEP_AT_SECOND_CALL`): it missed
+    beside a kept input of its very shape (new data of that input's layout) and is not the frame of a
+    waiting first call. Such an input is often never called again (a stream of new data): keeping it
+    would cost a copy of its cells' references (a write to every cell's object) and, when a later input
+    pushes it out, freeing its table and objects in that later call. Remembered by a weak reference
+    (nothing held); only what is kept changes, never what a call returns (an input not kept is encoded,
+    as every input is that no proof shows unchanged)."""
+    if not KEEP_AT_SECOND_CALL:
+        return False
+    with _LOCK:
+        alive = [w for w in _WAITING if w() is not None]
+        _WAITING[:] = [w for w in alive if w() is not frame]  # (by identity: ``==`` compares the frames)
+        if len(_WAITING) < len(alive):  # its second call
+            return False
+        if not any(kept.shape == shape for kept in _KEPT):
+            return False
+        _WAITING.insert(0, weakref.ref(frame))
+        del _WAITING[REUSED_INPUTS:]
+        COUNTS.deferred += 1
+        return True
+
+
 def clear() -> None:
-    """Forget every kept encoding (and the memory it holds)."""
+    """Forget every kept encoding (and the memory it holds) and every input waiting to be kept."""
     with _LOCK:
         _KEPT.clear()
+        _WAITING.clear()
 
 
 @dataclass

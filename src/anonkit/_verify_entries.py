@@ -1,0 +1,111 @@
+"""The rows of a published text column made from class labels (:func:`anonkit._verify_rows.text_column`): each
+row's label entry (:func:`row_entries`, shared by the columns of one release) and the codes and texts the
+verifier reads from such a column, computed from the labels and the entries instead of the cells
+(:func:`entry_codes`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonkit._kernels import KEY_LIMIT, first_rows, group_pairs
+
+#: :func:`entry_codes` numbers the texts of up to this many labels in Python (a dict), more with pandas' hashing
+DICT_LABELS_UP_TO = 1024
+
+
+def entry_codes(labels: np.ndarray, by_row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each label entry's code and the texts, such that ``codes[entry]`` and the texts are what
+    :func:`~anonkit._verify_rows.text_codes` reads from the column ``labels[entry]`` (Arrow's take of the labels
+    at the rows' entries; ``by_row``: the entries that have rows, in order of their first row,
+    :func:`row_entries`): each distinct text numbered by the first row that holds it, the texts in that order,
+    each the object of its first label entry (what ``pd.factorize(labels)`` keeps); an entry no row holds whose
+    text no row holds either gets ``-1`` (never read: no row has it). Why they are the cells': row ``i``
+    holds ``labels[entry[i]]``, so the first row of a text is the first row of its first entry in ``by_row``.
+    Up to :data:`DICT_LABELS_UP_TO` labels, all exact ``str``, are numbered with a dict, which matches them as
+    pandas' hashing does (equal texts: one key); other labels through ``pd.factorize``."""
+    if len(labels) <= DICT_LABELS_UP_TO and all(type(v) is str for v in labels):
+        first: dict[str, str] = {}  # each text's object at its first label entry
+        for v in labels:
+            first.setdefault(v, v)
+        number: dict[str, int] = {}
+        texts = []
+        for e in by_row.tolist():  # the entries with rows, by their first row: their texts in that order
+            v = labels[e]
+            if v not in number:
+                number[v] = len(texts)
+                texts.append(first[v])
+        per_entry = np.array([number.get(v, -1) for v in labels], dtype=np.int64)
+        out = np.empty(len(texts), dtype=object)
+        out[:] = texts
+        return per_entry, out
+    entry_text, uniques = pd.factorize(np.asarray(labels, dtype=object))
+    order = pd.unique(entry_text[by_row])  # the texts of the entries in order of their first rows
+    rank = np.full(len(uniques), -1, dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank[entry_text], np.asarray(uniques, dtype=object)[order]
+
+
+def row_entries(store: dict[tuple, tuple[Any, Any]], index: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The label entry of every row of ``index`` (a negative index counted from the end of ``m`` labels) and
+    the entries that have rows, in order of their first row (an ``IndexError`` for an index outside
+    ``[-m, m)``), made once per ``index`` and ``m`` in ``store`` (the columns of one release share their rows'
+    classes): kept with a copy of ``index``, and read again only for an index object of the same id (held,
+    so the id is its) whose values are still the copy's."""
+    key = ("entries", id(index), m)
+    hit = store.get(key)
+    if hit is None or hit[0][0] is not index or not np.array_equal(hit[0][1], index):
+        entry = np.where(index < 0, index + m, index)
+        if entry.size and entry.min() < 0:  # (an index past the start: what the take would refuse)
+            raise IndexError("out of bounds value in the index of a text column")
+        first = first_rows(entry, m)  # (an entry past the end raises here)
+        present = np.flatnonzero(first >= 0)
+        entry.flags.writeable = False  # (shared by the columns made from it, and by their codes: RowCodes)
+        hit = store[key] = ((index, index.copy()), (entry, present[np.argsort(first[present], kind="stable")]))
+    return hit[1]
+
+
+class RowCodes:
+    """The codes of a text column made from labels at its rows' entries: each entry's code (``per_entry``, from
+    :func:`entry_codes`), the rows' entries (``entry``, read-only, shared by the columns of one release) and the
+    number of texts (``size``); every row's code, ``per_entry[entry]``, made on first read (:meth:`rows`) and
+    kept, read-only: a reader that needs them makes them once, and the grouping of such columns
+    (:func:`group_entries`) needs none."""
+
+    __slots__ = ("_rows", "entry", "per_entry", "size")
+
+    def __init__(self, per_entry: np.ndarray, entry: np.ndarray, size: int) -> None:
+        per_entry.flags.writeable = False
+        self.per_entry, self.entry, self.size = per_entry, entry, size
+        self._rows: np.ndarray | None = None
+
+    def rows(self) -> np.ndarray:
+        """Every row's code (read-only; the same array on every read)."""
+        if self._rows is None:
+            rows = self.per_entry[self.entry]
+            rows.flags.writeable = False
+            self._rows = rows
+        return self._rows
+
+
+def group_entries(parts: list[RowCodes]) -> tuple[np.ndarray, int] | None:
+    """``group_columns([p.rows() for p in parts], [p.size for p in parts])`` without the rows' codes, when every
+    column was made at one array of entries and the key space stays below ``KEY_LIMIT``; else ``None``. Why it is
+    the same grouping: ``group_columns`` builds each row's mixed-radix key from its codes, elementwise, and
+    densifies the keys (on the way only when the key space would reach the limit: then this declines); a row's
+    codes are its entry's, so its key is its entry's key, built here once per entry and gathered; the same keys
+    and the same key space are then densified by ``group_pairs`` itself, so the ids are the ones it gives."""
+    if not parts or any(p.entry is not parts[0].entry for p in parts):
+        return None
+    radix = max(int(parts[0].size), 1)
+    key = parts[0].per_entry.astype(np.int64)
+    for p in parts[1:]:
+        size = max(int(p.size), 1)
+        if radix * size >= KEY_LIMIT:
+            return None
+        key *= size
+        key += p.per_entry
+        radix *= size
+    return group_pairs([(key[parts[0].entry], radix)])
