@@ -46,10 +46,8 @@ script says that ARX was not run. The warm table gives, per configuration, the m
 (our median ``anonymize()`` of the round / ARX's warm median of the round, wall) and our CPU time; the
 whole-process table the pair ratios in wall and in CPU time (``wait4``'s user + system of each process).
 
-Measured 2026-11-29 (issue 30 item 3; ARX 3.9.2's warm ``anonymize()`` timed on its calling thread with
-``ThreadMXBean`` by a small driver; numba tier, 3 alternating rounds, load 1.0–1.4): on the S0 configurations,
-the same frame (its encoding reused) 10.0, 9.9 and 6.7 ms against ARX's 18.2, 22.1 and 10.8 (0.55×, 0.45×,
-0.62×), with the encoding 1.60×, 1.34×, 2.33×; every optimum, Loss and suppressed count the same as ARX's.
+A warm call on the same input, on the same file read again and on new data, beside ARX's calling thread's and
+JVM's CPU: ``bench_warm_call.py`` (docs/performance.md, "A warm call beside ARX's").
 Earlier figures, with S2 and the whole processes at 30 k–3 M rows: docs/performance.md, "Beside ARX".
 
 """
