@@ -67,7 +67,7 @@ def _missing_case(kind: str) -> Table:
         plain = Schema.of(quasi=["q"], sensitive=["s"])
         ordered = dataclasses.replace(plain["s"], order=["a", "b", "c", "  ", " c ", ""])
         return Table(frame, Schema({**plain.attributes, "s": ordered}, plain.default_role), strip=False)
-    if kind == "weights":  # rows standing for several records: the rows are counted, as on the cells
+    if kind == "weights":  # rows standing for several records (a Spark table's): their records are counted
         return Table(frame, Schema.of(quasi=["q"], sensitive=["s"]), weights=np.arange(1, 11))
     if kind == "categorical":
         frame["s"] = pd.Categorical(frame["s"])
@@ -77,7 +77,8 @@ def _missing_case(kind: str) -> Table:
 @pytest.mark.parametrize("kind", ["text", "unstripped", "numeric", "order", "weights", "categorical"])
 def test_missing_sensitive_counts_what_the_cells_say(kind, monkeypatch):
     table = _missing_case(kind)
-    want = int(is_missing(table.frame["s"]).sum())
+    missing = is_missing(table.frame["s"])
+    want = int(missing.sum()) if table.weights is None else int(table.weights[missing].sum())
     assert want >= 3
     monkeypatch.setattr(summary, "is_missing", lambda values: pytest.fail("the cells were read"))
     assert summary.missing_sensitive(table, "s") == want
@@ -89,6 +90,8 @@ def test_missing_sensitive_without_missing_cells_and_without_codes():
     table.sensitive_codes = {}  # (no encoding of the column: read from the cells)
     table.frame = pd.DataFrame({"q": ["x", "y"], "s": ["", None]})
     assert summary.missing_sensitive(table, "s") == 2
+    table.weights = np.array([3, 4])  # (rows standing for records: the records counted)
+    assert summary.missing_sensitive(table, "s") == 7
 
 
 # ------------------------------------------------------------------ records and first record per leaf

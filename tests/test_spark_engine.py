@@ -121,6 +121,20 @@ def test_random_tables_give_the_local_release(spark, seed: int, monkeypatch: pyt
         assert _sorted(published).equals(_sorted(local.frame))
 
 
+def test_missing_sensitive_values_are_counted_in_records_as_locally(spark) -> None:  # type: ignore[no-untyped-def]
+    """The warning about missing sensitive values counts records on Spark too, where a table's rows are its
+    distinct combinations, each standing for several records: the local run's words, the same number."""
+    frame, schema = _random(7, 400)
+    frame["disease"] = frame["disease"].where(np.arange(len(frame)) % 9 != 0, "")  # 45 records, few combinations
+    models = [KAnonymity(2), DistinctLDiversity("disease", 2)]
+    local = anonymize(frame, schema, models, algorithm="flash", max_suppression=0.1, seed=7)
+    distributed = anonymize(spark.createDataFrame(frame), schema, models, algorithm="flash", max_suppression=0.1,
+                            seed=7, engine=_engine(spark))
+    said = [w for w in local.summary["warnings"] if w.startswith("sensitive attribute 'disease'")]
+    assert said and said[0].startswith("sensitive attribute 'disease': 45 missing value(s)")
+    assert [w for w in distributed.summary["warnings"] if w.startswith("sensitive attribute 'disease'")] == said
+
+
 def _config(tmp_path: Path, data: Path, out: Path, **extra: object) -> Path:
     h_dir = Path(__file__).resolve().parent.parent / "src" / "anonkit" / "datasets" / "data"
     cfg = {

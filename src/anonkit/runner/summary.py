@@ -114,18 +114,25 @@ def model_warnings(table: Table, models: list[Criterion]) -> list[str]:
 
 
 def missing_sensitive(table: Table, name: str) -> int:
-    """The rows whose sensitive attribute ``name`` is missing (:func:`~anonkit._values.is_missing`: NaN,
-    None or the empty text), read from the encoding instead of the cells: :class:`Table` codes every
-    sensitive cell by its canonical text (:func:`~anonkit._values.factorize_text`, after ``strip``:
-    a missing cell is the text ``""``) into its domain's labels, so the rows coded as the label ``""``
-    are the missing cells of :attr:`Table.frame`. A table without that encoding of ``name`` is read
-    cell by cell."""
+    """The records whose sensitive attribute ``name`` is missing (:func:`~anonkit._values.is_missing`: NaN,
+    None or the empty text): rows, each counted as the records it stands for (``Table.weights``: a Spark
+    table's rows are its distinct combinations), read from the encoding instead of the cells:
+    :class:`Table` codes every sensitive cell by its canonical text (:func:`~anonkit._values.factorize_text`,
+    after ``strip``: a missing cell is the text ``""``) into its domain's labels, so the rows coded as the
+    label ``""`` are the missing cells of :attr:`Table.frame`. A table without that encoding of ``name`` is
+    read cell by cell."""
     codes = table.sensitive_codes.get(name)
     domain = table.domains.get(name)
     if codes is None or domain is None or len(codes) != table.n:
-        return int(is_missing(table.frame[name]).sum())
-    empty = np.flatnonzero(np.asarray(domain.labels, dtype=object) == "")
-    return int(np.count_nonzero(codes == empty[0])) if empty.size else 0
+        missing = is_missing(table.frame[name])
+    else:
+        empty = np.flatnonzero(np.asarray(domain.labels, dtype=object) == "")
+        if not empty.size:
+            return 0
+        missing = codes == empty[0]
+    if table.weights is not None:
+        return int(table.weights[missing].sum())
+    return int(np.count_nonzero(missing))
 
 
 def flat_numeric_warnings(table: Table, spec: Algorithm) -> list[str]:
