@@ -21,7 +21,7 @@ from anonkit.models import (
     RecursiveCLDiversity,
     TCloseness,
 )
-from anonkit.release import Release
+from anonkit.release import Release, full_domain_release
 from anonkit.table import Table
 from anonkit.verifier import verify
 
@@ -155,3 +155,13 @@ def schema_of_test2(hierarchies: dict) -> Schema:
     return Schema.of(quasi=["ZIPCode", "Age"], sensitive=["Salary", "Disease"],
                      hierarchies={"ZIPCode": h["ZIPCode"], "Age": h["Age"], "Disease": h["Disease"]},
                      types={"Salary": "numeric"})
+
+
+def release_at(table: Table, levels: list[int], *, k: int = 1) -> Release:
+    """The full-domain release of ``table`` at ``levels``: classes of fewer than ``k`` records (weighted)
+    suppressed (left empty)."""
+    tuple_class, n = table.tuple_classes(levels)
+    record_class = tuple_class[table.distinct.inverse].astype(np.int64)
+    sizes = np.bincount(record_class, weights=table.weights, minlength=n)
+    record_class[sizes[record_class] < k] = -1
+    return full_domain_release(table, levels, record_class, n, algorithm="test")

@@ -30,8 +30,9 @@ from anonkit._kernels import first_rows
 from anonkit._values import is_missing
 from anonkit.hierarchy import Hierarchy
 from anonkit.metrics import compute_metrics
-from anonkit.release import full_domain_release, measuring
+from anonkit.release import measuring
 from anonkit.table import Table
+from support import release_at
 
 QIS = ["age", "education", "sex", "race"]
 
@@ -153,15 +154,6 @@ def test_measures_share_one_tally_per_table(shuffled):
 
 
 # ------------------------------------------------------------------ record linkage by each tuple's own class
-def _release(table: Table, levels: list[int], *, k: int = 1):
-    """The full-domain release of ``levels``: classes of fewer than ``k`` records suppressed (left empty)."""
-    tuple_class, n = table.tuple_classes(levels)
-    record_class = tuple_class[table.distinct.inverse].astype(np.int64)
-    sizes = np.bincount(record_class, weights=table.weights, minlength=n)
-    record_class[sizes[record_class] < k] = -1
-    return full_domain_release(table, levels, record_class, n, algorithm="test")
-
-
 def _joined(table: Table, release) -> float:
     """:func:`record_linkage` by the join of the classes and the tuples (the path the shortcut replaces)."""
     kept = arx.tuple_counts(table, ~release.suppressed)
@@ -185,7 +177,7 @@ def test_record_linkage_by_own_class_equals_the_join(shuffled, levels, k, weight
     frame, hierarchies = shuffled
     weights = np.random.default_rng(2).integers(1, 4, len(frame)) if weighted else None
     table = _table(frame, hierarchies, weights=weights)
-    release = _release(table, levels, k=k)
+    release = release_at(table, levels, k=k)
     assert (k > 1) == bool(release.suppressed.any())  # (and the last: one class of every record)
     got = risk.record_linkage(table, release)
     assert joins == []  # (one level vector, every class its own nodes: no join)
@@ -197,7 +189,7 @@ def test_record_linkage_by_own_class_equals_the_join(shuffled, levels, k, weight
 def test_record_linkage_joins_when_two_classes_publish_the_same_nodes(shuffled, joins):
     frame, hierarchies = shuffled
     table = _table(frame, hierarchies)
-    release = _release(table, [2, 2, 1, 1])
+    release = release_at(table, [2, 2, 1, 1])
     # class 0's records split in two classes of the same nodes: each contains the other's tuples
     rc = release.record_class.copy()
     rows = np.flatnonzero(rc == 0)
@@ -216,7 +208,7 @@ def test_record_linkage_joins_when_two_classes_publish_the_same_nodes(shuffled, 
 def test_record_linkage_joins_a_release_of_several_level_vectors(shuffled, joins):
     frame, hierarchies = shuffled
     table = _table(frame, hierarchies)
-    release = _release(table, [1, 1, 1, 1])
+    release = release_at(table, [1, 1, 1, 1])
     levels = release.class_levels.copy()
     nodes = release.class_nodes.copy()
     first = first_rows(release.record_class, release.n_classes)
@@ -234,7 +226,7 @@ def test_record_linkage_joins_a_release_of_several_level_vectors(shuffled, joins
 def test_gcp_variants_share_the_released_sum(shuffled, monkeypatch):
     frame, hierarchies = shuffled
     table = _table(frame, hierarchies)
-    release = _release(table, [1, 1, 0, 1], k=5)
+    release = release_at(table, [1, 1, 0, 1], k=5)
     alone = (ncp.gcp(table, release), ncp.gcp(table, release, include_suppressed=False))
     assert alone[0] != alone[1]
     calls = []

@@ -10,7 +10,8 @@ replaces.
 * DM*'s suppressed classes are not counted without a suppressed record (``metrics.classes``);
 * record linkage without a suppressed record takes each tuple's records from ``Table.distinct`` and sums
   the terms unmasked (``metrics.risk``): the join's figure bit for bit;
-* a few dozen class labels are numbered by a dict, not by pandas (``metrics.distortion.factorize_labels``):
+* a few dozen class labels are numbered by a dict, not by pandas (``_values.factorize_labels``, which
+  ``metrics.distortion`` and ``_verify_entries`` share):
   ``pd.factorize``'s ids, labels and dtypes.
 """
 
@@ -22,6 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import anonkit._values as _values
 import anonkit.metrics.arx as arx
 import anonkit.metrics.classes as classes
 import anonkit.metrics.distortion as distortion
@@ -29,8 +31,9 @@ import anonkit.metrics.ncp as ncp
 import anonkit.metrics.risk as risk
 from anonkit import Schema
 from anonkit.metrics import compute_metrics
-from anonkit.release import full_domain_release, measuring
+from anonkit.release import measuring
 from anonkit.table import Table
+from support import release_at
 
 loss = importlib.import_module("anonkit.metrics.loss")  # (the package's name ``loss`` is the function)
 
@@ -54,15 +57,6 @@ def _table(shuffled: tuple[pd.DataFrame, dict], weighted: bool = False) -> Table
     return Table(frame[[*QIS, "occupation"]], schema, weights=weights)
 
 
-def _release(table: Table, levels: list[int], *, k: int = 1):
-    """The full-domain release of ``levels``: classes of fewer than ``k`` records suppressed (left empty)."""
-    tuple_class, n = table.tuple_classes(levels)
-    record_class = tuple_class[table.distinct.inverse].astype(np.int64)
-    sizes = np.bincount(record_class, weights=table.weights, minlength=n)
-    record_class[sizes[record_class] < k] = -1
-    return full_domain_release(table, levels, record_class, n, algorithm="test")
-
-
 def _grouped(monkeypatch: pytest.MonkeyPatch) -> None:
     """The path the one-level gathers replace: every release read as if its classes' levels differed."""
     monkeypatch.setattr(loss, "one_level", lambda table, release: None)
@@ -72,8 +66,8 @@ def _grouped(monkeypatch: pytest.MonkeyPatch) -> None:
 # ------------------------------------------------------------------ one_level, once per summary and release
 def test_one_level_is_answered_once_per_summary_and_release(shuffled, monkeypatch):
     table = _table(shuffled)
-    a, b = _release(table, [1, 1, 0, 1]), _release(table, [2, 2, 1, 0])
-    mixed = _release(table, [1, 1, 0, 1])
+    a, b = release_at(table, [1, 1, 0, 1]), release_at(table, [2, 2, 1, 0])
+    mixed = release_at(table, [1, 1, 0, 1])
     mixed.class_levels = mixed.class_levels.copy()
     mixed.class_levels[0, 1] = 0  # one class at another level: not one level
     calls = []
@@ -96,7 +90,7 @@ def test_one_level_is_answered_once_per_summary_and_release(shuffled, monkeypatc
 @pytest.mark.parametrize(("levels", "k"), LEVELS)
 def test_loss_and_ncp_at_one_level_equal_the_grouping(shuffled, levels, k, weighted, monkeypatch):
     table = _table(shuffled, weighted)
-    release = _release(table, levels, k=k)
+    release = release_at(table, levels, k=k)
     assert arx.one_level(table, release) is not None
     shares = []
     grouped_share = loss._class_share
@@ -131,7 +125,7 @@ def _loss_by_records(table: Table, release, gs: float) -> dict[str, float]:
 @pytest.mark.parametrize(("levels", "k"), [([1, 1, 0, 1], 5), ([2, 2, 1, 0], 40), ([0, 0, 0, 0], 1)])
 def test_loss_reads_the_suppressed_records_only_when_there_are_some(shuffled, levels, k, monkeypatch):
     table = _table(shuffled, weighted=True)
-    release = _release(table, levels, k=k)
+    release = release_at(table, levels, k=k)
     counted = []
     original = loss.tuple_counts
     monkeypatch.setattr(loss, "tuple_counts", lambda *a: (counted.append(1), original(*a))[1])
@@ -146,7 +140,7 @@ def test_a_flat_numeric_qi_at_one_level_equals_the_grouping(shuffled, monkeypatc
     frame, _ = shuffled
     schema = Schema.of(quasi=["age", "sex"], sensitive=["occupation"], types={"age": "numeric"})
     table = Table(frame[["age", "sex", "occupation"]], schema)
-    releases = [_release(table, levels) for levels in ([0, 0], [1, 0], [1, 1], [0, 1])]
+    releases = [release_at(table, levels) for levels in ([0, 0], [1, 0], [1, 1], [0, 1])]
     got = [(ncp.ncp_classes(table, r), loss.loss_per_attribute(table, r)) for r in releases]
     _grouped(monkeypatch)
     want = [(ncp.ncp_classes(table, r), loss.loss_per_attribute(table, r)) for r in releases]
@@ -159,7 +153,7 @@ def test_a_flat_numeric_qi_at_one_level_equals_the_grouping(shuffled, monkeypatc
 @pytest.mark.parametrize(("levels", "k"), [([1, 1, 0, 1], 5), ([0, 0, 0, 0], 1), ([2, 2, 1, 0], 40)])
 def test_suppressed_classes_counted_only_with_suppressed_records(shuffled, levels, k, monkeypatch):
     table = _table(shuffled, weighted=True)
-    release = _release(table, levels, k=k)
+    release = release_at(table, levels, k=k)
     counted = []
     original = classes.tuple_counts
     monkeypatch.setattr(classes, "tuple_counts", lambda *a: (counted.append(1), original(*a))[1])
@@ -174,7 +168,7 @@ def test_suppressed_classes_counted_only_with_suppressed_records(shuffled, level
 @pytest.mark.parametrize(("levels", "k"), LEVELS)
 def test_record_linkage_without_suppression_is_the_joins(shuffled, levels, k, weighted):
     table = _table(shuffled, weighted)
-    release = _release(table, levels, k=k)
+    release = release_at(table, levels, k=k)
     kept = arx.tuple_counts(table, ~release.suppressed)
     cand = risk.linkage_candidates(table, release)
     use = (kept > 0) & (cand > 0)
@@ -190,8 +184,8 @@ def test_record_linkage_without_suppression_is_the_joins(shuffled, levels, k, we
 # ------------------------------------------------------------------ small labels numbered by a dict
 @pytest.mark.parametrize("labels", [
     ["a", "b", "a", "c", "b"], [], ["x"], ["[1-5]", "*", "[1-5]", "*"], ["b", "a"] * 32,
-    [f"v{i % 7}" for i in range(distortion.SMALL_LABELS)],
-    [f"v{i % 9}" for i in range(distortion.SMALL_LABELS + 1)],  # (more: pandas)
+    [f"v{i % 7}" for i in range(_values.SMALL_LABELS)],
+    [f"v{i % 9}" for i in range(_values.SMALL_LABELS + 1)],  # (more: pandas)
     ["a", None, "a"], ["a", np.str_("a"), "b"],  # (not all str: pandas, which codes a missing one −1)
 ])
 def test_factorize_labels_is_pandas(labels, monkeypatch):
@@ -200,12 +194,12 @@ def test_factorize_labels_is_pandas(labels, monkeypatch):
     want_ids, want_texts = pd.factorize(values)
     calls = []
     original = pd.factorize
-    monkeypatch.setattr(distortion.pd, "factorize", lambda *a, **kw: (calls.append(1), original(*a, **kw))[1])
+    monkeypatch.setattr(pd, "factorize", lambda *a, **kw: (calls.append(1), original(*a, **kw))[1])
     ids, texts = distortion.factorize_labels(values)
     monkeypatch.undo()
     assert ids.dtype == want_ids.dtype and np.array_equal(ids, want_ids)
     assert texts.dtype == want_texts.dtype == object and texts.tolist() == want_texts.tolist()
-    small = len(labels) <= distortion.SMALL_LABELS and all(type(x) is str for x in labels)
+    small = len(labels) <= _values.SMALL_LABELS and all(type(x) is str for x in labels)
     assert (calls == []) == small  # (the dict for a few texts, pandas otherwise)
 
 
@@ -213,7 +207,7 @@ def test_factorize_labels_is_pandas(labels, monkeypatch):
 @pytest.mark.parametrize(("levels", "k"), LEVELS)
 def test_the_measures_equal_the_grouped_paths(shuffled, levels, k, monkeypatch):
     table = _table(shuffled, weighted=True)
-    release = _release(table, levels, k=k)
+    release = release_at(table, levels, k=k)
     with measuring():
         got = compute_metrics(table, release)
     _grouped(monkeypatch)

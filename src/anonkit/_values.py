@@ -126,6 +126,26 @@ def _shared_object_codes(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray] | N
     return codes[objects], texts
 
 
+#: up to this many labels :func:`factorize_labels` numbers in a dict (pandas' factorize costs more on so few)
+SMALL_LABELS = 64
+
+
+def factorize_labels(labels: np.ndarray, dict_up_to: int = SMALL_LABELS) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(labels)``: the id of every label in order of first appearance (``intp``) and the
+    distinct labels (an object array, each the object of its first appearance). Up to ``dict_up_to`` labels
+    that are all exactly ``str`` (a class's published label is text) are numbered by a dict in one pass:
+    ``str`` equality is what pandas' hash table compares, the first appearance gives the next id and a dict
+    keeps the first key object, so the ids and labels are pandas' own. Other labels (a missing one, which
+    pandas codes −1; a subclass) go to pandas."""
+    if len(labels) <= dict_up_to and all(type(x) is str for x in labels):
+        index: dict[str, int] = {}
+        ids = np.fromiter((index.setdefault(x, len(index)) for x in labels), dtype=np.intp, count=len(labels))
+        texts = np.empty(len(index), dtype=object)
+        texts[:] = list(index)
+        return ids, texts
+    return pd.factorize(labels)
+
+
 def _bool_beside_number(cells: pd.Series | np.ndarray, uniques: np.ndarray) -> bool:
     """Whether a text-typed column mixes numbers with booleans that pandas' hash folded into them
     (``0`` and ``False`` are one key to it, ``"0"`` and ``"False"`` two texts): the cells are read

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from anonkit._kernels import KEY_LIMIT, first_rows, group_pairs
+from anonkit._values import factorize_labels
 
 #: :func:`entry_codes` numbers the texts of up to this many labels in Python (a dict), more with pandas' hashing
 DICT_LABELS_UP_TO = 1024
@@ -24,24 +25,9 @@ def entry_codes(labels: np.ndarray, by_row: np.ndarray) -> tuple[np.ndarray, np.
     each the object of its first label entry (what ``pd.factorize(labels)`` keeps); an entry no row holds whose
     text no row holds either gets ``-1`` (never read: no row has it). Why they are the cells': row ``i``
     holds ``labels[entry[i]]``, so the first row of a text is the first row of its first entry in ``by_row``.
-    Up to :data:`DICT_LABELS_UP_TO` labels, all exact ``str``, are numbered with a dict, which matches them as
-    pandas' hashing does (equal texts: one key); other labels through ``pd.factorize``."""
-    if len(labels) <= DICT_LABELS_UP_TO and all(type(v) is str for v in labels):
-        first: dict[str, str] = {}  # each text's object at its first label entry
-        for v in labels:
-            first.setdefault(v, v)
-        number: dict[str, int] = {}
-        texts = []
-        for e in by_row.tolist():  # the entries with rows, by their first row: their texts in that order
-            v = labels[e]
-            if v not in number:
-                number[v] = len(texts)
-                texts.append(first[v])
-        per_entry = np.array([number.get(v, -1) for v in labels], dtype=np.int64)
-        out = np.empty(len(texts), dtype=object)
-        out[:] = texts
-        return per_entry, out
-    entry_text, uniques = pd.factorize(np.asarray(labels, dtype=object))
+    The labels are numbered by :func:`~anonkit._values.factorize_labels` (a dict up to
+    :data:`DICT_LABELS_UP_TO` labels, all exact ``str``; else ``pd.factorize``: the same ids and objects)."""
+    entry_text, uniques = factorize_labels(np.asarray(labels, dtype=object), DICT_LABELS_UP_TO)
     order = pd.unique(entry_text[by_row])  # the texts of the entries in order of their first rows
     rank = np.full(len(uniques), -1, dtype=np.int64)
     rank[order] = np.arange(len(order))

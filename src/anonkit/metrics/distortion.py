@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 
+from anonkit._values import factorize_labels
 from anonkit.errors import InputError
 from anonkit.metrics.arx import leaf_tally, one_level
 from anonkit.metrics.coverage import hierarchy_class_levels
@@ -140,26 +140,6 @@ def _published_texts(table: Table, release: Release, j: int) -> tuple[np.ndarray
         w = None if table.weights is None else table.weights[kept]
     changed = int(np.count_nonzero(differs)) if w is None else int(w[differs].sum())
     return text_id, np.asarray(texts, dtype=object), changed
-
-
-#: up to this many classes :func:`factorize_labels` numbers their labels in a dict (pandas' factorize costs
-#: more in its own overhead than a few dozen dict lookups: Flash's releases of Adult have 2–30 classes)
-SMALL_LABELS = 64
-
-
-def factorize_labels(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``pd.factorize(labels)``: the id of every label in order of first appearance (``intp``) and the
-    distinct labels (an object array). Up to :data:`SMALL_LABELS` labels that are all ``str`` (a class's
-    published label is text) numbered by a dict in one pass: ``str`` equality is what pandas' hash table
-    compares, and the first appearance gives the next id, so the ids and labels are pandas' own. Other
-    labels (a missing one, which pandas codes −1) go to pandas."""
-    if len(labels) <= SMALL_LABELS and all(type(x) is str for x in labels):
-        index: dict[str, int] = {}
-        ids = np.fromiter((index.setdefault(x, len(index)) for x in labels), dtype=np.intp, count=len(labels))
-        texts = np.empty(len(index), dtype=object)
-        texts[:] = list(index)
-        return ids, texts
-    return pd.factorize(labels)
 
 
 def released_leaves(table: Table, release: Release, j: int) -> np.ndarray:
