@@ -19,6 +19,11 @@ ARX's six Flash configurations on Adult (``bench_lattice.py``'s module docstring
   order as a file read gives them). Ours: the distinct tuples come in another order, so the memos keyed by their
   content (:mod:`anonkit.algorithms.rollup`'s shared groupings) miss too and only those keyed by the
   hierarchies' content hit: the cost of new data of this size. ARX: the same shuffle of its rows.
+* **shuffled-str input**: the shuffled input as ``pd.read_csv(..., dtype=str)`` gives it, without the cast to
+  ``object`` that :func:`~anonkit.datasets.adult.load_adult` makes: pandas' own text dtype (pandas 3: ``str``,
+  held by pyarrow when it is installed, as it is with anonkit), the columns a user who reads a file with pandas
+  hands over. ARX has no such choice (its rows are Java strings either way): its figure is the shuffled input's
+  of the same round.
 
 ARX runs through our harness ``benchmarks/arx/ArxCallBench.java`` (our code on ARX's public API), compiled
 against ``--arx-classpath`` or ``ARX_CLASSPATH`` (an ARX build made outside this repository, as
@@ -62,17 +67,30 @@ from anonkit import _kernels, anonymize  # noqa: E402
 from anonkit.datasets.adult import adult_path, load_adult  # noqa: E402
 
 HARNESS = HERE / "arx" / "ArxCallBench.java"
-WAYS = ("same", "new", "shuffled")
+WAYS = ("same", "new", "shuffled", "shuffled-str")
+#: the ways ARX runs (``ArxCallBench``'s argument); the others take the figures of the ARX way named here
+ARX_WAY = {"shuffled-str": "shuffled"}
 DEFAULT_CONFIGS = "K5_8QI_S0,K5_9QI_S0,KLT_S0"
 
 
-def shuffled(seed: int) -> pd.DataFrame:
+def shuffled(seed: int, *, text: str = "object") -> pd.DataFrame:
     """Adult read as :func:`~anonkit.datasets.adult.load_adult` reads it, from its lines in another order
-    (the header first; numpy's generator seeded with ``seed``)."""
+    (the header first; numpy's generator seeded with ``seed``). ``text="str"``: the columns as pandas reads
+    text by itself (pandas 3's ``str`` dtype), not cast to ``object``."""
     header, *lines = adult_path().read_text(encoding="utf-8").splitlines()
     order = np.random.default_rng(seed).permutation(len(lines))
-    text = "\n".join([header, *(lines[j] for j in order)]) + "\n"
-    return pd.read_csv(io.StringIO(text), sep=";", dtype=str, keep_default_na=False).astype(object)
+    data = "\n".join([header, *(lines[j] for j in order)]) + "\n"
+    frame = pd.read_csv(io.StringIO(data), sep=";", dtype=str, keep_default_na=False)
+    return frame if text == "str" else frame.astype(object)
+
+
+def way_input(way: str, i: int, frame: pd.DataFrame) -> pd.DataFrame:
+    """The input of call ``i`` of a way (see the module docstring); ``frame``: the same input's."""
+    if way == "same":
+        return frame
+    if way == "new":  # read again: new objects
+        return load_adult()[0]
+    return shuffled(i, text="str" if way == "shuffled-str" else "object")
 
 
 def ours(names: list[str], runs: int, kernels: str) -> dict[str, dict[str, object]]:
@@ -90,8 +108,7 @@ def ours(names: list[str], runs: int, kernels: str) -> dict[str, dict[str, objec
         for way in WAYS:
             cpu, wall = [], []
             for i in range(runs + 2):  # two calls to warm up
-                # read again: new objects, untimed
-                data = frame if way == "same" else load_adult()[0] if way == "new" else shuffled(i)
+                data = way_input(way, i, frame)  # untimed
                 t, c = time.perf_counter(), time.process_time()
                 result = anonymize(data, schema, cfg.models, algorithm="flash", max_suppression=cfg.max_suppression)
                 if i >= 2:
@@ -170,12 +187,12 @@ def report(names: list[str], got: dict[tuple[str, str, str], list[dict]], loads:
         for way in WAYS:
             mine = got[("ours", way, name)]
             if not compare:
-                print(f"  {way:8} input: ours CPU {statistics.median(r['cpu'] for r in mine):.1f} ms, wall "
+                print(f"  {way:12} input: ours CPU {statistics.median(r['cpu'] for r in mine):.1f} ms, wall "
                       f"{statistics.median(r['wall'] for r in mine):.1f} ms (ARX not run)")
                 continue
-            arx = got[("arx", way, name)]
+            arx = got[("arx", ARX_WAY.get(way, way), name)]
             for key in ("cpu", "process", "wall"):
-                print("  " + ratio_line(f"{way:8} input", arx, mine, key))
+                print("  " + ratio_line(f"{way:12} input", arx, mine, key))
         if compare:
             a, o = got[("arx", "new", name)][-1], got[("ours", "new", name)][-1]
             same = a["optimum"] == o["optimum"]
@@ -229,7 +246,7 @@ def main(argv: list[str] | None = None) -> None:
                                 {**figures[way], "optimum": figures["optimum"], "score": figures["score"]})
                 elif arx is not None:
                     for name in args.names:
-                        for way in WAYS:
+                        for way in (w for w in WAYS if w not in ARX_WAY):
                             got.setdefault(("arx", way, name), []).append(arx.call(name, way, args.arx_runs))
             print(f"round {r + 1} of {args.rounds} done", file=sys.stderr, flush=True)
     finally:

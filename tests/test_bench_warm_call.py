@@ -54,9 +54,10 @@ def test_without_a_class_path_it_measures_ours_and_says_arx_was_not_run(
     out = capsys.readouterr().out
     assert out.startswith("ARX was not run: no ARX build given")
     lines = [line.strip() for line in out.splitlines()]
-    assert lines[lines.index("KLT_S0") + 1].startswith("same     input: ours CPU ")
-    assert lines[lines.index("KLT_S0") + 2].startswith("new      input: ours CPU ")
-    assert lines[lines.index("KLT_S0") + 3].startswith("shuffled input: ours CPU ")
+    assert lines[lines.index("KLT_S0") + 1].startswith("same         input: ours CPU ")
+    assert lines[lines.index("KLT_S0") + 2].startswith("new          input: ours CPU ")
+    assert lines[lines.index("KLT_S0") + 3].startswith("shuffled     input: ours CPU ")
+    assert lines[lines.index("KLT_S0") + 4].startswith("shuffled-str input: ours CPU ")
 
 
 def test_the_harness_printout_is_read_from_its_second_half(bench: ModuleType) -> None:
@@ -73,7 +74,8 @@ def test_ours_measures_both_ways_and_finds_arx_optimum(bench: ModuleType) -> Non
     got = bench.ours(["KLT_S0"], 1, "numpy")["KLT_S0"]
     assert got["optimum"] == [1, 4, 1, 1, 3, 2, 2, 1]  # ARX's, measured (shared/tools/arx-harness/README.md)
     assert got["score"] == pytest.approx(0.9183953641009659, abs=1e-12)
-    assert all(got[way]["cpu"] > 0 and got[way]["wall"] > 0 for way in ("same", "new", "shuffled"))
+    assert all(got[way]["cpu"] > 0 and got[way]["wall"] > 0 for way in bench.WAYS)
+    assert bench.WAYS == ("same", "new", "shuffled", "shuffled-str")
 
 
 def test_a_new_input_shares_no_cell_object_with_the_last(bench: ModuleType) -> None:
@@ -82,3 +84,19 @@ def test_a_new_input_shares_no_cell_object_with_the_last(bench: ModuleType) -> N
         a, b = first[column].to_numpy(), second[column].to_numpy()
         assert (a == b).all()
         assert not np.isin(cell_addresses(a), cell_addresses(b)).any()
+
+
+def test_the_shuffled_inputs_hold_the_same_records_in_another_order(bench: ModuleType) -> None:
+    """Both shuffled inputs are Adult's records, every one once, in the order the seed gives; the str input
+    keeps pandas' own text dtype and the other is cast to ``object``, as ``load_adult`` does."""
+    adult = bench.load_adult()[0]
+    obj, text = bench.shuffled(4), bench.shuffled(4, text="str")
+    assert all(str(t) == "object" for t in obj.dtypes)
+    assert all(str(t) == "str" for t in text.dtypes)
+    assert obj.astype(str).equals(text)
+    assert not obj.equals(adult) and not obj.equals(bench.shuffled(5))  # another order each seed
+    key = list(adult.columns)
+    assert obj.sort_values(key).reset_index(drop=True).equals(adult.sort_values(key).reset_index(drop=True))
+    frame = bench.load_adult()[0]
+    assert bench.way_input("same", 3, frame) is frame
+    assert bench.way_input("shuffled-str", 4, frame).equals(text)

@@ -65,6 +65,10 @@ def factorize_text(values: pd.Series | np.ndarray, *, compact: bool = False) -> 
         values = values.array
     if isinstance(values, pd.Categorical):
         return _factorize_categorical(values, compact)
+    if isinstance(values, pd.Series) and _arrow_text(values.dtype):
+        coded = _arrow_text_codes(values.array)
+        if coded is not None:
+            return coded
     cells = values if isinstance(values, pd.Series) else np.asarray(values, dtype=object)
     if cells.dtype == object:  # hashed as an array: no Index of the uniques is built
         cells = cells.to_numpy() if isinstance(cells, pd.Series) else cells
@@ -94,6 +98,32 @@ def factorize_text(values: pd.Series | np.ndarray, *, compact: bool = False) -> 
     return codes.astype(np.int64, copy=False), np.asarray(labels, dtype=object)
 
 
+def _arrow_text(dtype: object) -> bool:
+    """Whether a column of ``dtype`` is held by pyarrow as text (pandas 3's default ``str``, ``string[pyarrow]``,
+    ``ArrowDtype(pa.string())``): its cells are texts or missing, nothing else."""
+    if isinstance(dtype, pd.StringDtype):
+        return dtype.storage == "pyarrow"
+    return isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype) in ("string", "large_string")
+
+
+def _arrow_text_codes(array: object) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`factorize_text` of a pyarrow text column (:func:`_arrow_text`) without a missing cell, read through
+    pyarrow's public API, else ``None`` (the caller's general path). pandas factorizes such a column with
+    ``pyarrow.compute.dictionary_encode`` (codes in order of first appearance); its dictionary holds distinct
+    texts, which are their own canonical text, so the general path's conversion and merge change nothing: the
+    codes and the dictionary's texts are its result, without pandas' wrapping and a pass over the texts."""
+    import pyarrow as pa  # (the column is pyarrow's: it is loaded)
+    import pyarrow.compute as pc
+
+    arrow = pa.array(array)  # (the array's own pyarrow memory: ``__arrow_array__``)
+    if isinstance(arrow, pa.ChunkedArray):
+        arrow = arrow.chunk(0) if arrow.num_chunks == 1 else arrow.combine_chunks()
+    if arrow.null_count or not (pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)):
+        return None
+    encoded = pc.dictionary_encode(arrow)
+    return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary.to_numpy(zero_copy_only=False)
+
+
 #: an object column of at least this many cells is sampled (:data:`SHARED_SAMPLE` cells) for shared objects
 SHARED_MIN_CELLS = 1024
 #: how many cells' addresses, spread over the column, tell whether its cells share their objects
@@ -116,7 +146,8 @@ def _shared_object_codes(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray] | N
     if n < SHARED_MIN_CELLS:
         return None
     addresses = cell_addresses(cells)  # (a view of ``cells``' pointers: valid while ``cells`` lives)
-    if 2 * len(np.unique(addresses[:: n // SHARED_SAMPLE][:SHARED_SAMPLE])) > SHARED_SAMPLE:
+    sample = np.sort(addresses[:: n // SHARED_SAMPLE][:SHARED_SAMPLE])
+    if 2 * (1 + np.count_nonzero(sample[1:] != sample[:-1])) > SHARED_SAMPLE:  # (distinct ones: a sort, no hash)
         return None
     objects, distinct = pd.factorize(addresses)
     first = np.empty(len(distinct), dtype=np.intp)  # each object's first cell: the last write of a backward scatter
@@ -214,8 +245,14 @@ def labels_look_numeric(labels: np.ndarray) -> bool:
     text: as a number it would lose its zero), or a non-finite spelling (``inf``, ``nan``), which
     :func:`parse_numeric` then refuses. Booleans (``True``) are text. No value at all: not numeric.
     """
-    texts = [str(t).strip() for t in labels if t != ""]
-    return bool(texts) and all(_NUMBER_TEXT.fullmatch(t) and not _LEADING_ZERO.match(t) for t in texts)
+    found = False
+    for label in labels:  # (stops at the first text that is no number: a categorical column reads one or two)
+        if label != "":
+            text = str(label).strip()
+            if not _NUMBER_TEXT.fullmatch(text) or _LEADING_ZERO.match(text):
+                return False
+            found = True
+    return found
 
 
 def strip_cells(values: pd.Series) -> pd.Series:
@@ -273,8 +310,7 @@ def parse_numeric(
         raise fail("not a finite number (fix the value, list it under input.na_values if it means missing, or "
                    "declare the column type: categorical)", first)
     present = np.array([t != "" for t in labels], dtype=bool)
-    nums = pd.to_numeric(pd.Series(np.where(present, labels, None), dtype=object), errors="coerce")
-    nums = nums.to_numpy(dtype=float)
+    nums = np.asarray(pd.to_numeric(np.where(present, labels, None), errors="coerce"), dtype=float)
     bad = np.flatnonzero(np.isnan(nums) & present)
     if bad.size:
         raise fail("mixed types: a non-numeric value in a numeric column", _first_of(codes, bad))

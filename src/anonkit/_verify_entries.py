@@ -34,6 +34,57 @@ def entry_codes(labels: np.ndarray, by_row: np.ndarray) -> tuple[np.ndarray, np.
     return rank[entry_text], np.asarray(uniques, dtype=object)[order]
 
 
+def label_column(store: dict[tuple, tuple[Any, Any]], labels: np.ndarray,
+                 index: np.ndarray) -> tuple[Any, RowCodes | None, np.ndarray | None]:
+    """``pd.Series(labels).array.take(index)`` (``labels`` all ``str``; ``index`` in ``[-len(labels),
+    len(labels))``) and, when that column is held by pyarrow, its codes and texts (:func:`entry_codes`, the texts
+    read-only), else ``None`` twice: :func:`~anonkit._verify_rows.text_column`'s column, made at the rows' entries
+    (:func:`row_entries`: the cells a negative index counted from the end names) in ``store`` (one release's).
+
+    Labels that are all exact ``str``, when pandas gives a column of such objects its pyarrow text dtype (asked
+    once per ``store`` of a one-element column: pandas infers that dtype from the values being text and from its
+    options, never from which texts they are), are made without pandas' inference and checks: pyarrow's array of
+    the labels' texts (what pandas builds for that dtype) taken at the entries, wrapped by the public
+    ``pandas.arrays.ArrowStringArray`` in that dtype. Another column of the same release made from the same
+    texts in the same order at the same entries (the object ``row_entries`` shares) holds the same cells, so it
+    is handed the first one's Arrow memory as a new pandas array (Arrow's buffers never change; a write into one
+    frame replaces that frame's array) with the first one's codes (the codes of that memory)."""
+    entry, by_row = row_entries(store, index, len(labels))
+    texts = labels.tolist()
+    dtype = _text_dtype(store) if all(type(v) is str for v in texts) else None
+    if dtype is None:  # (other labels, or pandas' text not pyarrow's: pandas' own column)
+        column = pd.Series(labels).array.take(entry)
+        if not (isinstance(column.dtype, pd.StringDtype) and column.dtype.storage == "pyarrow"):
+            return column, None, None
+        per_entry, out = entry_codes(labels, by_row)
+        out.flags.writeable = False
+        return column, RowCodes(per_entry, entry, len(out)), out
+    import pyarrow as pa  # (pandas' text is pyarrow's here: it is loaded)
+
+    key = ("text column", id(entry), tuple(texts))
+    hit = store.get(key)
+    if hit is not None and hit[0] is entry:  # (the entries held with it: the id is theirs)
+        arrow, codes, out = hit[1]
+        return pd.arrays.ArrowStringArray(arrow, dtype=dtype), codes, out
+    taken = pa.array(texts, type=pa.large_string()).take(entry)
+    per_entry, out = entry_codes(labels, by_row)
+    out.flags.writeable = False
+    codes = RowCodes(per_entry, entry, len(out))
+    store[key] = (entry, (taken, codes, out))
+    return pd.arrays.ArrowStringArray(taken, dtype=dtype), codes, out
+
+
+def _text_dtype(store: dict[tuple, tuple[Any, Any]]) -> Any:
+    """The dtype pandas gives a column of ``str`` objects when it is pyarrow's text, else ``None``; asked once per
+    ``store`` (of a one-element column: the dtype depends on the values being text and on pandas' options)."""
+    hit = store.get(("text dtype",))
+    if hit is None:
+        dtype = pd.Series(np.array([""], dtype=object)).dtype
+        arrow = isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"
+        hit = store[("text dtype",)] = (None, dtype if arrow else None)
+    return hit[1]
+
+
 def row_entries(store: dict[tuple, tuple[Any, Any]], index: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
     """The label entry of every row of ``index`` (a negative index counted from the end of ``m`` labels) and
     the entries that have rows, in order of their first row (an ``IndexError`` for an index outside

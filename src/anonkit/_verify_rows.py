@@ -15,7 +15,7 @@ import pandas as pd
 
 from anonkit._kernels import first_rows, group_columns, group_pairs
 from anonkit._values import as_text, cell_addresses, factorize_text
-from anonkit._verify_entries import RowCodes, entry_codes, group_entries, row_entries
+from anonkit._verify_entries import RowCodes, group_entries, label_column
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
 from anonkit.schema import AttrType, Schema
@@ -147,19 +147,15 @@ def text_column(labels: np.ndarray, index: np.ndarray, held: dict[str, Any] | No
     elif store is None and held is None:
         return pd.Series(labels).array.take(index)
     else:
-        # the rows' label entries, made once for the columns of one release (each entry in [0, len(labels)):
+        # made at the rows' label entries, shared by the columns of one release (each entry in [0, len(labels)):
         # the take reads the cells a negative index counted from the end would, without pandas' copy to fix them)
-        entry, by_row = row_entries(store if store is not None else {}, index, len(labels))
-        column = pd.Series(labels).array.take(entry)
-        codes = out = None
+        column, codes, out = label_column(store if store is not None else {}, labels, index)
+        if codes is None:  # (not held by pyarrow)
+            return column
+        _hold_column(held, name, labels, index, column, codes, out)
     arrow = _arrow_text(column)
     if arrow is None:
         return column
-    if codes is None:
-        per_entry, out = entry_codes(labels, by_row)
-        codes = RowCodes(per_entry, entry, len(out))  # (the rows' codes made when read)
-        out.flags.writeable = False
-        _hold_column(held, name, labels, index, column, codes, out)
     if store is not None:
         store[("codes", _memory_key(arrow))] = (arrow, (codes, out))
     return column

@@ -33,9 +33,10 @@ time than encoding, that its input is that input:
   - any other column (pandas' masked and python-backed extension arrays, …): not proven, so not kept.
 
 A lookup compares the shape, then the first :data:`PLAUSIBLE_CELLS` cells of every object column (by
-address, else by value: another input is rejected here at a constant cost), then the schema's content,
-then every cell. Anything not proven is encoded as before. The reused table is the very object a fresh
-encoding would have equalled (the encoding is a deterministic function of exactly what is proven), so
+address, else by value) and of every pyarrow text column (pyarrow's ``equals``): another input is rejected
+here at a constant cost; then the schema's content, then every cell. Anything not proven is encoded as
+before. The reused table is the very object a fresh encoding would have equalled (the encoding is a
+deterministic function of exactly what is proven), so
 releases are byte-identical with and without reuse (``tests/test_encoding_reuse.py``,
 ``tests/test_fresh_encoding_paths.py``; :data:`REUSE_ENCODINGS` off).
 
@@ -195,12 +196,12 @@ class _Kept:
         return all(proof(column) for proof, (_, column) in zip(self.columns, frame.items(), strict=True))
 
     def plausible(self, frame: pd.DataFrame) -> bool:
-        """Whether every object column's first cells (:data:`PLAUSIBLE_CELLS`) pass its proof: a test of
-        constant cost that rejects another input before the schema's content or every cell is compared.
+        """Whether every object and pyarrow text column's first cells (:data:`PLAUSIBLE_CELLS`) pass its proof: a
+        test of constant cost that rejects another input before the schema's content or every cell is compared.
         Only a filter: a frame that passes it must still pass :meth:`holds`."""
         if frame.shape[1] != len(self.columns):
             return False
-        return all(not isinstance(proof, _ObjectProof) or proof.plausible(column)
+        return all(not isinstance(proof, _ObjectProof | _ArrowProof) or proof.plausible(column)
                    for proof, (_, column) in zip(self.columns, frame.items(), strict=True))
 
 
@@ -388,9 +389,42 @@ def _categorical_proof(cat: pd.Categorical) -> Callable[[pd.Series], bool] | Non
 def _arrow_proof(column: pd.Series) -> Callable[[pd.Series], bool] | None:
     """A pyarrow-backed column: every chunk's type, offset, length and buffers' bytes as now."""
     kept = _arrow_facts(column)
-    if kept is None:
+    return None if kept is None else _ArrowProof(kept, _text_head(column))
+
+
+class _ArrowProof:
+    """The proof of a pyarrow-backed column (:func:`_arrow_proof`): its chunks' facts (:func:`_arrow_facts`) and,
+    for a text column, its first :data:`PLAUSIBLE_CELLS` cells (:func:`_text_head`) for :meth:`plausible`."""
+
+    def __init__(self, facts: list[tuple[Any, ...]], head: Any) -> None:
+        self.facts, self.head = facts, head
+
+    def __call__(self, column: pd.Series) -> bool:
+        return _arrow_facts(column) == self.facts
+
+    def plausible(self, column: pd.Series) -> bool:
+        """Whether a text column's first cells equal the kept ones (pyarrow's ``equals``: the same texts and
+        missing cells; a column holding the kept chunks holds them); true for another type (not filtered: its
+        equality would not hold NaN equal to itself). Only a filter, as :meth:`_Kept.plausible`: it rejects new
+        data of a kept input's layout before the schema's content and every buffer's bytes are compared."""
+        if self.head is None:
+            return True
+        now = _text_head(column)
+        return now is not None and now.type == self.head.type and now.equals(self.head)
+
+
+def _text_head(column: pd.Series) -> Any:
+    """The first :data:`PLAUSIBLE_CELLS` cells of a pyarrow text column as one pyarrow array, else ``None``."""
+    import pyarrow as pa  # (a pyarrow-backed column: pyarrow is loaded)
+
+    try:
+        arrow = pa.array(column.array)
+    except (TypeError, ValueError, pa.ArrowException):
         return None
-    return lambda other: _arrow_facts(other) == kept
+    if not (pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)):
+        return None
+    head = arrow.slice(0, PLAUSIBLE_CELLS)
+    return head.combine_chunks() if isinstance(head, pa.ChunkedArray) else head
 
 
 def _arrow_facts(column: pd.Series) -> list[tuple[Any, ...]] | None:

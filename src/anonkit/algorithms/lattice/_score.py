@@ -18,6 +18,7 @@ lexicographically smaller transformation wins).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -83,10 +84,11 @@ class NodeScorer:
         loss_bound: list[np.ndarray] = []
         ent_main: list[np.ndarray] = []
         buf = np.empty(d.size, dtype=np.float64) if name == "loss" else None
+        constant: dict[float, np.floating] = {}  # the sums of uniform levels, shared by all QIs of this call
         for j, h in enumerate(table.hierarchies):
             col = d.columns[j]
             if buf is not None:
-                sums = loss_level_sums(self.counts, col, h, buf)
+                sums = loss_level_sums(self.counts, col, h, buf, constant)
                 loss_bound.append(_frozen(np.array([normalized_loss(self.g * float(x), self.n, h.n_leaves, self.g)
                                                     for x in sums])))
             if name == "entropy":
@@ -123,6 +125,26 @@ class NodeScorer:
             out.append(list(shares))
         return out
 
+    @functools.cached_property
+    def _share_lookup(self) -> tuple[np.ndarray, list[list[int]]]:
+        """Every QI's :meth:`~anonkit.hierarchy.Hierarchy.domain_share` at every level in one float64 array
+        (its values copied: the same doubles), and where QI ``j``'s level ``lv`` starts in it
+        (``at[j][lv]``): a node's shares of all QIs are then one gather (:meth:`_class_losses`). Built once
+        per scorer from the hierarchies alone (a few hundred values on Adult)."""
+        blocks: list[np.ndarray] = []
+        at: list[list[int]] = []
+        start = 0
+        for h in self.table.hierarchies:
+            row = []
+            for level in range(h.height + 1):
+                share = h.domain_share(level)
+                row.append(start)
+                blocks.append(share)
+                start += len(share)
+            at.append(row)
+        flat = np.concatenate(blocks).astype(np.float64, copy=False) if blocks else np.zeros(0)
+        return flat, at
+
     # ------------------------------------------------------------------ helpers
     def _aggregate(self, values: list[float], how: str) -> float | tuple[float, ...]:
         return aggregate_values(values, self.weights, how)
@@ -144,11 +166,14 @@ class NodeScorer:
         """:meth:`_loss` of every QI on a node's classes (``codes``: ``(C × d)``), the sums of all QIs
         taken at once as the rows of one ``(d × C)`` array of shares: numpy sums each contiguous row
         pairwise as it sums a 1-D array, so every value is :meth:`_loss`'s own, bit for bit
-        (``tests/test_s0_paths.py``), with 2 array operations per node instead of 2 per QI."""
+        (``tests/test_s0_paths.py``), with 2 array operations per node instead of 2 per QI. The shares are
+        gathered at once from :attr:`_share_lookup` (the same doubles as each level's ``domain_share``)
+        into a C-ordered ``(d × C)`` array: contiguous rows, summed as before."""
         hs = self.table.hierarchies
-        shares = np.empty((len(levels), codes.shape[0]), dtype=np.float64)
-        for j, lv in enumerate(levels):
-            np.take(hs[j].domain_share(lv), codes[:, j], out=shares[j])
+        flat, at = self._share_lookup
+        # row j: flat[at[j][lv] + codes[:, j]] = domain_share(lv)[codes[:, j]], the same doubles (one gather)
+        offsets = np.array([at[j][lv] for j, lv in enumerate(levels)], dtype=np.int64)
+        shares = flat.take(np.add(codes.T, offsets[:, None], order="C"))
         x = (kept * shares).sum(axis=1)
         extra = (sup * (shares + self.s * (1.0 - shares))).sum(axis=1) if n_sup else None
         out = []
@@ -290,15 +315,32 @@ class NodeScorer:
         return self._aggregate(vals, "arithmetic")
 
 
-def loss_level_sums(counts: np.ndarray, col: np.ndarray, h: object, buf: np.ndarray) -> list[float]:
+def loss_level_sums(counts: np.ndarray, col: np.ndarray, h: object, buf: np.ndarray,
+                    constant: dict[float, np.floating] | None = None) -> list[np.floating]:
     """``Σ_t counts[t] · share(level, col[t])`` for every level of hierarchy ``h`` (Loss without suppression),
     each summed as numpy sums the level's row of the ``(levels × tuples)`` product (pairwise, the same bits),
-    in ``buf`` (one float64 per tuple), reused level after level: the gather writes the shares into it and
-    the product overwrites them."""
-    sums = []
+    in ``buf`` (one float64 per tuple), reused level after level for the products.
+
+    A *uniform* level, where every leaf's node has the same share ``c > 0`` (a root, and levels of equal-width
+    groups: 16 of Adult's 24 levels), needs no gather: the gathered row would be ``c`` in every slot, so
+    ``counts · c`` is the same products, summed in the same order — the same bits, whichever column ``col``
+    is. So it is the same sum for every QI with that share, and ``constant`` (one caller's, over the QIs of
+    one table: never kept across tables) holds it per share once summed. (``c > 0``: equal positive doubles
+    have equal bits, so the row is ``c``'s bits everywhere.)"""
+    sums: list[np.floating] = []
+    memo: dict[float, np.floating] = {} if constant is None else constant
     for level in range(h.height + 1):  # type: ignore[attr-defined]
-        np.take(h.domain_share(level)[h.maps[level]], col, out=buf)  # type: ignore[attr-defined]
-        np.multiply(counts, buf, out=buf)
+        lut = h.domain_share(level)[h.maps[level]]  # type: ignore[attr-defined]
+        c = float(lut[0]) if lut.size else 0.0
+        if c > 0.0 and bool((lut == c).all()):
+            hit = memo.get(c)
+            if hit is None:
+                np.multiply(counts, c, out=buf)
+                hit = memo[c] = buf.sum()
+            sums.append(hit)
+            continue
+        # (the gather into a new array: numpy's ``take`` into ``out`` with int32 indices costs twice as much)
+        np.multiply(counts, lut.take(col), out=buf)
         sums.append(buf.sum())
     return sums
 
