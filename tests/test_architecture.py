@@ -287,7 +287,7 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 LAYERS: list[tuple[str, str, frozenset[str]]] = [
     ("base", "what every layer raises, checks, masks and compiles: errors, Ctrl-C, secrets, cell text, kernels",
      frozenset({"anonkit.errors", "anonkit.interrupt", "anonkit._secrets", "anonkit._values", "anonkit._kernels",
-                "anonkit._lazy", "anonkit._memory", "anonkit._version"})),
+                "anonkit._lazy", "anonkit._memory", "anonkit._arrow_memory", "anonkit._version"})),
     ("data", "files and databases, hierarchies, column roles and pseudonyms, the bundled data sets",
      frozenset({"anonkit.io", "anonkit.hierarchy", "anonkit.schema", "anonkit.pseudonyms", "anonkit.datasets"})),
     ("encoding", "the input encoded once, class statistics, the §0.3 distance, the adversary's knowledge",

@@ -11,8 +11,6 @@ frame on every call; the per-table memos miss):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -30,13 +28,6 @@ from anonkit.models import KAnonymity
 N_AGES = 37  # not a power of two: the domain shares are inexact, so the order of a sum shows in its bits
 AGES = [str(20 + a) for a in range(N_AGES)]
 ZIPS = [f"z{i}" for i in range(29)]
-
-
-@pytest.fixture(autouse=True)
-def _empty_memos() -> Iterator[None]:
-    stats_module._CONTENT_MEMO.clear()
-    yield
-    stats_module._CONTENT_MEMO.clear()
 
 
 def _age(width: int = 3) -> Hierarchy:

@@ -21,7 +21,6 @@ import pytest
 
 from anonkit import Schema, Table
 from anonkit import _kernels as K
-from anonkit import stats as stats_module
 from anonkit.algorithms import rollup
 from anonkit.algorithms.lattice.flash import flash
 from anonkit.algorithms.rollup import RollupCache
@@ -30,13 +29,6 @@ from anonkit.models import DistinctLDiversity, KAnonymity
 
 AGES = [str(20 + a) for a in range(37)]
 ZIPS = [f"z{i}" for i in range(29)]
-
-
-@pytest.fixture(autouse=True)
-def _empty_memos() -> Iterator[None]:
-    stats_module._CONTENT_MEMO.clear()
-    yield
-    stats_module._CONTENT_MEMO.clear()
 
 
 @pytest.fixture

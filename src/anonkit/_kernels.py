@@ -208,7 +208,10 @@ def _grouping_py(
     does (the same bits). One compiled pass instead of the grouping, a numpy pass for the first rows, a
     gather for the codes and a ``bincount`` for the sizes (a new table's search groups a dozen nodes from
     scratch). The keys and ids are ``_node_ids_py``'s; with a small key space the keys are made a column
-    at a time first (8 % faster than row by row on Adult), with a large one row by row as there."""
+    at a time first (8 % faster than row by row on Adult), with a large one row by row as there. A column whose
+    level has one code (``sizes[j] == 1``: the top of a hierarchy, every leaf mapped to code 0) is skipped in
+    the keys: ``key · 1 + 0`` is ``key``, so the keys, and with them the ids, are the same (a search checks
+    many nodes with attributes at the top; the codes are still read from every column)."""
     d, m = cols.shape
     out = np.zeros(m, dtype=np.int64)  # the keys first (small key space), then the ids over them
     first = np.empty(m, dtype=np.int32)  # (fewer than 2**31 rows: NUMBA_BELOW)
@@ -216,8 +219,10 @@ def _grouping_py(
     g = 0
     if radix <= 4 * m + 4096:
         for j in range(d):
-            at = offsets[j]
             size = sizes[j]
+            if size == 1:  # one code (0) at this level, e.g. the top: ``key · 1 + 0`` is the key, skip the pass
+                continue
+            at = offsets[j]
             col = cols[j]
             for i in range(m):
                 out[i] = out[i] * size + flat[at + col[i]]
@@ -242,7 +247,8 @@ def _grouping_py(
         for i in range(m):
             k1 = np.int64(0)
             for j in range(d):
-                k1 = k1 * sizes[j] + flat[offsets[j] + cols[j, i]]
+                if sizes[j] != 1:  # a one-code level adds nothing to the key (as above)
+                    k1 = k1 * sizes[j] + flat[offsets[j] + cols[j, i]]
             h = (np.uint64(k1) * _MIX) >> np.uint64(17)
             k = np.int64(h & np.uint64(mask))
             while True:

@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from anonkit._arrow_memory import arrow_text as _arrow_text
+from anonkit._arrow_memory import memory_key as _memory_key
+from anonkit._arrow_memory import relabelled
 from anonkit._kernels import first_rows, group_columns, group_pairs
 from anonkit._values import as_text, cell_addresses, factorize_text
 from anonkit._verify_entries import RowCodes, group_entries, label_column
@@ -208,32 +211,22 @@ def _hold_column(held: dict[str, Any] | None, name: str, labels: np.ndarray, ind
 
 
 def _published(arrow: Any) -> tuple[np.ndarray, np.ndarray] | None:
-    """The codes and texts :func:`text_column` kept for the memory ``arrow`` reads (read-only), else ``None``."""
+    """The codes and texts :func:`text_column` kept for the memory ``arrow`` reads (read-only), or those
+    :func:`taken_column` kept for it (relabelled once, :func:`_taken_arrow`), else ``None``."""
     store = _PUBLISHED.get()
     if store is None:
         return None
-    hit = store.get(("codes", _memory_key(arrow)))
-    return None if hit is None else (hit[1][0].rows(), hit[1][1])
-
-
-def _arrow_text(values: Any) -> Any:
-    """The pyarrow array of a pandas text column (a Series, or its array) held by pyarrow, else ``None``."""
-    if not (isinstance(values, pd.Series | pd.api.extensions.ExtensionArray)
-            and isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow"):
+    key = _memory_key(arrow)
+    hit = store.get(("codes", key))
+    if hit is not None:
+        return hit[1][0].rows(), hit[1][1]
+    taken = store.get(("taken arrow", key))
+    if taken is None:
         return None
-    import pyarrow as pa  # (pandas' text columns are pyarrow's: it is loaded)
-
-    return pa.array(values.array if isinstance(values, pd.Series) else values)
-
-
-def _memory_key(arrow: Any) -> tuple:
-    """What names the memory a pyarrow array reads: each chunk's type, offset, length and buffer
-    addresses (a slice shares the buffers but not the offset and length)."""
-    import pyarrow as pa
-
-    chunks = arrow.chunks if isinstance(arrow, pa.ChunkedArray) else [arrow]
-    return tuple((c.type, c.offset, len(c), tuple(0 if b is None else b.address for b in c.buffers()))
-                 for c in chunks)
+    made = taken[1]
+    if made[2] is None:  # (the input's codes at the published rows, numbered as the column's cells number them)
+        made[2] = relabelled(made[1].codes[made[0]], made[1].texts)
+    return made[2]
 
 
 def _stored_codes(store: dict[tuple, tuple[Any, Any]], arrow: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -335,12 +328,15 @@ def _arrow_codes(arrow: Any, pc: Any) -> tuple[np.ndarray, np.ndarray]:
 class CodedColumn(NamedTuple):
     """A column as what :func:`text_codes` reads from its cells (codes by first appearance, the text of
     each), read-only; ``cells``: a private copy of the object cells it was read from when every one is a
-    ``str`` (a value that never changes; held, so their addresses name them), else ``None``. The verifier
-    takes one as a ``reference`` column; :func:`input_codes_of` makes one per encoded table."""
+    ``str`` (a value that never changes; held, so their addresses name them), else ``None``; ``arrow``: the
+    pyarrow array of a text column without a missing cell it was read from (held: Arrow's memory never
+    changes, and is not reused while held), else ``None``. The verifier takes one as a ``reference``
+    column; :func:`input_codes_of` makes one per encoded table."""
 
     codes: np.ndarray
     texts: np.ndarray
     cells: np.ndarray | None = None
+    arrow: Any = None
 
 
 def coded_column(values: pd.Series, encoded: tuple[np.ndarray, np.ndarray] | None = None) -> CodedColumn:
@@ -352,6 +348,9 @@ def coded_column(values: pd.Series, encoded: tuple[np.ndarray, np.ndarray] | Non
     if cells is not None and pd.api.types.infer_dtype(cells, skipna=False) == "string":
         coded = coded._replace(cells=cells.copy())  # (a copy: a write into the frame cannot reach it)
         coded.cells.flags.writeable = False  # type: ignore[union-attr]
+    arrow = _arrow_text(values)
+    if arrow is not None and not arrow.null_count:
+        coded = coded._replace(arrow=arrow)  # (the memory the codes were read from)
     coded.codes.flags.writeable = False
     coded.texts.flags.writeable = False
     return coded
@@ -369,19 +368,31 @@ def input_codes_of(table: Any, name: str) -> CodedColumn:
 
 
 def _encoding_of(table: Any, name: str, values: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
-    """The codes and texts :func:`text_codes` reads from the object column ``values`` (``table.frame[name]``),
-    from the table's encoding when it kept them (``table.encoded_cells[name]``: the array of object cells the
-    encoding factorized, :func:`~anonkit._values.factorize_text`'s codes and texts of them), else ``None``.
-    Why they are the column's: ``text_codes`` of an object column is ``factorize_text`` of its cells, and
-    ``values`` reads the very cells the encoding read — the same memory (address, length, stride), which the
-    kept array holds so that no other array can take it (a table made from another with other rows, its
-    frame a new one, reads other memory and finds nothing); the cells are not changed once encoded (the rule
-    :func:`input_codes_of` keeps its codes by)."""
+    """The codes and texts :func:`text_codes` reads from the column ``values`` (``table.frame[name]``), from
+    the table's encoding when it kept them (``table.encoded_cells[name]``: the array of object cells, or the
+    pyarrow text array, the encoding factorized, :func:`~anonkit._values.factorize_text`'s codes and texts of
+    them), else ``None``. Why they are the column's: ``text_codes`` of an object column is ``factorize_text``
+    of its cells, and ``values`` reads the very cells the encoding read — the same memory (address, length,
+    stride), which the kept array holds so that no other array can take it (a table made from another with
+    other rows, its frame a new one, reads other memory and finds nothing); the cells are not changed once
+    encoded (the rule :func:`input_codes_of` keeps its codes by). A pyarrow text column is taken the same
+    way, when it reads the kept array's memory (:func:`_memory_key`: its buffers, offset and length; Arrow's
+    memory never changes) and has no missing cell: ``factorize_text`` of it is then Arrow's dictionary
+    encoding of those cells, which is what :func:`text_codes` reads (``_arrow_codes``: missing cells aside,
+    the same encoding)."""
     kept = getattr(table, "encoded_cells", None)
     hit = kept.get(name) if isinstance(kept, dict) else None
-    if hit is None or values.dtype != object:
+    if hit is None:
         return None
     cells, codes, texts = hit
+    arrow = _arrow_text(values)
+    if arrow is not None:
+        if (isinstance(cells, np.ndarray) or arrow.null_count or cells.null_count
+                or _memory_key(arrow) != _memory_key(cells)):
+            return None
+        return np.asarray(codes, dtype=np.int64), np.asarray(texts, dtype=object)
+    if values.dtype != object or not isinstance(cells, np.ndarray):
+        return None
     now = values.to_numpy()
     if (now.dtype != object or cells.dtype != object or now.shape != cells.shape or now.strides != cells.strides
             or now.__array_interface__["data"][0] != cells.__array_interface__["data"][0]):
@@ -397,10 +408,14 @@ def taken_column(values: pd.Series, rows: np.ndarray, coded: Callable[[], CodedC
     Inside a :func:`published_codes` block, when ``coded()`` (the column's :class:`CodedColumn`, asked
     for only then) holds its cells (every one a ``str``), the column keeps, by its name, ``rows`` and
     those codes for the verifier (:func:`_taken`), which takes them only after proving the cells it reads
-    are the very objects ``coded().cells[rows]``: a cell is its object's text, and a ``str`` never changes."""
+    are the very objects ``coded().cells[rows]``: a cell is its object's text, and a ``str`` never changes.
+    A pyarrow text column is kept by the memory of what it gives (:func:`_taken_arrow`)."""
     taken = values.array.take(rows) if take is None else take(values, rows)
     store = _PUBLISHED.get()
-    if store is None or values.dtype != object:
+    if store is None:
+        return taken
+    if values.dtype != object:
+        _taken_arrow(store, values, rows, coded, taken)
         return taken
     kept = coded()
     if kept.cells is not None and len(kept.cells) == len(values):
@@ -423,17 +438,24 @@ def _taken(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
     now = values.to_numpy()
     if now.shape != rows.shape or not np.array_equal(cell_addresses(now), cell_addresses(kept.cells)[rows]):
         return None
-    picked = kept.codes[rows]
-    m = len(kept.texts)
-    first = first_rows(picked, m)
-    seen = np.flatnonzero(first >= 0)
-    order = seen[np.argsort(first[seen], kind="stable")]  # the texts by their first row in the column
-    rank = np.full(m, -1, dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    codes, texts = rank[picked], kept.texts[order]
-    codes.flags.writeable = False
-    texts.flags.writeable = False
-    return codes, texts
+    return relabelled(kept.codes[rows], kept.texts)  # (the texts by their first row in the column)
+
+
+def _taken_arrow(store: dict[tuple, tuple[Any, Any]], values: pd.Series, rows: np.ndarray,
+                 coded: Callable[[], CodedColumn], taken: Any) -> None:
+    """Keeps, for :func:`_published`, the codes of ``taken`` (``values``' cells at ``rows``) by the memory
+    ``taken`` reads, when ``values`` is a pyarrow text column without a missing cell over the very memory
+    ``coded()`` was read from (its ``arrow``: the same buffers, offset and length, held) and ``taken`` is one
+    too: row ``i`` of ``taken`` is then ``coded().texts[coded().codes[rows[i]]]`` (a take), and those codes,
+    numbered again by first appearance (:func:`~anonkit._arrow_memory.relabelled`, on the first read), are
+    Arrow's dictionary encoding of ``taken`` (what :func:`text_codes` reads). ``taken`` is held with them."""
+    source, out = _arrow_text(values), _arrow_text(taken)
+    if source is None or out is None or len(out) != len(rows):  # (``kept.arrow``: no missing cell)
+        return
+    kept = coded()
+    if kept.arrow is None or len(kept.codes) != len(source) or _memory_key(kept.arrow) != _memory_key(source):
+        return
+    store[("taken arrow", _memory_key(out))] = (out, [np.array(rows, copy=True), kept, None])
 
 
 class DomainSpec(NamedTuple):

@@ -328,15 +328,21 @@ def build_domain(
         labels = uniq[np.lexsort((uniq.astype(str), nums))]
     else:
         labels = np.array(sorted(uniq), dtype=object)
-    index = pd.Index(labels, dtype=object)
-    ref_codes = index.get_indexer(pd.Index(uniq, dtype=object))[ref_codes0]
-    counts = np.bincount(ref_codes, weights=reference_weights, minlength=len(labels)).astype(np.float64)
+    at = _positions(labels, uniq)  # each distinct reference value's place in the domain
+    per = _distinct_counts(at, ref_codes0, reference_weights, len(labels))
+    if per is None:  # (the general computation: a value outside the domain, a code outside ``uniq``)
+        ref_codes = at[ref_codes0]
+        counts = np.bincount(ref_codes, weights=reference_weights, minlength=len(labels)).astype(np.float64)
+    else:
+        counts, ref_codes = per, None
     if reference_text is None and reference_coded is None:
-        codes = ref_codes
+        # (``per``: every code of ``ref_codes0`` in ``[0, len(uniq))`` and every place found, so no code < 0)
+        codes = at.astype(np.int32)[ref_codes0] if ref_codes is None else ref_codes
     else:
         tcodes, tuniq = coded if coded is not None else pd.factorize(np.asarray(text, dtype=object))
-        codes = index.get_indexer(pd.Index(np.asarray(tuniq, dtype=object), dtype=object))[tcodes]
-    if (codes < 0).any():
+        tat = _positions(labels, np.asarray(tuniq, dtype=object))
+        codes = tat.astype(np.int32)[tcodes] if (tat >= 0).all() else tat[tcodes]  # (int32: no code < 0)
+    if codes.dtype != np.int32 and (codes < 0).any():
         i = int(np.flatnonzero(codes < 0)[0])
         value = text[i] if coded is None else coded[1][coded[0][i]]  # type: ignore[index]
         raise InputError("sensitive value not in the reference data", column=name, value=value, row=i + 1)
@@ -350,7 +356,44 @@ def build_domain(
     category, order_labels = (None, ()) if categories is None else _categories(
         name, labels, categories, category_order, ref_codes0, uniq)
     domain = SensitiveDomain(name, labels, counts / counts.sum(), ancestors, category, order_labels)
-    return domain, codes.astype(np.int32)
+    return domain, codes if codes.dtype == np.int32 else codes.astype(np.int32)
+
+
+#: :func:`_positions` looks up at most this many distinct texts in a dict (pandas' hash table beyond)
+DICT_POSITIONS_UP_TO = 256
+
+
+def _positions(labels: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``pd.Index(labels, dtype=object).get_indexer(pd.Index(values, dtype=object))``: the place of every one
+    of ``values`` among ``labels`` (−1 when absent). When both are small and every one an exact ``str``, and
+    ``labels`` are distinct, a dict gives them: two ``str`` are one key of a dict exactly when they are equal,
+    as pandas' hash table matches them (for ``str`` no NaN rule and no subclass's ``__eq__`` apply); else (a
+    repeated label among them too: pandas refuses it) pandas computes them."""
+    if len(labels) <= DICT_POSITIONS_UP_TO and len(values) <= DICT_POSITIONS_UP_TO:
+        texts, wanted = labels.tolist(), values.tolist()
+        if all(type(v) is str for v in texts) and all(type(v) is str for v in wanted):
+            place = {v: i for i, v in enumerate(texts)}
+            if len(place) == len(texts):
+                return np.array([place.get(v, -1) for v in wanted], dtype=np.intp)
+    return pd.Index(labels, dtype=object).get_indexer(pd.Index(values, dtype=object))
+
+
+def _distinct_counts(at: np.ndarray, codes: np.ndarray, weights: np.ndarray | None, m: int) -> np.ndarray | None:
+    """``np.bincount(at[codes], weights=weights, minlength=m).astype(np.float64)`` counted over the distinct
+    values (``codes`` into ``at``) and then placed, when ``at`` places them one to one in ``[0, m)`` and every
+    code is in ``[0, len(at))``; else ``None``. The same floats: each place receives one distinct value's
+    rows, summed in the same (row) order by ``bincount``; whole counts are exact either way."""
+    if len(at) != m or not np.array_equal(np.sort(at), np.arange(m)):
+        return None
+    try:
+        per = np.bincount(codes, weights=weights, minlength=m)  # (a code < 0 or weights of another length: raises)
+    except (ValueError, TypeError):
+        return None
+    if len(per) != m:  # a code ≥ len(at)
+        return None
+    counts = np.empty(m, dtype=np.float64)
+    counts[at] = per
+    return counts
 
 
 def _categories(name: str, labels: np.ndarray, categories: dict[str, str], category_order: tuple[str, ...] | None,

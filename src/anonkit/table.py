@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
+from anonkit._arrow_memory import arrow_text
 from anonkit._kernels import NUMBA_BELOW, first_rows, group_columns, node_ids, usable_cores
 from anonkit._values import (
     exact_dates,
@@ -178,11 +179,13 @@ class Table:
         self.sensitive_codes: dict[str, np.ndarray] = {}
         for name in self.sensitive:
             self._encode_sensitive(name, coded[name])
-        #: each object sensitive column's cells as encoded (the array the encoding read, held) with their codes and
-        #: texts (:func:`~anonkit._values.factorize_text`): the publisher's verifier reads them instead of the cells
-        #: again (:func:`anonkit._verify_rows.input_codes_of`, which takes them only for a column over that memory)
-        self.encoded_cells: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {
-            name: (frame[name].to_numpy(), *coded[name]) for name in self.sensitive if frame[name].dtype == object}
+        #: each object or pyarrow text sensitive column's cells as encoded (the array the encoding read, held: its
+        #: object cells, or its pyarrow array) with their codes and texts (:func:`~anonkit._values.factorize_text`):
+        #: the publisher's verifier reads them instead of the cells again
+        #: (:func:`anonkit._verify_rows.input_codes_of`, which takes them only for a column over that memory)
+        self.encoded_cells: dict[str, tuple[Any, np.ndarray, np.ndarray]] = {
+            name: (held, *coded[name]) for name in self.sensitive
+            if (held := _encoded_memory(frame[name])) is not None}
         #: what the builders of registered class needs read (:func:`anonkit.stats.register_class_need`),
         #: one value per distinct tuple (a population count per tuple, for δ-presence-like models)
         self.sources: dict[str, object] = {}
@@ -502,6 +505,12 @@ def _check_weights(weights: np.ndarray | None, n: int, person: str | None) -> np
     if person is not None:
         raise InputError("rows that stand for several records cannot carry a person column", column=person)
     return w.astype(np.int64)
+
+
+def _encoded_memory(column: pd.Series) -> Any:
+    """What holds the cells of an encoded ``column`` for :attr:`Table.encoded_cells`: an object column's array
+    of cells, a pyarrow text column's pyarrow array (:func:`~anonkit._arrow_memory.arrow_text`), else ``None``."""
+    return column.to_numpy() if column.dtype == object else arrow_text(column)
 
 
 def _encode_cells(frame: pd.DataFrame, schema: Schema, strip: bool) -> dict[str, tuple[np.ndarray, np.ndarray]]:

@@ -35,11 +35,31 @@ _EXACT = float(2**53)
 _PW_BLOCK = 128
 
 
-def fused_plan(ordered: Sequence[Criterion], stats: ClassStats) -> tuple[np.ndarray, np.ndarray, str] | None:
+def fused_plan(ordered: Sequence[Criterion], stats: ClassStats,
+               models: tuple[np.ndarray, np.ndarray, str] | bool | None = False
+               ) -> tuple[np.ndarray, np.ndarray, str] | None:
     """``(kinds, bounds, sensitive)`` when every model in ``ordered`` is one the kernel judges — k-anonymity
     on all quasi-identifiers, distinct l-diversity, equal-distance t-closeness — on one sensitive attribute
     whose histogram ``stats`` holds (and t-closeness's reference); ``None`` sends the node down the general
-    path. ``bounds``: ``k``, ``⌈l⌉`` or ``t + T_SLACK``."""
+    path. ``bounds``: ``k``, ``⌈l⌉`` or ``t + T_SLACK``. ``models``: :func:`fused_models` of ``ordered``
+    when the caller (a search, at every node) computed it once; only the checks of ``stats`` are then made."""
+    plan = fused_models(ordered) if models is False else models
+    if plan is None:
+        return None
+    sensitive = plan[2]
+    hist = stats.hist.get(sensitive)
+    if (hist is None or sensitive not in stats.domains or hist.shape[1] > _PW_BLOCK
+            or not hist.flags.c_contiguous):
+        return None
+    return plan  # type: ignore[return-value]
+
+
+def fused_models(ordered: Sequence[Criterion]) -> tuple[np.ndarray, np.ndarray, str] | None:
+    """The part of :func:`fused_plan` that depends on the models alone: ``(kinds, bounds, sensitive)`` when
+    every model of ``ordered`` is one the kernel judges and those of a sensitive attribute share one (at
+    least one model is of one), else ``None``. :func:`fused_plan` adds the checks of a node's statistics
+    (the histogram held, its width and layout, the domain), which are the same for every model of the
+    one sensitive attribute, so checking them once after the loop is checking them at each model."""
     kinds: list[int] = []
     bounds: list[float] = []
     sensitive: str | None = None
@@ -57,8 +77,7 @@ def fused_plan(ordered: Sequence[Criterion], stats: ClassStats) -> tuple[np.ndar
             bounds.append(m.t + T_SLACK)
         else:
             return None
-        if (sensitive not in (None, m.sensitive) or m.sensitive not in stats.hist or m.sensitive not in stats.domains
-                or stats.hist[m.sensitive].shape[1] > _PW_BLOCK or not stats.hist[m.sensitive].flags.c_contiguous):
+        if sensitive not in (None, m.sensitive):
             return None
         sensitive = m.sensitive
     if sensitive is None:  # k-anonymity alone: the general path judges the sizes without a histogram

@@ -18,7 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from anonkit._kernels import CHUNK_ROWS
-from anonkit.algorithms._node_kernels import fused_plan, judge_fused, judge_sizes, monotone_flags, sizes_plan
+from anonkit.algorithms._node_kernels import (
+    fused_models,
+    fused_plan,
+    judge_fused,
+    judge_sizes,
+    monotone_flags,
+    sizes_plan,
+)
 from anonkit.algorithms.common import suppression_limit, suppression_verdict
 from anonkit.algorithms.rollup import RollupCache
 from anonkit.metrics import SearchMetric
@@ -85,6 +92,7 @@ def evaluate_node(
     metric: SearchMetric | None = None,
     settle: bool = False,
     order: Sequence[Criterion] | None = None,
+    plan: ModelPlan | None = None,
 ) -> NodeEvaluation:
     """Classes of the transformation ``levels`` and which of them survive the models.
 
@@ -106,7 +114,8 @@ def evaluate_node(
     failing node's classes (lightning ranks them) asks for the whole one.
 
     ``order``: :func:`judging_order` of ``models`` and ``monotone``, when the caller (a search, at every
-    node) computed it once.
+    node) computed it once; ``plan``: :func:`model_plan` of ``models`` and ``monotone`` (which it then
+    replaces ``order`` with), the same for everything the evaluation derives from the models alone.
     """
     levels = tuple(map(int, levels))
     d = table.distinct
@@ -124,8 +133,9 @@ def evaluate_node(
                             models=[m for m in models if m.qis is None], levels=levels)
     if limit is None:
         limit = suppression_limit(0.0 if max_suppression is None else max_suppression, table.n_records)
-    ordered = judging_order(models, monotone) if order is None else order
-    ok, mono_suppressed, settled = _judge_classes(stats, ordered, monotone, limit if settle else None)
+    if plan is None:
+        plan = model_plan(models, monotone, order)
+    ok, mono_suppressed, settled = _judge_classes(stats, plan.order, monotone, limit if settle else None, plan)
     if settled:
         gone = int(stats.sizes[~ok].sum())
         return NodeEvaluation(levels, tc, n_classes, ok, stats.sizes, gone, limit, False,
@@ -133,7 +143,7 @@ def evaluate_node(
     judged_suppressed = None  # the records the class models suppress, while ``ok`` is theirs alone
     if mono_suppressed is None:
         mono_suppressed = judged_suppressed = int(stats.sizes[~ok].sum())
-    subset_models = [m for m in models if m.qis is not None]
+    subset_models = plan.subset
     if subset_models:
         if callable(tc):
             tc = tc()
@@ -154,12 +164,12 @@ def evaluate_node(
             if not changed:
                 break
     sizes = stats.sizes
-    if subset_models or any(m.whole_release for m in models):
+    if subset_models or plan.whole_release:
         tc = _enforce_whole_release(table, tc, sizes, ok, models, limit, levels, metric)
         judged_suppressed = None  # ``ok`` may have changed: summed again
     # without subset or whole-release models ``ok`` is the class models' alone: the same sum as above
     suppressed = int(sizes[~ok].sum()) if judged_suppressed is None else judged_suppressed
-    anonymous = suppressed <= limit and not empty_classes_fail(stats, models)
+    anonymous = suppressed <= limit and not (plan.judges_empty and empty_classes_fail(stats, models))
     return NodeEvaluation(
         levels, tc, n_classes, ok, sizes, suppressed, limit, anonymous, mono_suppressed, codes
     )
@@ -178,6 +188,39 @@ def empty_classes_fail(stats: ClassStats, models: list[Criterion]) -> bool:
     return any(not bool(m.passes(sub).all()) for m in judging)
 
 
+@dataclass(frozen=True)
+class ModelPlan:
+    """What :func:`evaluate_node` derives from the models (and which of them are monotone) alone, the same at
+    every node: a search builds it once (:func:`model_plan`) instead of at each of its hundreds of checks."""
+
+    #: the class models in judging order (:func:`judging_order`)
+    order: Sequence[Criterion]
+    #: per model of ``order``, whether it is monotone (:func:`~anonkit.algorithms._node_kernels.monotone_flags`)
+    mono: list[bool]
+    #: :func:`~anonkit.algorithms._node_kernels.sizes_plan` of ``order`` and ``mono``
+    ks: list[float] | None
+    #: the models on a subset of the quasi-identifiers
+    subset: list[Criterion]
+    #: whether a model judges the whole release
+    whole_release: bool
+    #: whether a model judges classes without records (:func:`empty_classes_fail` has something to ask)
+    judges_empty: bool
+    #: :func:`~anonkit.algorithms._node_kernels.fused_models` of ``order``
+    fused: tuple[np.ndarray, np.ndarray, str] | None
+
+
+def model_plan(models: Sequence[Criterion], monotone: Callable[[Criterion], bool] | None = None,
+               order: Sequence[Criterion] | None = None) -> ModelPlan:
+    """The :class:`ModelPlan` of ``models`` and ``monotone`` (``order``: their :func:`judging_order`, when
+    known): each field is what :func:`evaluate_node` and :func:`_judge_classes` computed from these two at
+    every node, so an evaluation given it judges exactly as one that derives them again."""
+    ordered = judging_order(models, monotone) if order is None else order
+    mono = monotone_flags(ordered, monotone)
+    return ModelPlan(ordered, mono, sizes_plan(ordered, mono), [m for m in models if m.qis is not None],
+                     any(m.whole_release for m in models),
+                     any(getattr(m, "judges_empty_classes", False) for m in models), fused_models(ordered))
+
+
 def judging_order(models: Sequence[Criterion], monotone: Callable[[Criterion], bool] | None = None) -> list[Criterion]:
     """The class models in the order :func:`evaluate_node` judges them: the ``monotone`` ones first (all
     are, without it), then within each the models of the sizes before those of a sensitive attribute —
@@ -187,20 +230,24 @@ def judging_order(models: Sequence[Criterion], monotone: Callable[[Criterion], b
 
 
 def _judge_classes(stats: ClassStats, ordered: Sequence[Criterion], monotone: Callable[[Criterion], bool] | None,
-                   settle_above: int | None) -> tuple[np.ndarray, int | None, bool]:
+                   settle_above: int | None, plan: ModelPlan | None = None) -> tuple[np.ndarray, int | None, bool]:
     """Judge the classes by the class models in ``ordered``, each on the classes the ones before it left:
     (released per class, the records the monotone models alone suppress — ``None`` when every model is
     monotone —, whether it stopped settled: the failed classes held more than ``settle_above`` records).
     k-anonymity with distinct l-diversity and equal-distance t-closeness are judged in one compiled pass
     with the same results (:mod:`~anonkit.algorithms._node_kernels`), and k-anonymity alone on the sizes
-    array at once (:func:`~anonkit.algorithms._node_kernels.judge_sizes`)."""
-    mono = monotone_flags(ordered, monotone)
-    ks = sizes_plan(ordered, mono)
+    array at once (:func:`~anonkit.algorithms._node_kernels.judge_sizes`). ``plan``: :func:`model_plan` of
+    ``ordered`` and ``monotone``, whose flags and sizes plan it then reads instead of deriving them."""
+    if plan is None:
+        mono = monotone_flags(ordered, monotone)
+        ks = sizes_plan(ordered, mono)
+    else:
+        mono, ks = plan.mono, plan.ks
     if ks is not None:
         return judge_sizes(stats.sizes, ks, settle_above)
-    plan = fused_plan(ordered, stats)
-    if plan is not None:
-        return judge_fused(stats, plan, mono, settle_above)
+    fused = fused_plan(ordered, stats) if plan is None else fused_plan(ordered, stats, plan.fused)
+    if fused is not None:
+        return judge_fused(stats, fused, mono, settle_above)
     ok = stats.sizes > 0
     alive = np.flatnonzero(ok)
     current: ClassStats | None = stats if alive.size == ok.size else None  # the survivors' statistics, when built

@@ -28,6 +28,7 @@ from anonkit.metrics.classes import (
     class_size_stats,
     discernibility,
     discernibility_star,
+    released_sizes,
     suppressed_class_sizes,
     suppression_rate,
 )
@@ -101,6 +102,7 @@ __all__ = [
     "random_count_queries",
     "record_intersection",
     "record_linkage",
+    "released_sizes",
     "sample_uniqueness",
     "score",
     "sse",

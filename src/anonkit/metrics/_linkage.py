@@ -26,6 +26,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from anonkit.metrics.classes import released_sizes
 from anonkit.metrics.coverage import Covered, covered
 from anonkit.release import CUSTOM, Release
 from anonkit.table import Table
@@ -69,7 +70,7 @@ def candidates_by_pattern(table: Table, release: Release, classes: np.ndarray, o
         sel = which == j
         if cov is not None and sel.any():
             start[sel], stop[sel] = cov.start[classes[takes][sel]], cov.stop[classes[takes][sel]]
-    sizes = release.class_sizes()[classes[takes]].astype(np.float64)
+    sizes = released_sizes(release)[classes[takes]].astype(np.float64)
     diff = np.zeros(n_keys * ranks, dtype=np.float64)
     np.add.at(diff, kid * ranks + start, sizes)
     np.add.at(diff, kid * ranks + stop, -sizes)

@@ -159,18 +159,50 @@ def effective_levels(table: Table, release: Release) -> np.ndarray:
 
 def leaf_tally(table: Table, j: int) -> tuple[np.ndarray, np.ndarray]:
     """QI ``j``'s records per leaf (weighted by :attr:`Table.weights`, as floats: whole numbers, so
-    exact) and each leaf's first record (−1: absent), suppressed records included: the ``j``-th of
-    :func:`leaf_tallies`, shared inside :func:`~anonkit.release.measuring` by every measure that reads
-    a full-domain release through its leaves (the entropy, the published texts)."""
+    exact) and each leaf's rank of first appearance (−1: absent), suppressed records included: the
+    ``j``-th of :func:`leaf_tallies`, shared inside :func:`~anonkit.release.measuring` by every measure
+    that reads a full-domain release through its leaves (the entropy, the published texts). The rank
+    orders the leaves as their first records do (its only use: the entropy's sums run over the leaves
+    in that order); it is the first record, or the first distinct tuple where :func:`leaf_tallies`
+    counts the tuples."""
     return leaf_tallies(table)[j]
 
 
 def leaf_tallies(table: Table) -> list[tuple[np.ndarray, np.ndarray]]:
     """:func:`leaf_tally` of every quasi-identifier, in one pass over the records for all of them
-    (:func:`_leaf_tallies`), computed once per summary and kept with the encoded table
-    (:func:`~anonkit.stats.table_memo`: a function of its codes and weights alone, read-only)."""
+    (:func:`_leaf_tallies`) or, when the table's distinct tuples are numbered in order of their first
+    record (:func:`tuple_tallies_apply`), over the distinct tuples (:func:`_tuple_tallies`: fewer rows),
+    computed once per summary and kept with the encoded table (:func:`~anonkit.stats.table_memo`: a
+    function of its codes and weights alone, read-only)."""
     key = ("leaf_tallies",)
-    return measured_once(key, (table,), lambda: table_memo(table, key, lambda: _leaf_tallies(table)))
+    return measured_once(key, (table,), lambda: table_memo(
+        table, key, lambda: _tuple_tallies(table) if tuple_tallies_apply(table) else _leaf_tallies(table)))
+
+
+def tuple_tallies_apply(table: Table) -> bool:
+    """Whether :func:`_tuple_tallies` gives :func:`_leaf_tallies`' counts and leaf order: every row one
+    record (no :attr:`Table.weights`: the tuples' counts are whole numbers of records, summed exactly),
+    and the distinct tuples numbered in order of their first record — asked as
+    :meth:`Release.counted <anonkit.release.Release.counted>` asks it, under its key, on a table it
+    measures (at most :data:`~anonkit.release.MEASURE_ROWS_UP_TO` rows), so a run reads its answer
+    instead of another pass; a larger table keeps the pass over its records."""
+    from anonkit.release import MEASURE_ROWS_UP_TO, _first_appearance  # (loaded with Release)
+
+    if table.weights is not None or not table.qi or table.n > MEASURE_ROWS_UP_TO or "distinct" not in table.__dict__:
+        return False
+    d = table.distinct
+    return bool(table_memo(table, ("tuples in first appearance",), lambda: _first_appearance(d.inverse, d.size)))
+
+
+def _tuple_tallies(table: Table) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`_leaf_tallies` over the distinct tuples (:attr:`Table.distinct`), each weighted by its
+    records, for a table :func:`tuple_tallies_apply` to. Why the same figures: a leaf's records are the
+    sum of its tuples' counts (whole numbers: every sum exact, in any order); its first record is the
+    first record of the first tuple holding it (a tuple numbered earlier starts earlier), so the leaves
+    ranked by their first tuple are ranked as by their first record, and a leaf is absent (−1) from both
+    alike. The rank is the tuple's number, not the record's (:func:`leaf_tally`)."""
+    d = table.distinct
+    return _tallies(table, np.ascontiguousarray(d.tuples), np.asarray(d.counts, dtype=np.float64))
 
 
 def _leaf_tallies(table: Table) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -180,11 +212,18 @@ def _leaf_tallies(table: Table) -> list[tuple[np.ndarray, np.ndarray]]:
     record order and give the same arrays (:func:`~anonkit._kernels.tiered`). A code outside its
     hierarchy's leaves (never in an encoded table) stops the kernel and is left to the per-column
     numpy code, which refuses it as it always did."""
-    nls = np.array([h.n_leaves for h in table.hierarchies], dtype=np.int64)
     weights = np.zeros(0) if table.weights is None else np.asarray(table.weights, dtype=np.float64)
-    counts, first, ok = tiered(_tally_kernel, _tally_np, table.codes, weights, nls)
+    return _tallies(table, table.codes, weights)
+
+
+def _tallies(table: Table, codes: np.ndarray, weights: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Every QI's ``(rows per leaf weighted by weights, first row per leaf)`` of the ``codes`` rows
+    (:func:`_leaf_tallies`: the records; :func:`_tuple_tallies`: the distinct tuples), read-only."""
+    nls = np.array([h.n_leaves for h in table.hierarchies], dtype=np.int64)
+    counts, first, ok = tiered(_tally_kernel, _tally_np, codes, weights, nls)
     if not ok:
-        return [_tally_column(table.codes[:, j], table.weights, int(nl)) for j, nl in enumerate(nls)]
+        w = weights if len(weights) else None
+        return [_tally_column(codes[:, j], w, int(nl)) for j, nl in enumerate(nls)]
     out = []
     for j, nl in enumerate(nls):
         a, f = counts[j, :nl].copy(), first[j, :nl].copy()

@@ -22,7 +22,7 @@ from anonkit.table import Table
 
 def discernibility(table: Table, release: Release) -> float:
     """DM (ARX ``MetricSDNMDiscernability``): Σ over released classes of |EC|² + n·|suppressed|."""
-    sizes = release.class_sizes().astype(np.int64)
+    sizes = released_sizes(release).astype(np.int64)
     return float(int((sizes * sizes).sum()) + table.n_records * release.n_suppressed)
 
 
@@ -54,7 +54,7 @@ def suppressed_class_sizes(table: Table, release: Release) -> np.ndarray:
 def discernibility_star(table: Table, release: Release) -> float:
     """DM* (ARX ``MetricSDDiscernability``): Σ over all classes, suppressed ones included, of
     |class|² (no suppression penalty). See :func:`suppressed_class_sizes`."""
-    sizes = release.class_sizes().astype(np.int64)
+    sizes = released_sizes(release).astype(np.int64)
     sup = suppressed_class_sizes(table, release)
     return float(int((sizes * sizes).sum()) + int((sup * sup).sum()))
 
@@ -98,6 +98,19 @@ def class_size_stats(table: Table, release: Release) -> ClassSizeStats:
     if sizes.size == 0:
         return ClassSizeStats(0, 0.0, 0.0, 0.0)
     return ClassSizeStats(int(sizes.size), float(sizes.min()), float(sizes.mean()), float(sizes.max()))
+
+
+def released_sizes(release: Release) -> np.ndarray:
+    """Records per released class (:meth:`Release.class_sizes`), read from :meth:`Release.class_people`
+    when the table has no person column. Why that is the same array: :meth:`Table.class_people` then
+    returns the class sizes — the same ``bincount`` of the released records' classes (weighted by
+    :attr:`Table.weights` and cast to int64 as :meth:`Release.class_sizes` casts them), the same values
+    and dtype — so inside :func:`~anonkit.release.measuring` the measures that read sizes and those that
+    read persons (the class statistics, the risks, the run's smallest class) share one count of the
+    records instead of two. A copy, as both methods give."""
+    if release.table.person is None:
+        return release.class_people()
+    return release.class_sizes()
 
 
 def suppression_rate(table: Table, release: Release) -> float:

@@ -17,6 +17,7 @@ import numpy as np
 from anonkit._values import factorize_labels
 from anonkit.errors import InputError
 from anonkit.metrics.arx import leaf_tally, one_level
+from anonkit.metrics.classes import released_sizes
 from anonkit.metrics.coverage import hierarchy_class_levels
 from anonkit.release import Release, measured_once
 from anonkit.table import Table
@@ -95,7 +96,7 @@ def whd(
     d = len(table.qi)
     if d == 0:
         return WHDResult(0.0, 0.0)
-    sizes = release.class_sizes().astype(np.float64)
+    sizes = released_sizes(release).astype(np.float64)
     per_class = np.zeros(release.n_classes, dtype=np.float64)
     class_levels = hierarchy_class_levels(table, release)[0]
     for j, h in enumerate(table.hierarchies):
@@ -113,23 +114,35 @@ def published_texts(table: Table, release: Release, j: int) -> tuple[np.ndarray,
     (:meth:`Release.class_labels`), the distinct texts, and the released records whose label differs
     from their original text. Compared as ids of the classes' labels and of the leaves (each looked
     up once), not as text per record. Computed once per summary (:func:`~anonkit.release.measuring`):
-    the modification rate and the summary's generalization both read it."""
-    text_id, texts, changed = measured_once(("published_texts", j), (table, release),
-                                            lambda: _published_texts(table, release, j))
+    the modification rate and the summary's generalization both read it (:func:`published_figures`);
+    this gives copies of its own."""
+    text_id, texts, changed, _ = published_figures(table, release, j)
     return text_id.copy(), texts.copy(), changed
 
 
-def _published_texts(table: Table, release: Release, j: int) -> tuple[np.ndarray, np.ndarray, int]:
+def published_figures(table: Table, release: Release, j: int) -> tuple[np.ndarray, np.ndarray, int, np.ndarray | None]:
+    """:func:`published_texts` of QI ``j`` (read-only, not copied) and the text id every leaf is published
+    as (:func:`leaf_published_text` of those text ids; None where the release is not at one level), both
+    computed once per summary (:func:`~anonkit.release.measured_once`): the modification rate and the
+    summary's generalization read the same figures of the same release instead of each deriving them."""
+    return measured_once(("published_texts", j), (table, release), lambda: _published_texts(table, release, j))
+
+
+def _published_texts(table: Table, release: Release, j: int) -> tuple[np.ndarray, np.ndarray, int, np.ndarray | None]:
     h = table.hierarchies[j]
     text_id, texts = factorize_labels(release.class_labels(j).astype(object))  # (labels are text)
+    texts = np.asarray(texts, dtype=object)
     leaf_text = np.full(h.n_leaves, -1, dtype=np.int64)  # −1: a leaf no class publishes
     leaf = h.leaf_codes(texts)
     leaf_text[leaf[leaf >= 0]] = np.flatnonzero(leaf >= 0)
     shown = leaf_published_text(table, release, j, text_id)
+    for x in (text_id, texts, shown):  # shared read-only (published_texts gives copies)
+        if x is not None:
+            x.flags.writeable = False
     if shown is not None:  # every record released at one level: counted per leaf, not per record
         a = released_leaves(table, release, j)
         changed = int(a[shown != leaf_text].sum())  # (whole numbers: exact)
-        return text_id, np.asarray(texts, dtype=object), changed
+        return text_id, texts, changed, shown
     rc = release.record_class
     if release.n_suppressed == 0:
         differs = text_id[rc] != leaf_text[table.codes[:, j]]
@@ -139,7 +152,7 @@ def _published_texts(table: Table, release: Release, j: int) -> tuple[np.ndarray
         differs = text_id[rc[kept]] != leaf_text[table.codes[kept, j]]
         w = None if table.weights is None else table.weights[kept]
     changed = int(np.count_nonzero(differs)) if w is None else int(w[differs].sum())
-    return text_id, np.asarray(texts, dtype=object), changed
+    return text_id, texts, changed, shown
 
 
 def released_leaves(table: Table, release: Release, j: int) -> np.ndarray:
@@ -193,5 +206,5 @@ def modification_rate(table: Table, release: Release) -> float:
     d = len(table.qi)
     if d == 0:
         return 0.0
-    modified = release.n_suppressed * d + sum(published_texts(table, release, j)[2] for j in range(d))
+    modified = release.n_suppressed * d + sum(published_figures(table, release, j)[2] for j in range(d))
     return modified / (table.n_records * d)

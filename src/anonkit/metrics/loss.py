@@ -25,6 +25,7 @@ from anonkit.metrics.arx import (
     transformation_levels,
     tuple_counts,
 )
+from anonkit.metrics.classes import released_sizes
 from anonkit.metrics.coverage import custom_sizes, custom_widths, numeric_domain
 from anonkit.release import CUSTOM, Release
 from anonkit.table import Table
@@ -81,7 +82,7 @@ def loss_per_attribute(table: Table, release: Release, *, gs: float = 0.5) -> di
     """
     g_factor, s_factor = gs_factors(gs)
     n = float(table.n_records)
-    sizes = release.class_sizes().astype(np.float64)
+    sizes = released_sizes(release).astype(np.float64)
     # (no suppressed record: every tuple's count is 0, nothing is added; the records are not read)
     any_sup = release.n_suppressed > 0
     sup = tuple_counts(table, release.suppressed) if any_sup else None

@@ -15,6 +15,7 @@ import numpy as np
 
 from anonkit.hierarchy import Hierarchy
 from anonkit.metrics.arx import one_level
+from anonkit.metrics.classes import released_sizes
 from anonkit.metrics.coverage import custom_sizes, custom_widths, numeric_domain
 from anonkit.release import CUSTOM, Release, measured_once
 from anonkit.table import Table
@@ -141,5 +142,5 @@ def gcp(table: Table, release: Release, *, include_suppressed: bool = True) -> f
 
 def _released_ncp(table: Table, release: Release) -> float:
     """Σ over the released records of their NCP summed over the QIs (:func:`gcp`'s numerator)."""
-    sizes = release.class_sizes().astype(np.float64)
+    sizes = released_sizes(release).astype(np.float64)
     return float(sizes @ ncp_classes(table, release).sum(axis=1)) if release.n_classes else 0.0

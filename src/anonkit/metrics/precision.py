@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from anonkit.metrics.arx import aggregate_attributes, gs_factors, transformation_levels
+from anonkit.metrics.classes import released_sizes
 from anonkit.metrics.coverage import hierarchy_class_levels
 from anonkit.release import Release
 from anonkit.table import Table
@@ -28,7 +29,7 @@ def _level_sums(
     :func:`~anonkit.metrics.coverage.hierarchy_class_levels`, CUSTOM values at the LCA of their
     leaves)."""
     h = table.hierarchies[j]
-    sizes = release.class_sizes()
+    sizes = released_sizes(release)
     kept = float(sizes.sum())
     if h.height == 0:
         return 0.0, kept
@@ -127,7 +128,7 @@ def height(table: Table, release: Release) -> float:
     t = transformation_levels(table, release)
     if t is not None:
         return float(t.sum())
-    sizes = release.class_sizes()
+    sizes = released_sizes(release)
     if sizes.sum() == 0:
         return float(sum(table.heights))
     class_levels = hierarchy_class_levels(table, release)[0]

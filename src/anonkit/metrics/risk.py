@@ -15,6 +15,7 @@ from anonkit._kernels import group_columns
 from anonkit.hierarchy import Hierarchy
 from anonkit.metrics._linkage import candidates_by_pattern
 from anonkit.metrics.arx import one_level, tuple_counts
+from anonkit.metrics.classes import released_sizes
 from anonkit.metrics.coverage import Covered, covered
 from anonkit.release import CUSTOM, Release
 from anonkit.table import Table
@@ -86,7 +87,7 @@ def linkage_candidates(table: Table, release: Release) -> np.ndarray:
     out = np.zeros(d.size, dtype=np.float64)
     if release.n_classes == 0:
         return out
-    sizes = release.class_sizes().astype(np.float64)
+    sizes = released_sizes(release).astype(np.float64)
     present = sizes > 0
     levels = release.class_levels[present].astype(np.int64)
     nodes = release.class_nodes[present].astype(np.int64)
@@ -209,7 +210,7 @@ def _candidates_custom(
         return
     d = table.distinct
     n_t = d.size
-    sizes = release.class_sizes().astype(np.float64)
+    sizes = released_sizes(release).astype(np.float64)
     levels = release.class_levels.astype(np.int64)
     nodes = release.class_nodes.astype(np.int64)
     n_cls = release.n_classes
@@ -349,7 +350,7 @@ def _own_class_candidates(table: Table, release: Release) -> tuple[np.ndarray, n
     t = one_level(table, release)
     if t is None or not table.qi or release.n_classes == 0:
         return None
-    sizes = release.class_sizes().astype(np.float64)
+    sizes = released_sizes(release).astype(np.float64)
     present = np.flatnonzero(sizes > 0)
     nodes = release.class_nodes[present]
     if group_columns([nodes[:, j].astype(np.int64) for j in range(nodes.shape[1])],

@@ -51,7 +51,7 @@ from anonkit.models.population import (
 )
 from anonkit.plan import Plan
 from anonkit.plan.arguments import plan_from_arguments
-from anonkit.release import ColumnMakers, Release, making_columns, take_rows
+from anonkit.release import ColumnMakers, Release, making_columns, measuring, take_rows
 from anonkit.runner import _encoding_reuse as _reuse
 from anonkit.runner.knowledge import is_factory, priors_for, resolve_background_knowledge
 from anonkit.runner.result import PriorsInput, Result
@@ -313,13 +313,18 @@ def _measured(spec: Algorithm, table: Table, release: Release, measured: Release
     class figure: the summary says why)."""
     if not spec.class_figures:
         return recordless_summary(table, published, verification), {}
-    measures = (_lean_measures(measured, search_metric, verification) if lean else
-                measured_summary(measured, models, search_metric, verification,
-                                 score=release.search.score if release.search is not None else None,
-                                 skip=plan.skip_measures))
-    classes = {"classes": release.n_classes,
-               "min_class_size": int(release.class_people().min()) if release.n_classes else 0,
-               "transformation": release.transformation}
+    # one scope for the measures and the class figures: the smallest class reads the persons per class
+    # the measures counted (:func:`anonkit.metrics.released_sizes`) when ``measured`` is ``release``
+    # (:meth:`Release.counted` gave it back): one count (:func:`~anonkit.release.measured_once`, keyed by
+    # the release's identity), not a second pass over the records
+    with measuring():
+        measures = (_lean_measures(measured, search_metric, verification) if lean else
+                    measured_summary(measured, models, search_metric, verification,
+                                     score=release.search.score if release.search is not None else None,
+                                     skip=plan.skip_measures))
+        classes = {"classes": release.n_classes,
+                   "min_class_size": int(release.class_people().min()) if release.n_classes else 0,
+                   "transformation": release.transformation}
     return measures, classes
 
 

@@ -16,7 +16,7 @@ from anonkit._values import is_missing
 from anonkit._verify_wildcard import wildcard_counts
 from anonkit.algorithms.spec import NO_CLASS_FIGURES, Algorithm
 from anonkit.metrics import compute_metrics
-from anonkit.metrics.distortion import leaf_published_text, published_texts, released_leaves
+from anonkit.metrics.distortion import published_figures, released_leaves
 from anonkit.metrics.risk import prosecutor_risk
 from anonkit.models import Criterion
 from anonkit.release import Release, measuring
@@ -166,20 +166,32 @@ def generalization(table: Table, release: Release, examples: int = 3) -> dict[st
     """Per quasi-identifier what the release publishes: its level (full-domain), the number of
     distinct published labels, the most frequent ones, and the share of released values changed.
 
-    Computed from each class's label (a text id per class) and each leaf's, not from text per record."""
+    Computed from each class's label (a text id per class) and each leaf's, not from text per record:
+    the published texts and the text each leaf is published as are the modification rate's
+    (:func:`~anonkit.metrics.distortion.published_figures`, once per summary), and the released records
+    are the release's count (``n − suppressed`` when every row is one record: the rows whose class is
+    ≥ 0); the records' classes are read only when a label is not a function of the leaf."""
     out: dict[str, dict] = {}
     rc = release.record_class
-    kept = rc >= 0
-    if not kept.any():
-        return out
-    cls = rc[kept]
-    w = None if table.weights is None else table.weights[kept]
-    total = len(cls) if w is None else int(w.sum())
+    cls: np.ndarray | None = None
+    w = None
+    if table.weights is None and table.n_records == len(rc):
+        total = release.n_released  # (every row one record: the rows not suppressed, as len(rc[rc >= 0]))
+        if total <= 0:
+            return out
+    else:
+        kept = rc >= 0
+        if not kept.any():
+            return out
+        cls = rc[kept]
+        w = None if table.weights is None else table.weights[kept]
+        total = len(cls) if w is None else int(w.sum())
     for j, name in enumerate(table.qi):
         h = table.hierarchies[j]
-        text_id, texts, changed = published_texts(table, release, j)
-        shown = leaf_published_text(table, release, j, text_id)
+        text_id, texts, changed, shown = published_figures(table, release, j)
         if shown is None:
+            if cls is None:
+                cls = rc[rc >= 0]
             per_text = np.bincount(text_id[cls], weights=w, minlength=len(texts))
         else:  # every released record at one level: the records counted per leaf
             a = released_leaves(table, release, j)
@@ -196,7 +208,6 @@ def generalization(table: Table, release: Release, examples: int = 3) -> dict[st
             "changed": changed / total,
         }
     return out
-
 
 def plain(value: float | tuple[float, ...]) -> float | list[float]:
     return list(value) if isinstance(value, tuple) else float(value)

@@ -48,9 +48,10 @@ from anonkit.algorithms.lattice._space import (
 )
 from anonkit.algorithms.rollup import RollupCache
 from anonkit.algorithms.transform import (
+    ModelPlan,
     NodeEvaluation,
     evaluate_node,
-    judging_order,
+    model_plan,
     presuppressed_weight,
     release_node,
 )
@@ -131,8 +132,9 @@ class Search:
         self._bounds: np.ndarray | None = None
         self._priority: np.ndarray | None = None
         self._order: np.ndarray | None = None
-        #: the class models in the order every node judges them (:func:`judging_order`), once
-        self._judging: list[Criterion] | None = None
+        #: what every node's evaluation derives from the models alone (:func:`model_plan`: the judging order,
+        #: the monotone flags…), once
+        self._plan: ModelPlan | None = None
         self._pruned: np.ndarray | None = None
         self._pruned_for: tuple | None = None
         #: score anonymous nodes as they are checked (cheap then: their classes are at hand)
@@ -158,10 +160,10 @@ class Search:
     def evaluate(self, node: tuple[int, ...], *, settle: bool = False) -> NodeEvaluation:
         """The node's evaluation; ``settle``: stop once it is settled as failing (its verdicts, not its
         classes, are then known: see :func:`~anonkit.algorithms.transform.evaluate_node`)."""
-        if self._judging is None:
-            self._judging = judging_order(self.models, self.monotone)
+        if self._plan is None:
+            self._plan = model_plan(self.models, self.monotone)
         return evaluate_node(self.table, node, self.models, limit=self.limit, monotone=self.monotone, cache=self.cache,
-                             metric=self.metric, settle=settle, order=self._judging)
+                             metric=self.metric, settle=settle, plan=self._plan)
 
     def check(self, node: tuple[int, ...]) -> bool:
         """Is ``node`` anonymous? Checks it unless its status is known; tags; scores it if anonymous."""

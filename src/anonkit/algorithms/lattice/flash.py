@@ -161,19 +161,32 @@ START_CHUNK = 256
 
 def _open_starts(search: Search) -> Iterator[int]:
     """The nodes of :attr:`Search.order` that may still start a path: those open (unknown and not
-    pruned) when their chunk of the order is reached, checked a chunk at a time in numpy rather than
-    one by one in Python. A node closed then stays closed (a status is set once; the pruned set only
-    grows, as the best score only falls), so Flash skips the same starts; each one given is checked
-    again when its turn comes."""
+    pruned) when their chunk of the order is read, checked a chunk at a time in numpy rather than
+    one by one in Python; once a check was made or the best node changed since (a path was walked from
+    the last start given), the rest of the chunk is read again. A node closed then stays closed (a
+    status is set once; the pruned set only grows, as the best score only falls), so whenever the
+    chunk is read, the nodes it leaves out are closed at their turn too and Flash skips the same starts;
+    each one given is checked again when its turn comes (reading again is only for speed: Flash's
+    starts are few, and without it most nodes given are closed by then)."""
     order = search.order
     status = search.traversal_state.status
+    stats = search.start().stats
     for at in range(0, order.size, START_CHUNK):
-        chunk = order[at:at + START_CHUNK]
-        open_ = status[chunk] == UNKNOWN
-        pruned = search.pruned_mask()
-        if pruned is not None:
-            open_ &= ~pruned[chunk]
-        yield from chunk[open_].tolist()
+        rest = order[at:at + START_CHUNK]
+        while rest.size:
+            open_ = status[rest] == UNKNOWN
+            pruned = search.pruned_mask()
+            if pruned is not None:
+                open_ &= ~pruned[rest]
+            starts = np.flatnonzero(open_).tolist()
+            checked, best = stats.checked, search.best
+            for pos in starts:
+                if stats.checked != checked or search.best is not best:  # something was classified: read again
+                    rest = rest[pos:]
+                    break
+                yield int(rest[pos])
+            else:
+                break
 
 
 def _explain_fallback(table: Table, models: list[Criterion], release: Release, options: Mapping[str, object]
