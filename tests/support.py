@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pandas as pd
@@ -165,3 +170,27 @@ def release_at(table: Table, levels: list[int], *, k: int = 1) -> Release:
     sizes = np.bincount(record_class, weights=table.weights, minlength=n)
     record_class[sizes[record_class] < k] = -1
     return full_domain_release(table, levels, record_class, n, algorithm="test")
+
+
+#: the project's benchmark scripts (not a package: loaded by path)
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@contextmanager
+def benchmark_module(name: str) -> Iterator[ModuleType]:
+    """``benchmarks/<name>.py`` loaded as the module ``name``, registered in ``sys.modules`` while it runs (its
+    dataclasses look their module up); ``sys.path`` (a script puts ``benchmarks/`` on it for its siblings) and
+    the modules it loaded (``bench_lattice``, …) are as they were afterwards."""
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    path, loaded = list(sys.path), set(sys.modules)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.path[:] = path
+        for added in set(sys.modules) - loaded:
+            if added == name or added.startswith("bench_"):
+                sys.modules.pop(added, None)

@@ -4,8 +4,6 @@ anonkit's models from one setup, the research subset's rows, the harness's outpu
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -14,22 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_criteria.py"
+from support import benchmark_module
 
 
 @pytest.fixture(scope="module")
 def bench() -> Iterator[ModuleType]:
-    spec = importlib.util.spec_from_file_location("bench_criteria", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    path, loaded = list(sys.path), set(sys.modules)
-    sys.modules["bench_criteria"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)  # puts benchmarks/ on sys.path for bench_lattice: undone below
-    yield module
-    sys.path[:] = path
-    for name in ("bench_criteria", "bench_lattice"):
-        if name not in loaded:
-            sys.modules.pop(name, None)
+    with benchmark_module("bench_criteria") as module:
+        yield module
 
 
 def test_help_names_the_arx_options(bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,9 +5,7 @@ program's names, the synthetic survey's household-level columns)."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -16,20 +14,13 @@ from types import ModuleType
 import pandas as pd
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_sdc.py"
+from support import benchmark_module
 
 
 @pytest.fixture(scope="module")
 def bench() -> Iterator[ModuleType]:
-    spec = importlib.util.spec_from_file_location("bench_sdc", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    loaded = "bench_sdc" in sys.modules
-    sys.modules["bench_sdc"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    yield module
-    if not loaded:
-        sys.modules.pop("bench_sdc", None)
+    with benchmark_module("bench_sdc") as module:
+        yield module
 
 
 def test_help_names_the_options_and_every_measure(bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:

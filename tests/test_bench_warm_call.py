@@ -1,36 +1,24 @@
 """benchmarks/bench_warm_call.py without ARX (CI has no ARX build): its arguments, its no-ARX path on one
-configuration (a real child process measuring real calls, the three ways), the reading of the harness's
+configuration (a real child process measuring real calls, the four ways), the reading of the harness's
 printout, and that a "new input" is really new (no cell's object shared with the last one, so no memo keyed by
 memory can hit)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
 
 from anonkit._values import cell_addresses
-
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_warm_call.py"
+from support import benchmark_module
 
 
 @pytest.fixture(scope="module")
 def bench() -> Iterator[ModuleType]:
-    spec = importlib.util.spec_from_file_location("bench_warm_call", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    path, loaded = list(sys.path), set(sys.modules)
-    spec.loader.exec_module(module)  # puts benchmarks/ on sys.path for bench_lattice: undone below
-    yield module
-    sys.path[:] = path
-    for name in ("bench_warm_call", "bench_lattice"):
-        if name not in loaded:
-            sys.modules.pop(name, None)
+    with benchmark_module("bench_warm_call") as module:
+        yield module
 
 
 @pytest.mark.parametrize(("argv", "words"), [

@@ -122,13 +122,19 @@ def _loss_by_records(table: Table, release, gs: float) -> dict[str, float]:
     return out
 
 
+def _counting(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[int]:
+    """``module.name`` wrapped so that every call appends 1 to the returned list (and still runs)."""
+    counted: list[int] = []
+    original = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a: (counted.append(1), original(*a))[1])
+    return counted
+
+
 @pytest.mark.parametrize(("levels", "k"), [([1, 1, 0, 1], 5), ([2, 2, 1, 0], 40), ([0, 0, 0, 0], 1)])
 def test_loss_reads_the_suppressed_records_only_when_there_are_some(shuffled, levels, k, monkeypatch):
     table = _table(shuffled, weighted=True)
     release = release_at(table, levels, k=k)
-    counted = []
-    original = loss.tuple_counts
-    monkeypatch.setattr(loss, "tuple_counts", lambda *a: (counted.append(1), original(*a))[1])
+    counted = _counting(monkeypatch, loss, "tuple_counts")
     got = loss.loss_per_attribute(table, release, gs=0.3)
     assert bool(counted) == (release.n_suppressed > 0)
     want = _loss_by_records(table, release, 0.3)
@@ -154,9 +160,7 @@ def test_a_flat_numeric_qi_at_one_level_equals_the_grouping(shuffled, monkeypatc
 def test_suppressed_classes_counted_only_with_suppressed_records(shuffled, levels, k, monkeypatch):
     table = _table(shuffled, weighted=True)
     release = release_at(table, levels, k=k)
-    counted = []
-    original = classes.tuple_counts
-    monkeypatch.setattr(classes, "tuple_counts", lambda *a: (counted.append(1), original(*a))[1])
+    counted = _counting(monkeypatch, classes, "tuple_counts")
     sizes = classes.suppressed_class_sizes(table, release)
     assert bool(counted) == (release.n_suppressed > 0)
     assert int(sizes.sum()) == release.n_suppressed and sizes.dtype == np.int64

@@ -6,7 +6,6 @@ No test here times anything: the figures are given, or only their presence is ch
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from collections.abc import Iterator
@@ -16,20 +15,13 @@ from typing import Any
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_scale.py"
+from support import benchmark_module
 
 
 @pytest.fixture(scope="module")
 def bench() -> Iterator[ModuleType]:
-    spec = importlib.util.spec_from_file_location("bench_scale", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    loaded = "bench_scale" in sys.modules
-    sys.modules["bench_scale"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    yield module
-    if not loaded:
-        sys.modules.pop("bench_scale", None)
+    with benchmark_module("bench_scale") as module:
+        yield module
 
 
 @pytest.mark.parametrize("power", [0.5, 1.0, 1.5, 2.0])

@@ -276,13 +276,10 @@ def _grouping_py(
 def _grouping_np(
     cols: np.ndarray, flat: np.ndarray, offsets: np.ndarray, sizes: np.ndarray, radix: int, weights: np.ndarray
 ) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
-    """``_grouping_py`` in numpy: ``_node_ids_np``'s ids, the first row of each group (the last write
-    of a backwards scatter), the codes gathered from those rows and ``np.bincount``'s sums."""
+    """``_grouping_py`` in numpy: ``_node_ids_np``'s ids, the first row of each group (:func:`first_rows`),
+    the codes gathered from those rows and ``np.bincount``'s sums."""
     ids, g = _node_ids_np(cols, flat, offsets, sizes, radix)
-    first = np.full(g, -1, dtype=np.int64)
-    rev = np.arange(len(ids) - 1, -1, -1)
-    first[ids[rev]] = rev
-    codes = flat[cols[:, first].T + offsets]
+    codes = flat[cols[:, first_rows(ids, g)].T + offsets]
     return ids, g, codes, np.bincount(ids, weights=weights, minlength=g).astype(np.float64, copy=False)
 
 

@@ -65,7 +65,7 @@ def factorize_text(values: pd.Series | np.ndarray, *, compact: bool = False) -> 
         values = values.array
     if isinstance(values, pd.Categorical):
         return _factorize_categorical(values, compact)
-    if isinstance(values, pd.Series) and _arrow_text(values.dtype):
+    if isinstance(values, pd.Series) and arrow_text_dtype(values.dtype):
         coded = _arrow_text_codes(values.array)
         if coded is not None:
             return coded
@@ -98,20 +98,21 @@ def factorize_text(values: pd.Series | np.ndarray, *, compact: bool = False) -> 
     return codes.astype(np.int64, copy=False), np.asarray(labels, dtype=object)
 
 
-def _arrow_text(dtype: object) -> bool:
+def arrow_text_dtype(dtype: object) -> bool:
     """Whether a column of ``dtype`` is held by pyarrow as text (pandas 3's default ``str``, ``string[pyarrow]``,
-    ``ArrowDtype(pa.string())``): its cells are texts or missing, nothing else."""
+    ``ArrowDtype`` of ``string`` or ``large_string``): its cells are texts or missing, nothing else."""
     if isinstance(dtype, pd.StringDtype):
         return dtype.storage == "pyarrow"
     return isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype) in ("string", "large_string")
 
 
 def _arrow_text_codes(array: object) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`factorize_text` of a pyarrow text column (:func:`_arrow_text`) without a missing cell, read through
-    pyarrow's public API, else ``None`` (the caller's general path). pandas factorizes such a column with
-    ``pyarrow.compute.dictionary_encode`` (codes in order of first appearance); its dictionary holds distinct
-    texts, which are their own canonical text, so the general path's conversion and merge change nothing: the
-    codes and the dictionary's texts are its result, without pandas' wrapping and a pass over the texts."""
+    """:func:`factorize_text` of a pyarrow text column (:func:`arrow_text_dtype`) without
+    a missing cell, read through pyarrow's public API, else ``None`` (the caller's general path). pandas
+    factorizes such a column with ``pyarrow.compute.dictionary_encode`` (codes in order of first appearance); its
+    dictionary holds distinct texts, which are their own canonical text, so the general path's conversion and
+    merge change nothing: the codes and the dictionary's texts are its result, without pandas' wrapping and a
+    pass over the texts."""
     import pyarrow as pa  # (the column is pyarrow's: it is loaded)
     import pyarrow.compute as pc
 
@@ -151,7 +152,7 @@ def _shared_object_codes(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray] | N
         return None
     objects, distinct = pd.factorize(addresses)
     first = np.empty(len(distinct), dtype=np.intp)  # each object's first cell: the last write of a backward scatter
-    backward = np.arange(n - 1, -1, -1)
+    backward = np.arange(n - 1, -1, -1)  # (``_kernels.first_rows``'s rule: this module imports no other of ours)
     first[objects[backward]] = backward
     codes, texts = factorize_text(cells[first])
     return codes[objects], texts

@@ -67,6 +67,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anonkit._values import arrow_text_dtype
 from anonkit._values import cell_addresses as _addresses
 from anonkit.hierarchy import Hierarchy
 from anonkit.schema import Schema
@@ -415,15 +416,11 @@ class _ArrowProof:
 
 def _text_head(column: pd.Series) -> Any:
     """The first :data:`PLAUSIBLE_CELLS` cells of a pyarrow text column as one pyarrow array, else ``None``."""
+    if not arrow_text_dtype(column.dtype):
+        return None
     import pyarrow as pa  # (a pyarrow-backed column: pyarrow is loaded)
 
-    try:
-        arrow = pa.array(column.array)
-    except (TypeError, ValueError, pa.ArrowException):
-        return None
-    if not (pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)):
-        return None
-    head = arrow.slice(0, PLAUSIBLE_CELLS)
+    head = pa.array(column.array).slice(0, PLAUSIBLE_CELLS)
     return head.combine_chunks() if isinstance(head, pa.ChunkedArray) else head
 
 
