@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -194,3 +195,25 @@ def benchmark_module(name: str) -> Iterator[ModuleType]:
         for added in set(sys.modules) - loaded:
             if added == name or added.startswith("bench_"):
                 sys.modules.pop(added, None)
+
+
+def counted_calls(monkeypatch: Any, module: object, name: str) -> list[int]:
+    """``module.name`` wrapped (by ``monkeypatch``) so that every call appends 1 to the returned list and still
+    runs: a test counts which path ran, never how long it took."""
+    counted: list[int] = []
+    original = getattr(module, name)
+
+    def counting(*args: object, **kwargs: object) -> object:
+        counted.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counting)
+    return counted
+
+
+def shuffled_records(adult: tuple[pd.DataFrame, dict], seed: int, n: int) -> tuple[pd.DataFrame, dict]:
+    """``n`` of Adult's records drawn in another order by ``seed`` (numbered 0…n−1), with its hierarchies: new
+    data, whose leaves are first seen in another order than the file's."""
+    frame, hierarchies = adult
+    rows = np.random.default_rng(seed).permutation(len(frame))[:n]
+    return frame.iloc[rows].reset_index(drop=True), hierarchies

@@ -32,7 +32,7 @@ from anonkit.hierarchy import Hierarchy
 from anonkit.metrics import compute_metrics
 from anonkit.release import measuring
 from anonkit.table import Table
-from support import release_at
+from support import release_at, shuffled_records
 
 QIS = ["age", "education", "sex", "race"]
 
@@ -40,9 +40,7 @@ QIS = ["age", "education", "sex", "race"]
 @pytest.fixture(scope="module")
 def shuffled(adult) -> tuple[pd.DataFrame, dict]:
     """Adult's first 3,000 records in another order (leaves first seen in another order than the file's)."""
-    frame, hierarchies = adult
-    rows = np.random.default_rng(5).permutation(len(frame))[:3000]
-    return frame.iloc[rows].reset_index(drop=True), hierarchies
+    return shuffled_records(adult, 5, 3000)
 
 
 def _table(frame: pd.DataFrame, hierarchies: dict, **kw: object) -> Table:

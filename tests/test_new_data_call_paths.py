@@ -33,7 +33,7 @@ from anonkit import Schema
 from anonkit.metrics import compute_metrics
 from anonkit.release import measuring
 from anonkit.table import Table
-from support import release_at
+from support import counted_calls, release_at, shuffled_records
 
 loss = importlib.import_module("anonkit.metrics.loss")  # (the package's name ``loss`` is the function)
 
@@ -45,9 +45,7 @@ LEVELS = [([0, 0, 0, 0], 1), ([1, 1, 0, 1], 5), ([2, 2, 1, 0], 40), ([1, 2, 1, 1
 @pytest.fixture(scope="module")
 def shuffled(adult) -> tuple[pd.DataFrame, dict]:
     """Adult's first 2,000 records in another order."""
-    frame, hierarchies = adult
-    rows = np.random.default_rng(11).permutation(len(frame))[:2000]
-    return frame.iloc[rows].reset_index(drop=True), hierarchies
+    return shuffled_records(adult, 11, 2000)
 
 
 def _table(shuffled: tuple[pd.DataFrame, dict], weighted: bool = False) -> Table:
@@ -134,7 +132,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> lis
 def test_loss_reads_the_suppressed_records_only_when_there_are_some(shuffled, levels, k, monkeypatch):
     table = _table(shuffled, weighted=True)
     release = release_at(table, levels, k=k)
-    counted = _counting(monkeypatch, loss, "tuple_counts")
+    counted = counted_calls(monkeypatch, loss, "tuple_counts")
     got = loss.loss_per_attribute(table, release, gs=0.3)
     assert bool(counted) == (release.n_suppressed > 0)
     want = _loss_by_records(table, release, 0.3)
@@ -160,7 +158,7 @@ def test_a_flat_numeric_qi_at_one_level_equals_the_grouping(shuffled, monkeypatc
 def test_suppressed_classes_counted_only_with_suppressed_records(shuffled, levels, k, monkeypatch):
     table = _table(shuffled, weighted=True)
     release = release_at(table, levels, k=k)
-    counted = _counting(monkeypatch, classes, "tuple_counts")
+    counted = counted_calls(monkeypatch, classes, "tuple_counts")
     sizes = classes.suppressed_class_sizes(table, release)
     assert bool(counted) == (release.n_suppressed > 0)
     assert int(sizes.sum()) == release.n_suppressed and sizes.dtype == np.int64

@@ -20,6 +20,7 @@ from anonkit import Hierarchy, Schema, _values, anonymize
 from anonkit.models import KAnonymity
 from anonkit.runner import _encoding_reuse as reuse
 from anonkit.table import Table
+from support import counted_calls
 
 TEXTS = ["flu", "ulcer", "cancer", "gastritis", "", "flu ", "x\x00y", "é"]
 
@@ -55,17 +56,6 @@ def _same(got: tuple[np.ndarray, np.ndarray], want: tuple[np.ndarray, np.ndarray
             and all(a is b for a, b in zip(got[1], want[1], strict=True)))
 
 
-def _count(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[int]:
-    """Count the calls of ``module.name`` (the list's length)."""
-    calls: list[int] = []
-    real = getattr(module, name)
-
-    def spy(*args: object, **kwargs: object) -> object:
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(module, name, spy)
-    return calls
 
 
 @pytest.mark.parametrize("n", [1, 50, _values.SHARED_MIN_CELLS + 7])
@@ -75,7 +65,7 @@ def test_a_column_of_new_text_objects_is_hashed_cell_by_cell(monkeypatch: pytest
     cells = _column(n, shared=False)
     want = _general(cells, monkeypatch)
     real = _values.factorize_text
-    again = _count(monkeypatch, _values, "factorize_text")  # (the address path asks it for the distinct objects)
+    again = counted_calls(monkeypatch, _values, "factorize_text")  # (the address path asks it for the distinct objects)
     assert _same(real(cells, compact=True), want)
     assert len(again) == 0
 

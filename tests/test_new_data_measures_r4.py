@@ -28,7 +28,7 @@ from anonkit.metrics.entropy import _entropy_sums
 from anonkit.models import KAnonymity
 from anonkit.release import Release, measuring
 from anonkit.table import Table
-from support import release_at
+from support import release_at, shuffled_records
 
 FEW = ["age", "education", "sex", "race"]  # a small key space: tuples numbered by their codes
 MANY = ["age", "education", "marital-status", "occupation", "race", "sex", "native-country", "workclass"]
@@ -37,9 +37,7 @@ MANY = ["age", "education", "marital-status", "occupation", "race", "sex", "nati
 @pytest.fixture(scope="module")
 def shuffled(adult) -> tuple[pd.DataFrame, dict]:
     """Adult's first 3,000 records in another order (leaves first seen in another order than the file's)."""
-    frame, hierarchies = adult
-    rows = np.random.default_rng(7).permutation(len(frame))[:3000]
-    return frame.iloc[rows].reset_index(drop=True), hierarchies
+    return shuffled_records(adult, 7, 3000)
 
 
 def _table(frame: pd.DataFrame, hierarchies: dict, qis: list[str], **kw: object) -> Table:

@@ -45,7 +45,8 @@ def label_column(store: dict[tuple, tuple[Any, Any]], labels: np.ndarray,
     once per ``store`` of a one-element column: pandas infers that dtype from the values being text and from its
     options, never from which texts they are), are made without pandas' inference and checks: pyarrow's array of
     the labels' texts (what pandas builds for that dtype) taken at the entries, wrapped by the public
-    ``pandas.arrays.ArrowStringArray`` in that dtype. Another column of the same release made from the same
+    ``pandas.arrays.ArrowStringArray`` in that dtype (a column whose rows all hold one text: that array built
+    from its buffers, :func:`_one_text`). Another column of the same release made from the same
     texts in the same order at the same entries (the object ``row_entries`` shares) holds the same cells, so it
     is handed the first one's Arrow memory as a new pandas array (Arrow's buffers never change; a write into one
     frame replaces that frame's array) with the first one's codes (the codes of that memory)."""
@@ -58,7 +59,7 @@ def label_column(store: dict[tuple, tuple[Any, Any]], labels: np.ndarray,
             return column, None, None
         per_entry, out = entry_codes(labels, by_row)
         out.flags.writeable = False
-        return column, RowCodes(per_entry, entry, len(out)), out
+        return column, RowCodes(per_entry, entry, len(out), by_row), out
     import pyarrow as pa  # (pandas' text is pyarrow's here: it is loaded)
 
     key = ("text column", id(entry), tuple(texts))
@@ -66,12 +67,32 @@ def label_column(store: dict[tuple, tuple[Any, Any]], labels: np.ndarray,
     if hit is not None and hit[0] is entry:  # (the entries held with it: the id is theirs)
         arrow, codes, out = hit[1]
         return pd.arrays.ArrowStringArray(arrow, dtype=dtype), codes, out
-    taken = pa.array(texts, type=pa.large_string()).take(entry)
+    taken = _one_text(pa, texts, by_row, len(entry))
+    if taken is None:
+        taken = pa.array(texts, type=pa.large_string()).take(entry)
     per_entry, out = entry_codes(labels, by_row)
     out.flags.writeable = False
-    codes = RowCodes(per_entry, entry, len(out))
+    codes = RowCodes(per_entry, entry, len(out), by_row)
     store[key] = (entry, (taken, codes, out))
     return pd.arrays.ArrowStringArray(taken, dtype=dtype), codes, out
+
+
+def _one_text(pa: Any, texts: list[str], by_row: np.ndarray, n: int) -> Any:
+    """The column of ``n`` rows whose label entries with rows (``by_row``) all hold one text, built from its
+    buffers (each row that text's UTF-8 bytes, none missing: what Arrow's take of the labels at those entries
+    gives, values, type and null count, without a copy per row), else ``None`` (several texts, no row, or a text UTF-8
+    cannot encode: the take decides)."""
+    if not len(by_row) or len({texts[e] for e in by_row.tolist()}) != 1:
+        return None
+    try:
+        one = texts[int(by_row[0])].encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    offsets = np.arange(n + 1, dtype=np.int64)
+    offsets *= len(one)
+    # (no validity bitmap: no row is missing, which Arrow reads from a null count of 0 whatever the bitmap holds)
+    return pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(one * n)],
+                                 null_count=0)
 
 
 def _text_dtype(store: dict[tuple, tuple[Any, Any]]) -> Any:
@@ -107,15 +128,17 @@ def row_entries(store: dict[tuple, tuple[Any, Any]], index: np.ndarray, m: int) 
 class RowCodes:
     """The codes of a text column made from labels at its rows' entries: each entry's code (``per_entry``, from
     :func:`entry_codes`), the rows' entries (``entry``, read-only, shared by the columns of one release) and the
-    number of texts (``size``); every row's code, ``per_entry[entry]``, made on first read (:meth:`rows`) and
-    kept, read-only: a reader that needs them makes them once, and the grouping of such columns
+    number of texts (``size``), and the entries that have rows (``present``, :func:`row_entries`' second array,
+    held with ``entry``; ``None``: not given); every row's code, ``per_entry[entry]``, made on first read
+    (:meth:`rows`) and kept, read-only: a reader that needs them makes them once, and the grouping of such columns
     (:func:`group_entries`) needs none."""
 
-    __slots__ = ("_rows", "entry", "per_entry", "size")
+    __slots__ = ("_rows", "entry", "per_entry", "present", "size")
 
-    def __init__(self, per_entry: np.ndarray, entry: np.ndarray, size: int) -> None:
+    def __init__(self, per_entry: np.ndarray, entry: np.ndarray, size: int,
+                 present: np.ndarray | None = None) -> None:
         per_entry.flags.writeable = False
-        self.per_entry, self.entry, self.size = per_entry, entry, size
+        self.per_entry, self.entry, self.size, self.present = per_entry, entry, size, present
         self._rows: np.ndarray | None = None
 
     def rows(self) -> np.ndarray:
@@ -133,7 +156,8 @@ def group_entries(parts: list[RowCodes]) -> tuple[np.ndarray, int] | None:
     the same grouping: ``group_columns`` builds each row's mixed-radix key from its codes, elementwise, and
     densifies the keys (on the way only when the key space would reach the limit: then this declines); a row's
     codes are its entry's, so its key is its entry's key, built here once per entry and gathered; the same keys
-    and the same key space are then densified by ``group_pairs`` itself, so the ids are the ones it gives."""
+    and the same key space are then densified by ``group_pairs`` itself, so the ids are the ones it gives. A key
+    space small enough for ``group_pairs``' lookup array (:func:`_entry_ids`) is densified per entry instead."""
     if not parts or any(p.entry is not parts[0].entry for p in parts):
         return None
     radix = max(int(parts[0].size), 1)
@@ -145,4 +169,25 @@ def group_entries(parts: list[RowCodes]) -> tuple[np.ndarray, int] | None:
         key *= size
         key += p.per_entry
         radix *= size
-    return group_pairs([(key[parts[0].entry], radix)])
+    ids = _entry_ids(key, radix, parts[0].entry, parts[0].present)
+    return ids if ids is not None else group_pairs([(key[parts[0].entry], radix)])
+
+
+def _entry_ids(key: np.ndarray, radix: int, entry: np.ndarray,
+               present: np.ndarray | None) -> tuple[np.ndarray, int] | None:
+    """``group_pairs([(key[entry], radix)])`` (``key``: each entry's key, in ``[0, radix)``) computed per entry,
+    when ``present`` (the entries that have rows) is given and the key space takes ``group_pairs``' lookup
+    array (``radix <= 4 * len(entry) + 4096``, :func:`anonkit._kernels._densify`'s rule); else ``None``. Why the
+    same ids: that lookup marks the keys the rows hold, numbers the marked keys in key order (a cumulative sum)
+    and reads every row's number at its key; the keys the rows hold are the keys of the entries that have rows,
+    so marking those gives the same numbers, and a row's number is its entry's, read once per entry and then
+    gathered at the rows' entries (int64, as the lookup writes them)."""
+    if present is None or radix > 4 * len(entry) + 4096:
+        return None
+    held = key[present]  # (an entry without rows may have no code: its key is never read)
+    marked = np.zeros(radix, dtype=np.bool_)
+    marked[held] = True
+    remap = np.cumsum(marked, dtype=np.int64) - 1
+    per_entry = np.zeros(len(key), dtype=np.int64)
+    per_entry[present] = remap[held]
+    return per_entry[entry], int(remap[-1]) + 1

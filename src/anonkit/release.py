@@ -33,7 +33,7 @@ import pandas as pd
 
 from anonkit._kernels import CHUNK_ROWS, first_rows, gather, group_columns
 from anonkit.errors import InputError
-from anonkit.stats import table_memo
+from anonkit.stats import tuple_rows, tuples_in_first_appearance
 from anonkit.table import Table
 
 SUPPRESSED = "*"
@@ -260,8 +260,14 @@ class Release:
         return measured_once(("class_sizes",), (self, self.table), self._class_sizes).copy()
 
     def _class_sizes(self) -> np.ndarray:
+        """:meth:`class_sizes`' count (``Table.class_people``'s without a person column); a release that suppresses
+        no record (every class id ≥ 0, one pass to see it) is counted without selecting its kept records first:
+        they are all of them, in the same order, so ``bincount`` sums the same terms in the same order."""
         rc = self.record_class
         w = self.table.weights
+        if len(rc) and rc.min() >= 0:
+            return (np.bincount(rc, minlength=self.n_classes) if w is None
+                    else np.bincount(rc, weights=w, minlength=self.n_classes).astype(np.int64))
         if w is not None:
             keep = rc >= 0
             return np.bincount(rc[keep], weights=w[keep], minlength=self.n_classes).astype(np.int64)
@@ -288,13 +294,12 @@ class Release:
         if t.person is not None:
             return self
         d = t.distinct
-        small = t.n <= MEASURE_ROWS_UP_TO and table_memo(t, ("tuples in first appearance",),
-                                                          lambda: _first_appearance(d.inverse, d.size))
+        small = t.n <= MEASURE_ROWS_UP_TO and tuples_in_first_appearance(t)
         if small and 2 * d.size > t.n:
             # at most half the rows less: counting them costs more than it saves the measures (the tuples
             # in order of first appearance, as the counted release's are: every sum runs in one order)
             return self
-        if small and 2 * _tuple_rows(t) > t.n:
+        if small and 2 * tuple_rows(t) > t.n:
             # the rule below without grouping the records: the distinct (class, tuple, sensitive values) rows are
             # at least the table's distinct (tuple, sensitive values) rows, counted once for the table
             return self
@@ -428,7 +433,8 @@ class Release:
                 column = frame[name]  # (as a Series of its dtype: pandas would infer text from objects)
                 taken = (makers.taken(column, rows, self.table, name)  # (the runner's: kept for the verifier)
                          if makers is not None and name in self.table.sensitive_codes else take_rows(column, rows))
-                data[name] = pd.Series(taken, dtype=column.dtype, copy=False)
+                data[name] = (taken if isinstance(taken, pd.arrays.ArrowStringArray) and taken.dtype == column.dtype
+                              else pd.Series(taken, dtype=column.dtype, copy=False))  # (pandas' text as it is)
                 continue
             labels = np.append(self.class_labels(j).astype(object), np.array([SUPPRESSED], dtype=object))
             if all(isinstance(v, str) for v in labels):  # the dtype pandas infers for text: made once, from the labels
@@ -519,23 +525,6 @@ def _every_row(table: Table, seed: int, index: type) -> np.ndarray:
         while len(_SHUFFLES) > SHUFFLES_KEPT:
             _SHUFFLES.popitem(last=False)
     return rows
-
-
-def _tuple_rows(table: Table) -> int:
-    """How many distinct (quasi-identifier tuple, sensitive values) rows ``table`` has: a fact of the table,
-    counted once for it (:func:`~anonkit.stats.table_memo`)."""
-    def count() -> int:
-        d = table.distinct
-        cols = [d.inverse, *table.sensitive_codes.values()]
-        return group_columns(cols, [d.size, *[table.domains[s].size for s in table.sensitive_codes]])[1]
-
-    return table_memo(table, ("tuple rows",), count)
-
-
-def _first_appearance(inverse: np.ndarray, size: int) -> bool:
-    """Whether the distinct tuples are numbered in order of their first record (the order of the
-    counted release's tuples: measuring either runs every sum in one order)."""
-    return bool((np.diff(first_rows(inverse, size)) > 0).all())
 
 
 def bounds_label(lo: float, hi: float, *, date: bool) -> str:

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
+from anonkit._kernels import first_rows, group_columns
 from anonkit._values import parse_numeric
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
@@ -275,7 +276,8 @@ def _histogram(class_of: np.ndarray, n_classes: int, s: int, item: np.ndarray | 
                count: np.ndarray | None) -> np.ndarray:
     """The ``n_classes × s`` histogram of the codes of the rows ``item`` (all rows: None)."""
     cls = class_of if item is None else class_of[item]
-    flat = cls.astype(np.int64) * s + code
+    flat = cls.astype(np.int64, copy=False) * s  # (a new array: the codes are added in place)
+    flat += code
     return np.bincount(flat, weights=count, minlength=n_classes * s).reshape(n_classes, s)
 
 
@@ -450,6 +452,37 @@ def table_memo(table: Any, key: tuple, build: Callable[[], T]) -> T:
     value = build()
     memo[key] = (hierarchies, value)
     return value
+
+
+def tuple_rows(table: Any) -> int:
+    """How many distinct (quasi-identifier tuple, sensitive values) rows ``table`` has: a fact of the table,
+    counted once for it (:func:`table_memo`). With one sensitive attribute it is the number of the distinct
+    (tuple, value) pairs :attr:`Table.distinct` lists already (``pairs[name]``: the distinct combinations of
+    the same two columns, ``inverse`` and the attribute's codes, grouped by ``group_columns``, one entry each); the
+    counts of the other cases are grouped here (the same ``group_columns``)."""
+    def count() -> int:
+        d = table.distinct
+        names = list(table.sensitive_codes)
+        if len(names) == 1 and names[0] in d.pairs:
+            return len(d.pairs[names[0]][2])
+        cols = [d.inverse, *table.sensitive_codes.values()]
+        return group_columns(cols, [d.size, *[table.domains[s].size for s in names]])[1]
+
+    return table_memo(table, ("tuple rows",), count)
+
+
+def tuples_in_first_appearance(table: Any) -> bool:
+    """Whether ``table``'s distinct tuples are numbered in order of their first record (the order of a counted
+    release's tuples: measuring either runs every sum in one order): a fact of the table, asked once for it
+    (:func:`table_memo`) by :meth:`Release.counted <anonkit.release.Release.counted>`, the summary's leaf tallies
+    and the search's strategy key."""
+    d = table.distinct
+
+    def ask() -> bool:  # (the tuples' first records as :attr:`Table.distinct` found them, when it kept them)
+        first = d.first if d.first is not None else first_rows(d.inverse, d.size)
+        return bool((np.diff(first) > 0).all())
+
+    return bool(table_memo(table, ("tuples in first appearance",), ask))
 
 
 #: :func:`content_memo`'s entries, most recently used last, and the bounds on them (entries, bytes held): a

@@ -49,13 +49,16 @@ class Distinct:
 
     ``tuples[t, j]`` is the leaf code of QI ``j`` in tuple ``t``; ``counts[t]`` how many records
     have it; ``inverse[i]`` the tuple of record ``i``. ``pairs[a] = (tuple, code, count)`` lists the
-    distinct (tuple, sensitive value) pairs of sensitive attribute ``a`` with their counts.
+    distinct (tuple, sensitive value) pairs of sensitive attribute ``a`` with their counts. ``first[t]``:
+    the first record of tuple ``t`` when every tuple has records (:meth:`Table.distinct` gives it; ``None``:
+    not known, e.g. a population's tuples without records).
     """
 
     tuples: np.ndarray
     counts: np.ndarray
     inverse: np.ndarray
     pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
+    first: np.ndarray | None = None
 
     @cached_property
     def matrix(self) -> np.ndarray:
@@ -406,7 +409,8 @@ class Table:
             pid, p = group_columns([inverse, scodes], [m, self.domains[name].size])
             pfirst = first_rows(pid, p)
             pairs[name] = (inverse[pfirst], scodes[pfirst], np.bincount(pid, weights=w, minlength=p).astype(np.float64))
-        return Distinct(tuples, counts, inverse, pairs)
+        first.flags.writeable = False
+        return Distinct(tuples, counts, inverse, pairs, first)
 
     def tuple_classes(self, levels: list[int] | np.ndarray, qis: list[int] | None = None) -> tuple[np.ndarray, int]:
         """Class id of every distinct tuple when QI ``j`` is generalized to ``levels[j]``.

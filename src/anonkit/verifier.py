@@ -155,9 +155,12 @@ def released_stats(
     released (the publisher dropped its suppressed records).
     """
     qis = qi_columns(frame, qis)
-    frame = frame.reset_index(drop=True)
+    index = frame.index  # (a frame numbered 0…n−1 already is read as it is: what reset_index would give)
+    if not (isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1 and index.name is None):
+        frame = frame.reset_index(drop=True)
     supp = suppressed_rows(frame, qis) if marked else np.zeros(len(frame), dtype=bool)
-    released = frame.loc[~supp].reset_index(drop=True) if supp.any() else frame  # (no copy when none is)
+    some = bool(supp.any())
+    released = frame.loc[~supp].reset_index(drop=True) if some else frame  # (no copy when none is)
     cls, n_classes = group_rows(released, qis)
     if len(released) == 0:
         n_classes = 0
@@ -187,8 +190,8 @@ def released_stats(
             reference_weights=ref_w,
         )
         domains[name] = domain
-        rcodes = codes[~supp]
-        pairs[name] = (np.arange(len(released)), rcodes, kept_w)
+        # every row's code at its own row (``item`` None: all rows, the same histogram as their positions)
+        pairs[name] = (np.arange(len(released)), codes[~supp], kept_w) if some else (None, codes, kept_w)
     stats = class_stats(cls, n_classes, kept_w, pairs, domains)
     return stats, cls, supp
 

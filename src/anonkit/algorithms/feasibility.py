@@ -38,12 +38,10 @@ def impossible(table: Table, models: list[Criterion], spec: Algorithm, options: 
     cannot be made l-diverse by any partition or suppression. Then the algorithm's own proof
     (its declaration's ``precheck``, e.g. anatomy's groups smaller than ``k``).
     """
-    released = ~table.presuppressed
     for m in models:
         if isinstance(m, _DIVERSITY):
             name = m.attribute
-            codes = table.sensitive_codes[name][released]
-            present = int(np.unique(codes).size)
+            present = _values_present(table, name)
             needed = math.ceil(m.l)
             if present < needed:
                 return (
@@ -52,6 +50,20 @@ def impossible(table: Table, models: list[Criterion], spec: Algorithm, options: 
                     f"most {present} or protect another attribute"
                 )
     return spec.precheck(table, models, options) if spec.precheck is not None else None
+
+
+def _values_present(table: Table, name: str) -> int:
+    """How many distinct values of sensitive attribute ``name`` the records not suppressed up front hold, as
+    ``np.unique`` of their codes counts them: the records counted per code (one pass, no sort) and the codes
+    held counted; a negative code (none in an encoded table, whose codes number the domain) is left to
+    ``np.unique``."""
+    codes = table.sensitive_codes[name]
+    if table.presuppressed.any():
+        codes = codes[~table.presuppressed]
+    try:
+        return int(np.count_nonzero(np.bincount(codes)))
+    except ValueError:  # (bincount takes no negative value)
+        return int(np.unique(codes).size)
 
 
 def explain(

@@ -32,8 +32,8 @@ import numpy as np
 
 from anonkit._kernels import first_rows, tiered
 from anonkit.errors import InputError
-from anonkit.release import Release, measured_once
-from anonkit.stats import table_memo
+from anonkit.release import MEASURE_ROWS_UP_TO, Release, measured_once
+from anonkit.stats import table_memo, tuples_in_first_appearance
 from anonkit.table import Table
 
 Aggregate = Literal["sum", "max", "arithmetic", "geometric", "rank"]
@@ -186,12 +186,10 @@ def tuple_tallies_apply(table: Table) -> bool:
     :meth:`Release.counted <anonkit.release.Release.counted>` asks it, under its key, on a table it
     measures (at most :data:`~anonkit.release.MEASURE_ROWS_UP_TO` rows), so a run reads its answer
     instead of another pass; a larger table keeps the pass over its records."""
-    from anonkit.release import MEASURE_ROWS_UP_TO, _first_appearance  # (loaded with Release)
 
     if table.weights is not None or not table.qi or table.n > MEASURE_ROWS_UP_TO or "distinct" not in table.__dict__:
         return False
-    d = table.distinct
-    return bool(table_memo(table, ("tuples in first appearance",), lambda: _first_appearance(d.inverse, d.size)))
+    return tuples_in_first_appearance(table)
 
 
 def _tuple_tallies(table: Table) -> list[tuple[np.ndarray, np.ndarray]]:

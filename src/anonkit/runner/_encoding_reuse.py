@@ -32,9 +32,10 @@ time than encoding, that its input is that input:
   - a categorical column: its codes' bytes, its ``ordered`` flag and its categories (by the rules above);
   - any other column (pandas' masked and python-backed extension arrays, …): not proven, so not kept.
 
-A lookup compares the shape, then the first :data:`PLAUSIBLE_CELLS` cells of every object column (by
-address, else by value) and of every pyarrow text column (pyarrow's ``equals``): another input is rejected
-here at a constant cost; then the schema's content, then every cell. Anything not proven is encoded as
+A lookup compares the labels, rows and settings, then the first :data:`PLAUSIBLE_CELLS` cells of every object
+column (by address, else by value) and of every pyarrow text column (pyarrow's ``equals``): another input is
+rejected here at a constant cost, before its dtypes are read; then the dtypes, the schema's content, then every
+cell. Anything not proven is encoded as
 before. The reused table is the very object a fresh encoding would have equalled (the encoding is a
 deterministic function of exactly what is proven), so
 releases are byte-identical with and without reuse (``tests/test_encoding_reuse.py``,
@@ -120,12 +121,17 @@ def reused_table(frame: pd.DataFrame, schema: Schema, settings: tuple[Any, ...])
     ``None`` (the caller encodes)."""
     if not REUSE_ENCODINGS:
         return None
-    shape = _shape(frame, settings)
+    outline = _outline(frame, settings)
     with _LOCK:
+        shape = None
         for i, kept in enumerate(_KEPT):
-            # cheapest test first: a few cells of every column (a new input is rejected here), then the
-            # schema's content, then every cell
-            if kept.shape == shape and kept.plausible(frame) and kept.schema(schema) and kept.holds(frame):
+            # cheapest test first: the labels, rows and settings, then a few cells of every column (a new input
+            # is rejected here, before its dtypes are read: pandas builds a Series for them), then the
+            # dtypes, then the schema's content, then every cell
+            if kept.shape[:1] + kept.shape[2:] != outline or not kept.plausible(frame):
+                continue
+            shape = _shape(frame, settings) if shape is None else shape
+            if kept.shape == shape and kept.schema(schema) and kept.holds(frame):
                 _KEPT.insert(0, _KEPT.pop(i))
                 COUNTS.hits += 1
                 return kept.table
@@ -210,6 +216,12 @@ def _shape(frame: pd.DataFrame, settings: tuple[Any, ...]) -> tuple[Any, ...]:
     """What a lookup compares first: the labels (with their types: ``1`` and ``True`` are one key to
     Python, two column names here), the dtypes, the number of rows and the settings."""
     return (tuple((type(c), c) for c in frame.columns), tuple(frame.dtypes), len(frame), settings)
+
+
+def _outline(frame: pd.DataFrame, settings: tuple[Any, ...]) -> tuple[Any, ...]:
+    """:func:`_shape` without the dtypes (``_shape(...)[:1] + _shape(...)[2:]``): what a lookup compares before
+    the first cells (:meth:`_Kept.plausible`), which reject new data before its dtypes are read."""
+    return (tuple((type(c), c) for c in frame.columns), len(frame), settings)
 
 
 # ---------------------------------------------------------------- the schema, by content
@@ -346,7 +358,10 @@ class _ObjectProof:
 
     def plausible(self, column: pd.Series) -> bool:
         """Whether the column's first :data:`PLAUSIBLE_CELLS` cells pass :meth:`__call__`'s test (without
-        the kept cells' types, read by :meth:`__call__` itself)."""
+        the kept cells' types, read by :meth:`__call__` itself). A column of another dtype fails before its cells
+        are read (a lookup runs this before it compares the dtypes: ``to_numpy`` would convert the column)."""
+        if not (isinstance(column.dtype, np.dtype) and column.dtype.kind == "O"):
+            return False
         now = column.to_numpy()
         if not (now.dtype == object and now.shape == self.kept.shape):
             return False

@@ -57,6 +57,7 @@ from anonkit.algorithms.transform import (
 )
 from anonkit.errors import InputError
 from anonkit.metrics import SearchMetric, score
+from anonkit.metrics.arx import leaf_tallies, tuple_tallies_apply
 from anonkit.models import Criterion
 from anonkit.release import Release, SearchStats
 from anonkit.stats import content_memo, hierarchy_content, table_memo
@@ -509,10 +510,17 @@ def _strategy_order(search: Search) -> np.ndarray:
 
 
 def _leaves_present(table: Table) -> list[np.ndarray]:
-    """Per QI the leaf codes present in the table's distinct tuples (counted, not sorted: the distinct tuples
-    are many, the leaves few)."""
-    columns = table.distinct.columns
-    return [np.flatnonzero(np.bincount(columns[j], minlength=h.n_leaves)) for j, h in enumerate(table.hierarchies)]
+    """Per QI the leaf codes present in the table's distinct tuples, increasing. Where the summary counts the
+    leaves over the tuples (:func:`~anonkit.metrics.arx.tuple_tallies_apply`) they are the leaves its tallies give
+    a first tuple (``first ≥ 0``: absent exactly when no tuple holds one), tallied once for the search and the
+    measures of the call (:func:`~anonkit.metrics.arx.leaf_tallies`, kept with the table); elsewhere each
+    column's leaves are marked in a mask (not sorted: the tuples are many, the leaves few)."""
+    if tuple_tallies_apply(table):
+        return [np.flatnonzero(first >= 0) for _, first in leaf_tallies(table)]
+    seen = [np.zeros(h.n_leaves, dtype=bool) for h in table.hierarchies]
+    for mask, column in zip(seen, table.distinct.columns, strict=True):
+        mask[column] = True
+    return [np.flatnonzero(mask) for mask in seen]
 
 
 def _order_by_strategy(lat: Lattice, hierarchies: Sequence, present: list[np.ndarray]) -> np.ndarray:
