@@ -23,7 +23,7 @@ import pytest
 import anonkit._verify_entries as entries
 import anonkit.stats as stats
 import anonkit.verifier as verifier
-from anonkit._kernels import group_columns, group_pairs
+from anonkit._kernels import LOOKUP_PER_ROW, LOOKUP_SLACK, group_columns, group_pairs
 from anonkit._verify_rows import DomainSpec, published_codes, text_column
 from anonkit.schema import Schema
 from anonkit.table import Table
@@ -174,9 +174,9 @@ def test_entries_group_as_their_rows():
 @pytest.mark.parametrize("extra", [0, 1])
 def test_entries_group_as_their_rows_at_the_edge_of_the_lookup(extra, monkeypatch):
     """A key space at the largest the lookup array takes, and one past it (first appearance): the same ids as
-    the rows' grouping (catches: the rule of group_pairs' lookup changed in one place only)."""
+    the rows' grouping (catches: a rule of its own for the entries, off the kernels' one)."""
     rows = 8
-    radix = 4 * rows + 4096 + extra
+    radix = LOOKUP_PER_ROW * rows + LOOKUP_SLACK + extra
     rng = np.random.default_rng(extra)
     m = 5
     entry = rng.integers(0, m, rows)

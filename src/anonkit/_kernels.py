@@ -22,7 +22,10 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 #: Below this many keys the numba kernel is used (the hot path of lattice search, called thousands
 #: of times on distinct tuples); above it pandas' hash factorize is as fast and needs no JIT start-up.
 NUMBA_BELOW = 200_000
-
+#: a key space of at most ``LOOKUP_PER_ROW * n + LOOKUP_SLACK`` keys (``n`` rows) is numbered through a lookup array
+#: of the whole space (marked, then a cumulative sum or a first-seen table) instead of a hash: the kernels' one rule
+LOOKUP_PER_ROW = 4
+LOOKUP_SLACK = 4096
 
 
 @functools.cache
@@ -127,7 +130,7 @@ def _node_ids_py(
     d, m = cols.shape
     out = np.empty(m, dtype=np.int64)
     g = 0
-    if radix <= 4 * m + 4096:
+    if radix <= LOOKUP_PER_ROW * m + LOOKUP_SLACK:
         seen = np.full(radix, -1, dtype=np.int64)
         for i in range(m):
             key = np.int64(0)
@@ -217,7 +220,7 @@ def _grouping_py(
     first = np.empty(m, dtype=np.int32)  # (fewer than 2**31 rows: NUMBA_BELOW)
     acc = np.zeros(m, dtype=np.float64)
     g = 0
-    if radix <= 4 * m + 4096:
+    if radix <= LOOKUP_PER_ROW * m + LOOKUP_SLACK:
         for j in range(d):
             size = sizes[j]
             if size == 1:  # one code (0) at this level, e.g. the top: ``key · 1 + 0`` is the key, skip the pass
@@ -324,7 +327,7 @@ def _densify(key: np.ndarray, radix: int) -> tuple[np.ndarray, int]:
     """Dense ids of keys in ``[0, radix)``: a lookup array when the key space is small, else a hash;
     ``key`` (:func:`group_columns`' own array) is overwritten with them when that saves memory."""
     n = key.shape[0]
-    if radix <= 4 * n + 4096:
+    if radix <= LOOKUP_PER_ROW * n + LOOKUP_SLACK:
         present = np.zeros(radix, dtype=np.bool_)
         present[key] = True
         remap = np.cumsum(present, dtype=np.int64) - 1
@@ -437,7 +440,7 @@ def _roll_py(
     ids = np.empty(c, dtype=np.int64)
     gen = np.empty((c, d), dtype=np.int64)
     g = 0
-    if radix <= 4 * c + 4096:
+    if radix <= LOOKUP_PER_ROW * c + LOOKUP_SLACK:
         seen = np.full(radix, -1, dtype=np.int64)
         for i in range(c):
             key = np.int64(0)

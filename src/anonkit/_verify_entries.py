@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anonkit._kernels import KEY_LIMIT, first_rows, group_pairs
+from anonkit._kernels import KEY_LIMIT, LOOKUP_PER_ROW, LOOKUP_SLACK, first_rows, group_pairs
 from anonkit._values import factorize_labels
 
 #: :func:`entry_codes` numbers the texts of up to this many labels in Python (a dict), more with pandas' hashing
@@ -175,14 +175,15 @@ def group_entries(parts: list[RowCodes]) -> tuple[np.ndarray, int] | None:
 
 def _entry_ids(key: np.ndarray, radix: int, entry: np.ndarray,
                present: np.ndarray | None) -> tuple[np.ndarray, int] | None:
-    """``group_pairs([(key[entry], radix)])`` (``key``: each entry's key, in ``[0, radix)``) computed per entry,
-    when ``present`` (the entries that have rows) is given and the key space takes ``group_pairs``' lookup
-    array (``radix <= 4 * len(entry) + 4096``, :func:`anonkit._kernels._densify`'s rule); else ``None``. Why the
-    same ids: that lookup marks the keys the rows hold, numbers the marked keys in key order (a cumulative sum)
-    and reads every row's number at its key; the keys the rows hold are the keys of the entries that have rows,
-    so marking those gives the same numbers, and a row's number is its entry's, read once per entry and then
-    gathered at the rows' entries (int64, as the lookup writes them)."""
-    if present is None or radix > 4 * len(entry) + 4096:
+    """``group_pairs([(key[entry], radix)])`` (``key``: each entry's key, in ``[0, radix)``) computed per entry, when
+    ``present`` (the entries that have rows) is given and the key space takes ``group_pairs``' lookup array
+    (:func:`anonkit._kernels._densify`'s rule: :data:`~anonkit._kernels.LOOKUP_PER_ROW`,
+    :data:`~anonkit._kernels.LOOKUP_SLACK`); else ``None``. Why the same ids: that lookup marks the keys the rows
+    hold, numbers the marked keys in key order (a cumulative sum) and reads every row's number at its key; the keys
+    the rows hold are the keys of the entries that have rows, so marking those gives the same numbers, and a row's
+    number is its entry's, read once per entry and then gathered at the rows' entries (int64, as the lookup writes
+    them)."""
+    if present is None or radix > LOOKUP_PER_ROW * len(entry) + LOOKUP_SLACK:
         return None
     held = key[present]  # (an entry without rows may have no code: its key is never read)
     marked = np.zeros(radix, dtype=np.bool_)
