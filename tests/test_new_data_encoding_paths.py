@@ -56,8 +56,6 @@ def _same(got: tuple[np.ndarray, np.ndarray], want: tuple[np.ndarray, np.ndarray
             and all(a is b for a, b in zip(got[1], want[1], strict=True)))
 
 
-
-
 @pytest.mark.parametrize("n", [1, 50, _values.SHARED_MIN_CELLS + 7])
 def test_a_column_of_new_text_objects_is_hashed_cell_by_cell(monkeypatch: pytest.MonkeyPatch, n: int) -> None:
     """Every cell a new object: the addresses' sample does not win (the all-distinct case keeps its one pass

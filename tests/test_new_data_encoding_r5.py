@@ -37,8 +37,6 @@ def _schema() -> Schema:
                                   "zip": Hierarchy([[z, z[:3] + "**", "*"] for z in ZIPS])})
 
 
-
-
 @pytest.fixture(autouse=True)
 def _fresh_reuse(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reuse, "REUSE_ENCODINGS", True)
