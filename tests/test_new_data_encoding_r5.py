@@ -99,3 +99,86 @@ def test_an_object_columns_first_cells_refuse_another_dtype(monkeypatch: pytest.
     for other in (column.astype("str"), column.astype("category")):
         assert not proof.plausible(other)
     assert converted == []
+
+
+# ------------------------------------------------------------------ a file read again by pandas' reader
+def _csv(rows: int = 2000, *, changed: int | None = None) -> str:
+    """A CSV of ``rows`` records over few texts per column (pandas' reader, ``dtype=object``, gives one object per
+    distinct text of a column); ``changed``: that row's zip replaced by another zip the column holds elsewhere (the
+    same distinct texts, another pairing of cells)."""
+    frame = _frame(0, rows)
+    if changed is not None:
+        frame.loc[changed, "zip"] = next(z for z in ZIPS if z != frame.loc[changed, "zip"])
+    return frame.to_csv(index=False)
+
+
+def _read(text: str) -> pd.DataFrame:
+    import io
+
+    return pd.read_csv(io.StringIO(text), dtype=object, keep_default_na=False)
+
+
+def _full_passes(monkeypatch: pytest.MonkeyPatch, rows: int) -> list[int]:
+    """The lengths of the cell-by-cell comparisons (``_same_texts``) of whole columns of ``rows`` cells."""
+    seen: list[int] = []
+    real = reuse._same_texts
+
+    def spy(now: np.ndarray, kept: np.ndarray) -> bool:
+        if len(now) == rows:
+            seen.append(len(now))
+        return real(now, kept)
+
+    monkeypatch.setattr(reuse, "_same_texts", spy)
+    return seen
+
+
+def test_a_file_read_again_by_pandas_reader_is_proven_by_its_objects(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file read again with pandas' reader (shared objects, other ones than the kept) is a hit, proven per distinct
+    object and pair of objects, not cell by cell; a read of other objects per cell is proven cell by cell, and hits
+    too. (Catches a shared-objects path that is never taken, or taken for cells that do not share objects.)"""
+    schema, text = _schema(), _csv()
+    kept = _read(text)
+    assert reuse._shares_objects(reuse._addresses(kept["zip"].to_numpy()))
+    table = Table(kept, schema)
+    reuse.keep_table(kept, schema, SETTINGS, table)
+    full = _full_passes(monkeypatch, len(kept))
+    again = _read(text)
+    assert again["zip"].to_numpy()[0] is not kept["zip"].to_numpy()[0]
+    assert reuse.reused_table(again, schema, SETTINGS) is table
+    assert full == []
+    each_new = again.astype(str).astype(object)  # (a new object in every cell)
+    assert not reuse._shares_objects(reuse._addresses(each_new["zip"].to_numpy()))
+    assert reuse.reused_table(each_new, schema, SETTINGS) is table
+    assert len(full) == 3  # (every column, cell by cell)
+
+
+def test_a_file_read_again_with_one_cell_paired_otherwise_is_no_hit() -> None:
+    """The same distinct texts, one cell's text another one the column holds: no hit (catches a proof that compares
+    the distinct objects without their pairing with the kept cells)."""
+    schema = _schema()
+    kept = _read(_csv())
+    reuse.keep_table(kept, schema, SETTINGS, Table(kept, schema))
+    other = _read(_csv(changed=700))
+    assert set(other["zip"]) == set(kept["zip"]) and not other["zip"].equals(kept["zip"])
+    assert reuse.reused_table(other, schema, SETTINGS) is None
+    assert reuse.reused_table(_read(_csv()), schema, SETTINGS) is not None
+
+
+class _Text(str):
+    """A text subclass with the characters of an exact text."""
+
+
+def test_a_shared_object_of_a_text_subclass_is_no_hit() -> None:
+    """A column sharing its objects where one distinct object is a ``str`` subclass of the same characters: no hit
+    (catches a proof by objects that skips their exact type)."""
+    schema = _schema()
+    kept = _read(_csv())
+    reuse.keep_table(kept, schema, SETTINGS, Table(kept, schema))
+    other = _read(_csv())
+    cells = other["zip"].to_numpy().copy()
+    sub = _Text(cells[5])
+    later = np.arange(len(cells)) >= 2 * reuse.PLAUSIBLE_CELLS  # (past the first cells' test: the proof decides)
+    cells[later & (cells == cells[5])] = sub  # (one object for all those cells: still shared)
+    other["zip"] = pd.Series(cells, dtype=object)
+    assert reuse._shares_objects(reuse._addresses(other["zip"].to_numpy()))
+    assert reuse.reused_table(other, schema, SETTINGS) is None
