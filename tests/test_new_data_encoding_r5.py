@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from anonkit import Hierarchy, Schema, anonymize
+from anonkit._values import shares_objects
 from anonkit.models import KAnonymity
 from anonkit.runner import _encoding_reuse as reuse
 from anonkit.table import Table
@@ -138,7 +139,7 @@ def test_a_file_read_again_by_pandas_reader_is_proven_by_its_objects(monkeypatch
     too. (Catches a shared-objects path that is never taken, or taken for cells that do not share objects.)"""
     schema, text = _schema(), _csv()
     kept = _read(text)
-    assert reuse._shares_objects(reuse._addresses(kept["zip"].to_numpy()))
+    assert shares_objects(reuse._addresses(kept["zip"].to_numpy()))
     table = Table(kept, schema)
     reuse.keep_table(kept, schema, SETTINGS, table)
     full = _full_passes(monkeypatch, len(kept))
@@ -147,7 +148,7 @@ def test_a_file_read_again_by_pandas_reader_is_proven_by_its_objects(monkeypatch
     assert reuse.reused_table(again, schema, SETTINGS) is table
     assert full == []
     each_new = again.astype(str).astype(object)  # (a new object in every cell)
-    assert not reuse._shares_objects(reuse._addresses(each_new["zip"].to_numpy()))
+    assert not shares_objects(reuse._addresses(each_new["zip"].to_numpy()))
     assert reuse.reused_table(each_new, schema, SETTINGS) is table
     assert len(full) == 3  # (every column, cell by cell)
 
@@ -180,5 +181,5 @@ def test_a_shared_object_of_a_text_subclass_is_no_hit() -> None:
     later = np.arange(len(cells)) >= 2 * reuse.PLAUSIBLE_CELLS  # (past the first cells' test: the proof decides)
     cells[later & (cells == cells[5])] = sub  # (one object for all those cells: still shared)
     other["zip"] = pd.Series(cells, dtype=object)
-    assert reuse._shares_objects(reuse._addresses(other["zip"].to_numpy()))
+    assert shares_objects(reuse._addresses(other["zip"].to_numpy()))
     assert reuse.reused_table(other, schema, SETTINGS) is None

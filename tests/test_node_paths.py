@@ -5,8 +5,8 @@ values suppressed up front, subset and whole-release models):
 * a *settled* evaluation (``evaluate_node(…, settle=True)``: stop once the failed classes hold more records
   than the limit) gives the whole evaluation's verdicts — anonymous or not, and the monotone models'
   verdict a search infers from — and, when it ran to the end, the very same classes and counts;
-* the sizes-only models judged on the survivors' sizes (no histograms copied) and a search's
-  precomputed :func:`~anonkit.algorithms.transform.judging_order` give the evaluation of the plain path;
+* the sizes-only models judged on the survivors' sizes (no histograms copied) and a search's precomputed
+  :func:`~anonkit.algorithms.transform.model_plan` (its judging order) give the evaluation of the plain path;
 * Flash with settled checks returns what it returns with whole ones (optimum, classes, lattice counts);
 * Flash's strategy rank counted from bincounts (:func:`~anonkit.algorithms.lattice._search.strategy_rank`)
   is the rank the sorting definition gives, and Flash's starts scanned a chunk at a time
@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from anonkit.algorithms.lattice import flash as flash_module
 from anonkit.algorithms.lattice._search import Search, strategy_rank
 from anonkit.algorithms.lattice.flash import flash
-from anonkit.algorithms.transform import evaluate_node, judging_order
+from anonkit.algorithms.transform import evaluate_node, judging_order, model_plan
 from anonkit.models import KAnonymity
 from lattice_problems import SETTINGS, Problem, problems
 
@@ -90,7 +90,7 @@ def test_precomputed_order_and_sizes_only_view_change_nothing(problem: Problem) 
     assert sorted(map(id, order)) == sorted(id(m) for m in models if m.qis is None and not m.whole_release)
     for node in _nodes(problem):
         plain = evaluate_node(t, node, models, problem.max_suppression, monotone=mono)
-        ordered = evaluate_node(t, node, models, problem.max_suppression, monotone=mono, order=order)
+        ordered = evaluate_node(t, node, models, problem.max_suppression, monotone=mono, plan=model_plan(models, mono))
         np.testing.assert_array_equal(plain.class_ok, ordered.class_ok)
         assert (plain.suppressed, plain.monotone_suppressed, plain.anonymous) == (
             ordered.suppressed, ordered.monotone_suppressed, ordered.anonymous)

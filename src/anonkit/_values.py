@@ -135,27 +135,31 @@ def _shared_object_codes(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray] | N
     """:func:`factorize_text` of an object array whose cells share their objects (pandas' C reader gives one
     object per distinct text of a column), else ``None`` (the caller hashes every cell).
 
-    A sample of :data:`SHARED_SAMPLE` cells' addresses, spread over an array of at least
-    :data:`SHARED_MIN_CELLS` cells, decides: when at most half of them are distinct, the cells' addresses
-    are factorized (integers: no object read) and :func:`factorize_text` runs on the distinct objects alone,
-    in their order of first appearance. Cells of one object have one text, and the objects' first
-    appearances keep the order of the texts' first appearances, so the codes and the distinct texts are
-    those of the whole array (what pandas folds together, or what turns out to be the same text, is folded
-    the same way among the distinct objects). Every cell a new object (Arrow's texts converted) costs the
-    sample alone, a few µs."""
-    n = len(cells)
-    if n < SHARED_MIN_CELLS:
-        return None
+    :func:`shares_objects` decides: then the cells' addresses are factorized (integers: no object read) and
+    :func:`factorize_text` runs on the distinct objects alone, in their order of first appearance. Cells of one
+    object have one text, and the objects' first appearances keep the order of the texts' first appearances, so
+    the codes and the distinct texts are those of the whole array (what pandas folds together, or what turns out
+    to be the same text, is folded the same way among the distinct objects). Every cell a new object (Arrow's
+    texts converted) costs the sample alone, a few µs."""
     addresses = cell_addresses(cells)  # (a view of ``cells``' pointers: valid while ``cells`` lives)
-    sample = np.sort(addresses[:: n // SHARED_SAMPLE][:SHARED_SAMPLE])
-    if 2 * (1 + np.count_nonzero(sample[1:] != sample[:-1])) > SHARED_SAMPLE:  # (distinct ones: a sort, no hash)
+    if not shares_objects(addresses):
         return None
     objects, distinct = pd.factorize(addresses)
     first = np.empty(len(distinct), dtype=np.intp)  # each object's first cell: the last write of a backward scatter
-    backward = np.arange(n - 1, -1, -1)  # (``_kernels.first_rows``'s rule: this module imports no other of ours)
+    backward = np.arange(len(cells) - 1, -1, -1)  # (``_kernels.first_rows``' rule: this module imports no other)
     first[objects[backward]] = backward
     codes, texts = factorize_text(cells[first])
     return codes[objects], texts
+
+
+def shares_objects(addresses: np.ndarray) -> bool:
+    """Whether the cells of these addresses (:func:`cell_addresses`) share their objects: :data:`SHARED_SAMPLE` of
+    them spread over at least :data:`SHARED_MIN_CELLS`, at most half distinct (counted after a sort, no hash)."""
+    n = len(addresses)
+    if n < SHARED_MIN_CELLS:
+        return False
+    sample = np.sort(addresses[:: n // SHARED_SAMPLE][:SHARED_SAMPLE])
+    return 2 * (1 + np.count_nonzero(sample[1:] != sample[:-1])) <= SHARED_SAMPLE
 
 
 #: up to this many labels :func:`factorize_labels` numbers in a dict (pandas' factorize costs more on so few)

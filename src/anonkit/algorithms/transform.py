@@ -91,7 +91,6 @@ def evaluate_node(
     cache: RollupCache | None = None,
     metric: SearchMetric | None = None,
     settle: bool = False,
-    order: Sequence[Criterion] | None = None,
     plan: ModelPlan | None = None,
 ) -> NodeEvaluation:
     """Classes of the transformation ``levels`` and which of them survive the models.
@@ -113,9 +112,8 @@ def evaluate_node(
     limit, so a search's verdicts, by both, are those of the whole evaluation). A search that reads a
     failing node's classes (lightning ranks them) asks for the whole one.
 
-    ``order``: :func:`judging_order` of ``models`` and ``monotone``, when the caller (a search, at every
-    node) computed it once; ``plan``: :func:`model_plan` of ``models`` and ``monotone`` (which it then
-    replaces ``order`` with), the same for everything the evaluation derives from the models alone.
+    ``plan``: :func:`model_plan` of ``models`` and ``monotone``, when the caller (a search, at every node)
+    computed it once: everything the evaluation derives from the models alone (the judging order, the flags…).
     """
     levels = tuple(map(int, levels))
     d = table.distinct
@@ -134,7 +132,7 @@ def evaluate_node(
     if limit is None:
         limit = suppression_limit(0.0 if max_suppression is None else max_suppression, table.n_records)
     if plan is None:
-        plan = model_plan(models, monotone, order)
+        plan = model_plan(models, monotone)
     ok, mono_suppressed, settled = _judge_classes(stats, plan.order, monotone, limit if settle else None, plan)
     if settled:
         gone = int(stats.sizes[~ok].sum())
@@ -209,12 +207,11 @@ class ModelPlan:
     fused: tuple[np.ndarray, np.ndarray, str] | None
 
 
-def model_plan(models: Sequence[Criterion], monotone: Callable[[Criterion], bool] | None = None,
-               order: Sequence[Criterion] | None = None) -> ModelPlan:
-    """The :class:`ModelPlan` of ``models`` and ``monotone`` (``order``: their :func:`judging_order`, when
-    known): each field is what :func:`evaluate_node` and :func:`_judge_classes` computed from these two at
-    every node, so an evaluation given it judges exactly as one that derives them again."""
-    ordered = judging_order(models, monotone) if order is None else order
+def model_plan(models: Sequence[Criterion], monotone: Callable[[Criterion], bool] | None = None) -> ModelPlan:
+    """The :class:`ModelPlan` of ``models`` and ``monotone``: each field is what :func:`evaluate_node` and
+    :func:`_judge_classes` computed from these two at every node, so an evaluation given it judges exactly as
+    one that derives them again."""
+    ordered = judging_order(models, monotone)
     mono = monotone_flags(ordered, monotone)
     return ModelPlan(ordered, mono, sizes_plan(ordered, mono), [m for m in models if m.qis is not None],
                      any(m.whole_release for m in models),

@@ -186,7 +186,6 @@ def tuple_tallies_apply(table: Table) -> bool:
     :meth:`Release.counted <anonkit.release.Release.counted>` asks it, under its key, on a table it
     measures (at most :data:`~anonkit.release.MEASURE_ROWS_UP_TO` rows), so a run reads its answer
     instead of another pass; a larger table keeps the pass over its records."""
-
     if table.weights is not None or not table.qi or table.n > MEASURE_ROWS_UP_TO or "distinct" not in table.__dict__:
         return False
     return tuples_in_first_appearance(table)

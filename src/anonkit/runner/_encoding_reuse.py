@@ -72,7 +72,7 @@ import numpy as np
 import pandas as pd
 
 from anonkit._kernels import dense_ids, first_rows
-from anonkit._values import SHARED_MIN_CELLS, SHARED_SAMPLE, arrow_text_dtype
+from anonkit._values import arrow_text_dtype, shares_objects
 from anonkit._values import cell_addresses as _addresses
 from anonkit.hierarchy import Hierarchy
 from anonkit.schema import Schema
@@ -343,7 +343,7 @@ class _ObjectProof:
         """The exact types of the kept cells' objects (read once: the kept objects never change type); of the
         distinct objects alone when the cells share them (:meth:`objects`: a cell's type is its object's)."""
         if self._types is None:
-            cells = self.kept[self.objects()[1]] if _shares_objects(self.addresses) else self.kept
+            cells = self.kept[self.objects()[1]] if shares_objects(self.addresses) else self.kept
             self._types = frozenset(map(type, cells.tolist()))
         return self._types
 
@@ -363,7 +363,7 @@ class _ObjectProof:
             return self.types <= EXACT_TYPES
         if not (self._by_value(now) and self.types == _TEXT):
             return False
-        if _shares_objects(addresses) and _shares_objects(self.addresses):
+        if shares_objects(addresses) and shares_objects(self.addresses):
             return _same_texts_by_objects(now, addresses, self)
         return _same_texts(now, self.kept)
 
@@ -400,17 +400,6 @@ def _same_texts(now: np.ndarray, kept: np.ndarray) -> bool:
     if operator.countOf(map(type, now), str) != len(now):  # (one pass, no set built)
         return False
     return bool(np.equal(now, kept, dtype=bool).all())
-
-
-def _shares_objects(addresses: np.ndarray) -> bool:
-    """Whether the cells of these addresses share their objects, by :func:`anonkit._values.factorize_text`'s own
-    sample (:data:`~anonkit._values.SHARED_SAMPLE` addresses spread over at least
-    :data:`~anonkit._values.SHARED_MIN_CELLS` cells, at most half of them distinct: pandas' C reader's columns)."""
-    n = len(addresses)
-    if n < SHARED_MIN_CELLS:
-        return False
-    sample = np.sort(addresses[:: n // SHARED_SAMPLE][:SHARED_SAMPLE])
-    return 2 * (1 + np.count_nonzero(sample[1:] != sample[:-1])) <= SHARED_SAMPLE
 
 
 def _numbered(addresses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -209,6 +209,7 @@ def generalization(table: Table, release: Release, examples: int = 3) -> dict[st
         }
     return out
 
+
 def plain(value: float | tuple[float, ...]) -> float | list[float]:
     return list(value) if isinstance(value, tuple) else float(value)
 
