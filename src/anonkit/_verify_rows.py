@@ -1,14 +1,15 @@
-"""The verifier's row-level helpers: how a sensitive column's domain is built (:class:`DomainSpec`),
-which published rows are suppressed, the classes of rows grouped by their text, identical rows
-counted once (:mod:`anonkit.verifier` judges the models on
-what these give; they read the published cells alone, never the algorithm that made them)."""
+"""The verifier's row-level helpers: the codes of published and input text columns (kept inside one call's
+blocks), which published rows are suppressed, the classes of rows grouped by their text, identical rows
+counted once (:mod:`anonkit.verifier` judges the models on what these give; they read the published cells
+alone, never the algorithm that made them). The domain specs and the suppression mask's split are in
+:mod:`anonkit._verify_inputs` (re-exported here)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -17,17 +18,14 @@ from anonkit._arrow_memory import arrow_text as _arrow_text
 from anonkit._arrow_memory import memory_key as _memory_key
 from anonkit._arrow_memory import relabelled
 from anonkit._kernels import first_rows, group_columns, group_pairs
-from anonkit._values import as_text, cell_addresses, factorize_text
+from anonkit._values import cell_addresses, factorize_text
 from anonkit._verify_entries import RowCodes, group_entries, label_column
-from anonkit.errors import InputError
-from anonkit.hierarchy import Hierarchy
-from anonkit.schema import AttrType, Schema
+from anonkit._verify_inputs import SUPPRESSED as SUPPRESSED
+from anonkit._verify_inputs import DomainSpec as DomainSpec
+from anonkit._verify_inputs import qi_columns as qi_columns
+from anonkit._verify_inputs import sensitive_spec as sensitive_spec
+from anonkit._verify_inputs import split_suppressed as split_suppressed
 from anonkit.stats import table_memo
-
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
-
-SUPPRESSED = "*"
 
 #: inside :func:`same_release_codes`: each pyarrow text column's codes by the memory it reads (its chunks'
 #: offsets, lengths and buffer addresses), with the column that holds that memory (so it is not reused), and
@@ -225,7 +223,7 @@ def _published(arrow: Any) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     made = taken[1]
     if made[2] is None:  # (the input's codes at the published rows, numbered as the column's cells number them)
-        made[2] = relabelled(made[1].codes[made[0]], made[1].texts)
+        made[2] = relabelled(made[0], made[1].texts)
     return made[2]
 
 
@@ -409,13 +407,15 @@ def taken_column(values: pd.Series, rows: np.ndarray, coded: Callable[[], CodedC
     for only then) holds its cells (every one a ``str``), the column keeps, by its name, ``rows`` and
     those codes for the verifier (:func:`_taken`), which takes them only after proving the cells it reads
     are the very objects ``coded().cells[rows]``: a cell is its object's text, and a ``str`` never changes.
-    A pyarrow text column is kept by the memory of what it gives (:func:`_taken_arrow`)."""
-    taken = values.array.take(rows) if take is None else take(values, rows)
+    A pyarrow text column over the memory ``coded()`` was read from is made from its codes instead of its
+    cells, and kept by the memory of what it gives (:func:`_taken_arrow`)."""
     store = _PUBLISHED.get()
-    if store is None:
-        return taken
-    if values.dtype != object:
-        _taken_arrow(store, values, rows, coded, taken)
+    if store is not None and values.dtype != object:
+        made = _taken_arrow(store, values, rows, coded)
+        if made is not None:
+            return made
+    taken = values.array.take(rows) if take is None else take(values, rows)
+    if store is None or values.dtype != object:
         return taken
     kept = coded()
     if kept.cells is not None and len(kept.cells) == len(values):
@@ -442,43 +442,33 @@ def _taken(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _taken_arrow(store: dict[tuple, tuple[Any, Any]], values: pd.Series, rows: np.ndarray,
-                 coded: Callable[[], CodedColumn], taken: Any) -> None:
-    """Keeps, for :func:`_published`, the codes of ``taken`` (``values``' cells at ``rows``) by the memory
-    ``taken`` reads, when ``values`` is a pyarrow text column without a missing cell over the very memory
-    ``coded()`` was read from (its ``arrow``: the same buffers, offset and length, held) and ``taken`` is one
-    too: row ``i`` of ``taken`` is then ``coded().texts[coded().codes[rows[i]]]`` (a take), and those codes,
-    numbered again by first appearance (:func:`~anonkit._arrow_memory.relabelled`, on the first read), are
-    Arrow's dictionary encoding of ``taken`` (what :func:`text_codes` reads). ``taken`` is held with them."""
-    source, out = _arrow_text(values), _arrow_text(taken)
-    if source is None or out is None or len(out) != len(rows):  # (``kept.arrow``: no missing cell)
-        return
+                 coded: Callable[[], CodedColumn]) -> Any:
+    """``values.array.take(rows)`` made from the column's codes, when ``values`` is a pyarrow text column
+    without a missing cell over the very memory ``coded()`` was read from (its ``arrow``: the same buffers,
+    offset and length, held), else ``None`` (the caller takes the cells). Why it is the same array: cell ``i``
+    of ``values`` is ``coded().texts[coded().codes[i]]`` (Arrow's dictionary encoding of that memory, no
+    missing cell), so row ``j`` of the take is ``texts[codes[rows[j]]]``: Arrow's take of the few distinct
+    texts (in the column's own Arrow type) at the codes gathered at ``rows`` (an index outside the column
+    raises, a negative one counts from the end, as the take does), no row missing, in the column's dtype —
+    the distinct texts are read instead of the published cells scattered over the whole input column. The
+    gathered codes, numbered again by first appearance (:func:`~anonkit._arrow_memory.relabelled`, on the
+    first read), are Arrow's dictionary encoding of the column (what :func:`text_codes` reads): kept, with the
+    column's Arrow array, by the memory that array reads (:func:`_published`)."""
+    source = _arrow_text(values)
+    if source is None:
+        return None
     kept = coded()
     if kept.arrow is None or len(kept.codes) != len(source) or _memory_key(kept.arrow) != _memory_key(source):
-        return
-    store[("taken arrow", _memory_key(out))] = (out, [np.array(rows, copy=True), kept, None])
+        return None
+    import pyarrow as pa  # (the column is pyarrow's: it is loaded)
 
-
-class DomainSpec(NamedTuple):
-    """How a sensitive attribute's domain is built: ordered by number, by a declared order, with a
-    hierarchy, with categories (value → category, in ``category_order``)."""
-
-    numeric: bool = False
-    order: list[str] | None = None
-    hierarchy: Hierarchy | None = None
-    categories: dict[str, str] | None = None
-    category_order: tuple[str, ...] | None = None
-
-
-def sensitive_spec(schema: Schema, names: Iterable[str]) -> dict[str, DomainSpec]:
-    """The :class:`DomainSpec` of every attribute in ``names``, from its declaration in ``schema``
-    (the default spec for a name the schema does not declare)."""
-    out = {}
-    for name in names:
-        a = schema.attributes.get(name)
-        out[name] = DomainSpec() if a is None else DomainSpec(
-            a.type == AttrType.NUMERIC, a.order, a.hierarchy, a.categories, a.category_order
-        )
-    return out
+    picked = kept.codes[rows]
+    picked.flags.writeable = False
+    out = pa.array(kept.texts.tolist(), type=source.type).take(picked)
+    column = pd.arrays.ArrowStringArray(out, dtype=values.dtype)
+    arrow = _arrow_text(column)
+    store[("taken arrow", _memory_key(arrow))] = (arrow, [picked, kept, None])
+    return column
 
 
 def count_rows(frame: pd.DataFrame, columns: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
@@ -496,14 +486,6 @@ def count_rows(frame: pd.DataFrame, columns: list[str]) -> tuple[pd.DataFrame, n
     order = np.argsort(first, kind="stable")  # first appearance
     counts = np.bincount(group, minlength=m).astype(np.float64)[order]
     return frame[columns].iloc[first[order]].reset_index(drop=True), counts
-
-
-def qi_columns(frame: pd.DataFrame, qis: Iterable[str]) -> list[str]:
-    qis = list(qis)
-    missing = [q for q in qis if q not in frame.columns]
-    if missing:
-        raise InputError(f"unknown column; the table has: {', '.join(map(str, frame.columns))}", column=missing[0])
-    return qis
 
 
 def suppressed_rows(frame: pd.DataFrame, qis: list[str]) -> np.ndarray:
@@ -561,38 +543,3 @@ def _made_grouping(frame: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray,
             return None
         parts.append(hit[1][0])
     return group_entries(parts)
-
-
-def split_suppressed(
-    frame: pd.DataFrame, qis: list[str], sens: set[str], w: np.ndarray | None, rows: ArrayLike | None,
-    reference: pd.DataFrame | Mapping[str, Iterable[object]] | None, suppressed: str | ArrayLike,
-) -> tuple[pd.DataFrame, np.ndarray | None, ArrayLike | None, Any, int, bool]:
-    """``verify``'s ``suppressed``: the frame of the rows to judge, their weights and input rows,
-    the reference, how many records a mask set aside, and whether all-``*`` rows still count as
-    suppressed. A masked row that publishes anything but ``*`` is refused: it would be a record
-    said to be suppressed whose values are out."""
-    if isinstance(suppressed, str):
-        if suppressed not in ("mark", "drop"):
-            raise InputError(f"suppressed must be 'mark', 'drop' or a mask of the rows, got {suppressed!r}",
-                             key="suppressed")
-        return frame, w, rows, reference, 0, suppressed == "mark"
-    mask = np.asarray(suppressed)
-    if mask.shape != (len(frame),) or mask.dtype != bool:
-        raise InputError(f"suppressed must be one true/false per row of the release ({len(frame)})", key="suppressed")
-    frame = frame.reset_index(drop=True)
-    if not mask.any():  # nothing set aside: the rows as they are (no copy of the release)
-        if reference is None and sens:
-            reference = {s: frame[s] for s in sens if s in frame.columns}
-        return frame, w, None if rows is None else np.asarray(rows), reference, 0, False
-    star = np.ones(int(mask.sum()), dtype=bool)
-    for q in qi_columns(frame, qis):
-        star &= as_text(frame[q].loc[mask]) == SUPPRESSED
-    if not star.all():
-        i = int(np.flatnonzero(mask)[np.flatnonzero(~star)[0]])
-        raise InputError("a row marked suppressed publishes a quasi-identifier other than *", row=i + 1,
-                         key="suppressed")
-    dropped = int(mask.sum()) if w is None else int(w[mask].sum())
-    if reference is None and sens:  # the release itself, suppressed rows included (as with marking)
-        reference = {s: frame[s] for s in sens if s in frame.columns}
-    rows = None if rows is None else np.asarray(rows)[~mask]
-    return frame.loc[~mask].reset_index(drop=True), None if w is None else w[~mask], rows, reference, dropped, False

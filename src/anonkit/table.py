@@ -34,6 +34,7 @@ from anonkit._values import (
 )
 from anonkit.errors import InputError
 from anonkit.hierarchy import Hierarchy
+from anonkit.hierarchy.arrow_leaves import leaf_columns
 from anonkit.pseudonyms import survey_columns
 from anonkit.schema import AttrType, Schema
 from anonkit.stats import ClassStats, SensitiveDomain, build_domain, class_stats, class_stats_for
@@ -159,7 +160,7 @@ class Table:
         self.missing = missing
         #: persons whose quasi-identifiers differed between rows and were set to their first row's
         self.reconciled = 0
-        coded = _encode_cells(frame, schema, strip)
+        coded, leaves = _encode_cells(frame, schema, strip, direct=self.person is None)
         if self.person is not None and schema.quasi:
             self._reconcile(frame, schema.quasi, coded, person_labels, person_qi)  # type: ignore[arg-type]
         self.schema = schema = self._resolve_types(schema, coded, strip)
@@ -175,7 +176,7 @@ class Table:
         codes = np.empty((self.n, len(self.qi)), dtype=np.int32)
         self.presuppressed = np.zeros(self.n, dtype=bool)
         for j, name in enumerate(self.qi):
-            codes[:, j], h = self._encode_quasi(name, coded[name])
+            codes[:, j], h = self._encode_quasi(name, coded[name], leaves.get(name))
             self.hierarchies.append(h)
         self.codes = codes
         self.domains: dict[str, SensitiveDomain] = {}
@@ -210,11 +211,14 @@ class Table:
         self.person, self.n_persons = codes, len(labels)
         return labels
 
-    def _encode_quasi(self, name: str, coded: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, Hierarchy]:
+    def _encode_quasi(self, name: str, coded: tuple[np.ndarray, np.ndarray],
+                      leaf_of_cells: np.ndarray | None = None) -> tuple[np.ndarray, Hierarchy]:
         """The leaf code of every record in the hierarchy of quasi-identifier ``name`` (a flat one
         when the schema gives none) and that hierarchy; records the missing values
         (:attr:`presuppressed` under ``missing="suppress"``) and the numeric values of a numeric or
-        date attribute (:attr:`numeric`)."""
+        date attribute (:attr:`numeric`). ``leaf_of_cells``: the leaves :func:`_encode_cells` found for the
+        cells (:func:`~anonkit.hierarchy.arrow_leaves.arrow_leaf_codes`, after the hierarchy's refresh), taken
+        as they are."""
         attr = self.schema[name]
         vcodes, vlabels = coded
         miss = self._missing(name, coded)
@@ -225,11 +229,14 @@ class Table:
         elif attr.type == AttrType.DATE:
             self.numeric[name] = parse_dates(self.frame[name], name, attr.format)
         h = attr.hierarchy if attr.hierarchy is not None else Hierarchy.flat(vlabels, name=name)
-        h.refresh()  # (a hierarchy changed in place since its caches were made: they are made again)
+        if leaf_of_cells is None:  # (else refreshed when its leaves were looked up)
+            h.refresh()  # (a hierarchy changed in place since its caches were made: they are made again)
         if attr.max_level is not None and not attr.min_level <= attr.max_level <= h.height:
             raise InputError(
                 f"max_level must lie in [{attr.min_level}, {h.height}]", column=name, value=attr.max_level
             )
+        if leaf_of_cells is not None:
+            return leaf_of_cells, h
         leaf = h.label_leaves(vcodes, vlabels, column=name, allow_missing=self.missing == "suppress")
         # written straight into the column (a flat hierarchy built from these labels maps each to itself)
         return (vcodes if np.array_equal(leaf, np.arange(len(leaf))) else leaf[vcodes]), h
@@ -517,17 +524,25 @@ def _encoded_memory(column: pd.Series) -> Any:
     return column.to_numpy() if column.dtype == object else arrow_text(column)
 
 
-def _encode_cells(frame: pd.DataFrame, schema: Schema, strip: bool) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def _encode_cells(frame: pd.DataFrame, schema: Schema, strip: bool, direct: bool = True
+                  ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[str, np.ndarray]]:
     """``(codes, canonical texts)`` of every quasi-identifier and sensitive column, factorized once;
     with ``strip`` the whitespace around every text cell is removed (on the distinct texts of an
     encoded column, the cells rewritten in ``frame`` only when one changes); large frames are
-    factorized on two threads (:data:`PARALLEL_ENCODE_ROWS`)."""
+    factorized on two threads (:data:`PARALLEL_ENCODE_ROWS`). With ``direct`` (smaller frames), the QIs whose cells
+    pyarrow finds among their hierarchy's leaves (:func:`~anonkit.hierarchy.arrow_leaves.leaf_columns`) are coded
+    from those leaves, their leaf codes returned too (name → the leaf of every cell)."""
     coded: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     wanted = {*schema.quasi, *schema.sensitive}
     names = list(frame.columns)
-    factorized = _factorize_columns(frame, [c for c in names if c in wanted])
+    found = leaf_columns(frame, schema, strip) if direct and len(frame) < PARALLEL_ENCODE_ROWS else {}
+    leaves: dict[str, np.ndarray] = {}
+    factorized = _factorize_columns(frame, [c for c in names if c in wanted and c not in found])
     for name in names:
         encoded = name in wanted
+        if name in found:  # (no text of it has whitespace around it: nothing to strip)
+            leaves[name], coded[name] = found[name]
+            continue
         if encoded:
             coded[name] = factorized.pop(name)  # categorical codes kept small
         if strip and (not encoded or any(t != t.strip() for t in coded[name][1])):
@@ -536,7 +551,7 @@ def _encode_cells(frame: pd.DataFrame, schema: Schema, strip: bool) -> dict[str,
                 frame[name] = cleaned
                 if encoded:
                     coded[name] = factorize_text(cleaned)
-    return coded
+    return coded, leaves
 
 
 #: from this many rows up, :class:`Table` factorizes its columns on two threads (one column each

@@ -400,20 +400,22 @@ def _aggregate_keys(values: list[np.ndarray], weights: np.ndarray, aggregate: st
 def release_node(
     table: Table, ev: NodeEvaluation, *, algorithm: str, seconds: float = 0.0, **params: object
 ) -> Release:
-    """The :class:`Release` of an evaluated node: failing classes are suppressed, never published."""
+    """The :class:`Release` of an evaluated node: failing classes are suppressed, never published.
+
+    Every class's published number (−1: suppressed) is looked up once per class, then read by the distinct
+    tuples and by the records: the same numbers as per tuple ``keep[c] ? new_id[c] : −1`` (:func:`published_ids`).
+    Without records suppressed up front, the classes the records reach are the classes the distinct tuples
+    reach (:attr:`Table.distinct` numbers the records' own tuples densely: every tuple holds a record), so which
+    released classes hold a record is read over the tuples, not the records (:func:`_reached_classes`)."""
     d = table.distinct
     keep_class = ev.class_ok
-    new_id = np.cumsum(keep_class) - 1
-    # every distinct tuple's published class (−1: suppressed), then one gather for the records
-    tuple_class = np.where(keep_class[ev.tuple_class], new_id[ev.tuple_class], -1).astype(np.int64)
-    record_class = tuple_class[d.inverse]
-    if table.presuppressed.any():
+    tuple_class = published_ids(keep_class)[ev.tuple_class]  # every distinct tuple's published class
+    record_class = tuple_class[d.inverse]  # one gather for the records
+    pre = table.presuppressed.any()
+    if pre:
         record_class[table.presuppressed] = -1
     # classes emptied by pre-suppression get dropped by renumbering the survivors (a chunk at a time)
-    present = np.zeros(int(keep_class.sum()), dtype=bool)
-    for start in range(0, len(record_class), CHUNK_ROWS):
-        part = record_class[start:start + CHUNK_ROWS]
-        present[part[part >= 0]] = True
+    present = _reached_classes(record_class if pre else tuple_class, int(keep_class.sum()))
     if not present.all():
         remap = np.append(np.cumsum(present) - 1, -1)  # class −1 stays −1 (index −1: the last entry)
         for start in range(0, len(record_class), CHUNK_ROWS):
@@ -431,3 +433,20 @@ def release_node(
         params=dict(params),
         seconds=seconds,
     )
+
+
+def published_ids(keep_class: np.ndarray) -> np.ndarray:
+    """Every class's number among the released classes (int64; −1: suppressed): ``keep_class``'s running count
+    less one where it is set. Read through a class per tuple it is ``where(keep[tc], new_id[tc], −1)``, the
+    lookup done once per class instead of once per tuple."""
+    return np.where(keep_class, np.cumsum(keep_class) - 1, -1).astype(np.int64)
+
+
+def _reached_classes(ids: np.ndarray, n_classes: int) -> np.ndarray:
+    """Which of the ``n_classes`` released classes some entry of ``ids`` (class numbers, −1: none) names
+    (a chunk at a time)."""
+    present = np.zeros(n_classes, dtype=bool)
+    for start in range(0, len(ids), CHUNK_ROWS):
+        part = ids[start:start + CHUNK_ROWS]
+        present[part[part >= 0]] = True
+    return present

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -147,6 +148,7 @@ class Hierarchy:
             return
         self._index = None
         self._shares = {}
+        self.__dict__.pop("_arrow_leaves", None)
         self._cached_from = (self.maps.copy(), np.array(self.labels[0], dtype=object, copy=True))
 
     def _level_shares(self, level: int) -> tuple[np.ndarray, np.ndarray]:
@@ -185,6 +187,22 @@ class Hierarchy:
         if self._index is None:
             self._index = {v: i for i, v in enumerate(self.labels[0])}
         return self._index
+
+    def arrow_leaves(self) -> Any:
+        """The leaves as one pyarrow ``string`` array (a leaf's code is its position), for looking a pyarrow text
+        column up in them (:func:`anonkit.hierarchy.arrow_leaves.arrow_leaf_codes`); ``None`` when a leaf is not
+        exactly a ``str`` or pyarrow cannot hold it. Made once per content of the leaves: :meth:`refresh`, which
+        every encoding calls first, drops it with the other caches when the leaves changed in place."""
+        if "_arrow_leaves" not in self.__dict__:
+            import pyarrow as pa  # (asked for a pyarrow column only: pyarrow is loaded)
+
+            leaves = self.labels[0].tolist()
+            try:
+                arrow = pa.array(leaves, type=pa.string()) if all(type(v) is str for v in leaves) else None
+            except (pa.ArrowException, UnicodeError):
+                arrow = None
+            self.__dict__["_arrow_leaves"] = arrow
+        return self.__dict__["_arrow_leaves"]
 
     def leaf_codes(self, texts: Sequence[str] | np.ndarray) -> np.ndarray:
         """The leaf code of every text in ``texts`` (−1 where it is no leaf), through :meth:`index`."""

@@ -46,8 +46,8 @@ releases are byte-identical with and without reuse (``tests/test_encoding_reuse.
 
 Memory held: per kept input, its :class:`Table` (whose frame shares the input's columns under pandas'
 copy-on-write) and the proof, 8 bytes per cell of an object column plus a copy of every other column's
-bytes; inputs over :data:`REUSE_MAX_CELLS` cells are not kept. New data of a kept input's very shape (the
-same labels, dtypes, rows and settings: a stream of files of one layout, which is rarely called twice) is
+bytes; inputs over :data:`REUSE_MAX_CELLS` cells are not kept. New data of a kept input's outline (the
+same labels, rows and settings, its dtypes not read: a stream of files of one layout, rarely called twice) is
 kept only at its second call on the same frame object (:data:`KEEP_AT_SECOND_CALL`; remembered meanwhile by
 a weak reference): a stream neither copies its cells' references nor frees the pushed-out tables in its
 calls, and a frame explored anyway pays one more encoding, at its second call. A reuse by value keeps nothing more: the
@@ -89,7 +89,7 @@ REUSE_MAX_CELLS = 5_000_000
 REUSE_BY_VALUE = True
 #: how many first cells of every object column :meth:`_Kept.plausible` compares before anything else
 PLAUSIBLE_CELLS = 64
-#: an input that misses beside a kept input of its very shape (the same labels, dtypes, rows and settings:
+#: an input that misses beside a kept input of its outline (the same labels, rows and settings, :func:`_outline`:
 #: new data of the same layout, as a stream of new files) is kept only at its second call (the same
 #: frame object); at its first, nothing of it is held (False: every miss is kept)
 KEEP_AT_SECOND_CALL = True
@@ -147,9 +147,9 @@ def keep_table(frame: pd.DataFrame, schema: Schema, settings: tuple[Any, ...], t
     input; nothing is kept when a column or the schema cannot be proven later (see the module)."""
     if not REUSE_ENCODINGS or frame.size > REUSE_MAX_CELLS or schema.survey_columns or schema.new_ids:
         return
-    shape = _shape(frame, settings)
-    if _waits(frame, shape):
+    if _waits(frame, _outline(frame, settings)):
         return
+    shape = _shape(frame, settings)
     schema_proof = _schema_proof(schema)
     columns = [_column_proof(column) for _, column in frame.items()]  # (by position, as ``iloc[:, j]``)
     if schema_proof is None or any(c is None for c in columns):
@@ -162,11 +162,13 @@ def keep_table(frame: pd.DataFrame, schema: Schema, settings: tuple[Any, ...], t
         COUNTS.kept += 1
 
 
-def _waits(frame: pd.DataFrame, shape: tuple[Any, ...]) -> bool:
+def _waits(frame: pd.DataFrame, outline: tuple[Any, ...]) -> bool:
     """Whether ``frame``'s keeping waits for its second call (:data:`KEEP_AT_SECOND_CALL`): it missed
-    beside a kept input of its very shape (new data of that input's layout) and is not the frame of a
-    waiting first call. Such an input is often never called again (a stream of new data): keeping it
-    would cost a copy of its cells' references (a write to every cell's object) and, when a later input
+    beside a kept input of its outline (:func:`_outline`: the same labels, rows and settings; new data of that
+    input's layout) and is not the frame of a waiting first call. Its dtypes are not read for this (pandas builds
+    a Series for them): a frame that waits is not kept, so it waits as well when only its dtypes differ (kept, as
+    every waiting frame, at its second call). Such an input is often never called again (a stream of new data):
+    keeping it would cost a copy of its cells' references (a write to every cell's object) and, when a later input
     pushes it out, freeing its table and objects in that later call. Remembered by a weak reference
     (nothing held); only what is kept changes, never what a call returns (an input not kept is encoded,
     as every input is that no proof shows unchanged)."""
@@ -177,7 +179,7 @@ def _waits(frame: pd.DataFrame, shape: tuple[Any, ...]) -> bool:
         _WAITING[:] = [w for w in alive if w() is not frame]  # (by identity: ``==`` compares the frames)
         if len(_WAITING) < len(alive):  # its second call
             return False
-        if not any(kept.shape == shape for kept in _KEPT):
+        if not any(kept.shape[:1] + kept.shape[2:] == outline for kept in _KEPT):
             return False
         _WAITING.insert(0, weakref.ref(frame))
         del _WAITING[REUSED_INPUTS:]
