@@ -24,7 +24,8 @@ import anonkit._verify_entries as entries
 import anonkit.stats as stats
 import anonkit.verifier as verifier
 from anonkit._kernels import LOOKUP_PER_ROW, LOOKUP_SLACK, group_columns, group_pairs
-from anonkit._verify_rows import DomainSpec, published_codes, text_column
+from anonkit._verify_inputs import DomainSpec
+from anonkit._verify_rows import published_codes, text_column
 from anonkit.schema import Schema
 from anonkit.table import Table
 from support import release_at, shuffled_records

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from anonkit._values import as_text
-from anonkit._verify_rows import DomainSpec
+from anonkit._verify_inputs import DomainSpec
 from anonkit.errors import InputError
 from anonkit.models import Criterion
 from anonkit.schema import Role, Schema

@@ -1,8 +1,8 @@
 """The verifier's row-level helpers: the codes of published and input text columns (kept inside one call's
 blocks), which published rows are suppressed, the classes of rows grouped by their text, identical rows
 counted once (:mod:`anonkit.verifier` judges the models on what these give; they read the published cells
-alone, never the algorithm that made them). The domain specs and the suppression mask's split are in
-:mod:`anonkit._verify_inputs` (re-exported here)."""
+alone, never the algorithm that made them). The domain specs, the quasi-identifier columns and the
+suppression mask's split are in :mod:`anonkit._verify_inputs`."""
 
 from __future__ import annotations
 
@@ -20,11 +20,7 @@ from anonkit._arrow_memory import relabelled
 from anonkit._kernels import first_rows, group_columns, group_pairs
 from anonkit._values import cell_addresses, factorize_text
 from anonkit._verify_entries import RowCodes, group_entries, label_column
-from anonkit._verify_inputs import SUPPRESSED as SUPPRESSED
-from anonkit._verify_inputs import DomainSpec as DomainSpec
-from anonkit._verify_inputs import qi_columns as qi_columns
-from anonkit._verify_inputs import sensitive_spec as sensitive_spec
-from anonkit._verify_inputs import split_suppressed as split_suppressed
+from anonkit._verify_inputs import SUPPRESSED
 from anonkit.stats import table_memo
 
 #: inside :func:`same_release_codes`: each pyarrow text column's codes by the memory it reads (its chunks'

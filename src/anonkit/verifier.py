@@ -67,22 +67,20 @@ if TYPE_CHECKING:
 
     from anonkit.knowledge import Priors
 
+from anonkit._verify_inputs import SUPPRESSED as SUPPRESSED
+from anonkit._verify_inputs import DomainSpec as DomainSpec
+from anonkit._verify_inputs import qi_columns, sensitive_spec, split_suppressed
 from anonkit._verify_records import record_divergence, released_rows
-from anonkit._verify_rows import SUPPRESSED as SUPPRESSED
 from anonkit._verify_rows import (
     CodedColumn,
     count_rows,
     group_rows,
-    qi_columns,
     read_codes,
     reference_codes,
-    sensitive_spec,
-    split_suppressed,
     suppressed_rows,
     text_codes,
     verified_codes,
 )
-from anonkit._verify_rows import DomainSpec as DomainSpec
 from anonkit._verify_rows import published_codes as published_codes
 from anonkit._verify_rows import same_release_codes as same_release_codes
 
