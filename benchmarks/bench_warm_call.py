@@ -3,6 +3,7 @@ and on a new input of other content (the records in another order).
 
 Run: python benchmarks/bench_warm_call.py [--configs K5_8QI_S0,K5_9QI_S0,KLT_S0] [--rounds 3] [--runs 9]
                                           [--arx-runs 30] [--arx-classpath CP] [--kernels numba|numpy]
+                                          [--ways same,new,shuffled,shuffled-str] [--one-process]
 
 ARX's six Flash configurations on Adult (``bench_lattice.py``'s module docstring), three ways:
 
@@ -31,9 +32,12 @@ against ``--arx-classpath`` or ``ARX_CLASSPATH`` (an ARX build made outside this
 calls, its calling thread's CPU (``ThreadMXBean``), its whole JVM's CPU (every thread's: the garbage
 collector's and the compiler's included, as our process's CPU includes freeing objects; its clock ticks in
 10 ms, so this one is the mean) and wall time, the median of the second half of the calls
-(ARX's JIT keeps speeding up for about ten calls). Ours: one fresh process per round on the tier a long-lived
-process uses (numba, ``--kernels``), two calls to warm up, then the median of ``--runs`` calls, CPU
-(``time.process_time``) and wall. The last call's result, and with it the input it holds, is released before the
+(ARX's JIT keeps speeding up for about ten calls). Ours: one fresh process per configuration and way in every
+round, as ARX's JVMs (``--one-process``: one for the whole round, the protocol of the figures measured
+before the last ones of 2026-11-29; what the earlier configurations leave in that process, memos and a larger
+heap, cost ``KLT_S0`` about 2 ms a call on new data), on the tier a long-lived process uses (numba, ``--kernels``), two
+calls to warm up, then the median of ``--runs`` calls, CPU (``time.process_time``) and wall. The last call's
+result, and with it the input it holds, is released before the
 timer starts: freeing the last input's objects (271,000 text objects of a shuffled input: about 3 ms) is not this
 call's work, as ARX leaves its last results to its collector's threads (counted in its JVM's CPU, not in its
 calling thread's). What a call frees of its own making is counted. The rounds alternate which side goes
@@ -56,6 +60,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -97,9 +102,9 @@ def way_input(way: str, i: int, frame: pd.DataFrame) -> pd.DataFrame:
     return shuffled(i, text="str" if way == "shuffled-str" else "object")
 
 
-def ours(names: list[str], runs: int, kernels: str) -> dict[str, dict[str, object]]:
-    """Our calls in this process: per configuration and way, the CPU and wall milliseconds of ``runs`` warm
-    calls, and the optimum."""
+def ours(names: list[str], runs: int, kernels: str, ways: tuple[str, ...] = WAYS) -> dict[str, dict[str, object]]:
+    """Our calls in this process: per configuration and way (of ``ways``), the CPU and wall milliseconds of
+    ``runs`` warm calls, and the optimum."""
     _kernels.use_numba(kernels == "numba")
     if kernels == "numpy":
         _kernels.NUMBA_AFTER_SECONDS = float("inf")
@@ -109,7 +114,7 @@ def ours(names: list[str], runs: int, kernels: str) -> dict[str, dict[str, objec
         cfg = config(name)
         schema = cfg.schema(hierarchies)
         got: dict[str, object] = {}
-        for way in WAYS:
+        for way in ways:
             cpu, wall = [], []
             result = None
             for i in range(runs + 2):  # two calls to warm up
@@ -164,14 +169,28 @@ class Arx(bench_lattice.Arx):
         return parse_arx(out.stdout)
 
 
-def child(names: list[str], runs: int, kernels: str) -> dict[str, dict[str, object]]:
-    """``ours`` in a fresh process (nothing kept from another round)."""
+def child(names: list[str], runs: int, kernels: str, ways: tuple[str, ...] = WAYS) -> dict[str, dict[str, object]]:
+    """``ours`` in a fresh process (nothing kept from another round, configuration or way)."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--configs", ",".join(names),
-           "--runs", str(runs), "--kernels", kernels]
+           "--runs", str(runs), "--kernels", kernels, "--ways", ",".join(ways)]
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode:
         raise RuntimeError(f"our measuring process failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _our_processes(args: argparse.Namespace) -> Iterator[tuple[str, str, dict[str, object]]]:
+    """Our figures of a round, per configuration and way: one fresh process per configuration and way, as ARX
+    runs one JVM for each (what an earlier configuration or way left in the process, its memos and its heap,
+    does not reach the next), or all of them in one process with ``--one-process``."""
+    if args.one_process:
+        for name, figures in child(args.names, args.runs, args.kernels, args.ways).items():
+            for way in args.ways:
+                yield name, way, figures
+        return
+    for name in args.names:
+        for way in args.ways:
+            yield name, way, child([name], args.runs, args.kernels, (way,))[name]
 
 
 def ratio_line(label: str, arx: list[dict], mine: list[dict], key: str) -> str:
@@ -186,11 +205,11 @@ def ratio_line(label: str, arx: list[dict], mine: list[dict], key: str) -> str:
 
 
 def report(names: list[str], got: dict[tuple[str, str, str], list[dict]], loads: list[float], rounds: int,
-           compare: bool) -> None:
+           compare: bool, ways: tuple[str, ...] = WAYS) -> None:
     print(f"\nmedians over {rounds} round(s); load average {min(loads):.2f}–{max(loads):.2f}")
     for name in names:
         print(name)
-        for way in WAYS:
+        for way in ways:
             mine = got[("ours", way, name)]
             if not compare:
                 print(f"  {way:12} input: ours CPU {statistics.median(r['cpu'] for r in mine):.1f} ms, wall "
@@ -200,7 +219,8 @@ def report(names: list[str], got: dict[tuple[str, str, str], list[dict]], loads:
             for key in ("cpu", "process", "wall"):
                 print("  " + ratio_line(f"{way:12} input", arx, mine, key))
         if compare:
-            a, o = got[("arx", "new", name)][-1], got[("ours", "new", name)][-1]
+            way = ways[0]
+            a, o = got[("arx", ARX_WAY.get(way, way), name)][-1], got[("ours", way, name)][-1]
             same = a["optimum"] == o["optimum"]
             print(f"  optimum ARX {a['optimum']} Loss {a['score']}; ours {o['optimum']} Loss {o['score']}"
                   f"{'' if same else '  <- DIFFERENT'}")
@@ -217,8 +237,15 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                    help="ARX's classes and jars (default: $ARX_CLASSPATH); without it ARX is not run")
     p.add_argument("--kernels", choices=("numba", "numpy"), default="numba",
                    help="the tier of the lattice kernels (default numba, what a long-lived process uses)")
+    p.add_argument("--one-process", action="store_true",
+                   help="every configuration and way of a round in one process of ours (the protocol before "
+                        "2026-11-29's last runs), instead of one process per configuration and way as ARX's")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--ways", default=",".join(WAYS), help=f"comma-separated, of {', '.join(WAYS)} (default all)")
     args = p.parse_args(argv)
+    args.ways = tuple(w for w in args.ways.split(",") if w)
+    if not args.ways or any(w not in WAYS for w in args.ways):
+        p.error(f"--ways takes some of {', '.join(WAYS)}")
     args.names = [c for c in args.configs.split(",") if c]
     unknown = [c for c in args.names if c not in CONFIGS]
     if unknown or not args.names:
@@ -233,7 +260,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     args = parse(argv)
     if args.child:
-        print(json.dumps(ours(args.names, args.runs, args.kernels)))
+        print(json.dumps(ours(args.names, args.runs, args.kernels, args.ways)))
         return
     arx = Arx(args.arx_classpath) if args.arx_classpath else None
     if arx is None:
@@ -246,19 +273,18 @@ def main(argv: list[str] | None = None) -> None:
             for side in sides:
                 loads.append(os.getloadavg()[0])
                 if side == "ours":
-                    for name, figures in child(args.names, args.runs, args.kernels).items():
-                        for way in WAYS:
-                            got.setdefault(("ours", way, name), []).append(
-                                {**figures[way], "optimum": figures["optimum"], "score": figures["score"]})
+                    for name, way, figures in _our_processes(args):
+                        got.setdefault(("ours", way, name), []).append(
+                            {**figures[way], "optimum": figures["optimum"], "score": figures["score"]})
                 elif arx is not None:
                     for name in args.names:
-                        for way in (w for w in WAYS if w not in ARX_WAY):
+                        for way in dict.fromkeys(ARX_WAY.get(w, w) for w in args.ways):
                             got.setdefault(("arx", way, name), []).append(arx.call(name, way, args.arx_runs))
             print(f"round {r + 1} of {args.rounds} done", file=sys.stderr, flush=True)
     finally:
         if arx is not None:
             arx.close()
-    report(args.names, got, loads, args.rounds, arx is not None)
+    report(args.names, got, loads, args.rounds, arx is not None, args.ways)
 
 
 if __name__ == "__main__":

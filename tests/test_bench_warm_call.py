@@ -26,6 +26,8 @@ def bench() -> Iterator[ModuleType]:
     (["--configs", ","], "names no configuration"),
     (["--rounds", "0"], "--rounds must be at least 1"),
     (["--arx-runs", "0"], "--arx-runs must be at least 1"),
+    (["--ways", "same,nope"], "--ways takes some of same, new, shuffled, shuffled-str"),
+    (["--ways", ","], "--ways takes some of"),
 ])
 def test_bad_arguments_are_refused_in_one_line(bench: ModuleType, argv: list[str], words: str,
                                                capsys: pytest.CaptureFixture[str]) -> None:
@@ -88,3 +90,24 @@ def test_the_shuffled_inputs_hold_the_same_records_in_another_order(bench: Modul
     frame = bench.load_adult()[0]
     assert bench.way_input("same", 3, frame) is frame
     assert bench.way_input("shuffled-str", 4, frame).equals(text)
+
+
+@pytest.mark.parametrize(("argv", "calls"), [
+    ([], [(["KLT_S0"], ("same",)), (["KLT_S0"], ("new",)), (["K5_8QI_S0"], ("same",)), (["K5_8QI_S0"], ("new",))]),
+    (["--one-process"], [(["KLT_S0", "K5_8QI_S0"], ("same", "new"))]),
+])
+def test_ours_runs_one_process_per_configuration_and_way_as_arx_does(
+        bench: ModuleType, monkeypatch: pytest.MonkeyPatch, argv: list[str], calls: list) -> None:
+    """ARX's side is one JVM per configuration and way; ours is one process for each as well (nothing an
+    earlier configuration left in the process reaches the next), or one for the round with ``--one-process``."""
+    made: list = []
+
+    def child(names: list[str], runs: int, kernels: str, ways: tuple[str, ...]) -> dict:
+        made.append((names, ways))
+        return {name: {**{w: {"cpu": 1.0, "wall": 1.0} for w in ways}, "optimum": [0], "score": 0.0}
+                for name in names}
+
+    monkeypatch.setattr(bench, "child", child)
+    monkeypatch.delenv("ARX_CLASSPATH", raising=False)
+    bench.main(["--configs", "KLT_S0,K5_8QI_S0", "--ways", "same,new", "--rounds", "1", *argv])
+    assert made == calls
