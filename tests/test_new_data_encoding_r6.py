@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from anonkit import Hierarchy, Schema
 from anonkit import table as table_module
@@ -170,3 +172,24 @@ def test_a_frame_of_objects_is_not_looked_up(monkeypatch: pytest.MonkeyPatch) ->
         Table(frame, schema)
         assert (len(tried), len(refreshed)) == (lookups, 2)
         monkeypatch.undo()
+
+
+_CELLS = ["HS", "College", "Masters", "Doctorate", "", " HS", "HS ", "hs", "Phd", "日本", "College  "]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cells=st.lists(st.sampled_from(_CELLS), min_size=1, max_size=40),
+       leaves=st.lists(st.sampled_from(_CELLS), min_size=1, max_size=8, unique=True),
+       strip=st.booleans(), missing=st.sampled_from(["value", "suppress", "error"]),
+       dtype=st.sampled_from(["str", "string[pyarrow]"]))
+def test_random_text_columns_encode_as_the_general_path(monkeypatch: pytest.MonkeyPatch, cells: list[str],
+                                                        leaves: list[str], strip: bool, missing: str,
+                                                        dtype: str) -> None:
+    """Whatever the cells and the leaves (texts that are no leaf, leaves the data lacks, empty cells, whitespace
+    around a text with and without ``strip``, case variants, non-ASCII), the leaf lookup's table, warnings and
+    errors are the general encoding's."""
+    frame = pd.DataFrame({"education": cells, "disease": ["flu"] * len(cells)}).astype(dtype)
+    schema = Schema.of(quasi=["education"], sensitive=["disease"],
+                       hierarchies={"education": Hierarchy([[v, "any", "*"] for v in leaves], name="education")})
+    kw = {"strip": strip, "missing": missing}
+    assert _answer(frame.copy(), schema, **kw) == _general(monkeypatch, frame.copy(), schema, **kw)
