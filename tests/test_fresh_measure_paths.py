@@ -32,7 +32,7 @@ from anonkit.hierarchy import Hierarchy
 from anonkit.metrics import compute_metrics
 from anonkit.release import measuring
 from anonkit.table import Table
-from support import release_at, shuffled_records
+from support import counted_calls, release_at, shuffled_records
 
 QIS = ["age", "education", "sex", "race"]
 
@@ -162,10 +162,7 @@ def _joined(table: Table, release) -> float:
 
 @pytest.fixture
 def joins(monkeypatch):
-    calls = []
-    original = risk.linkage_candidates
-    monkeypatch.setattr(risk, "linkage_candidates", lambda *a: (calls.append(1), original(*a))[1])
-    return calls
+    return counted_calls(monkeypatch, risk, "linkage_candidates")
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -227,9 +224,7 @@ def test_gcp_variants_share_the_released_sum(shuffled, monkeypatch):
     release = release_at(table, [1, 1, 0, 1], k=5)
     alone = (ncp.gcp(table, release), ncp.gcp(table, release, include_suppressed=False))
     assert alone[0] != alone[1]
-    calls = []
-    original = ncp.ncp_classes
-    monkeypatch.setattr(ncp, "ncp_classes", lambda *a: (calls.append(1), original(*a))[1])
+    calls = counted_calls(monkeypatch, ncp, "ncp_classes")
     with measuring():
         shared = (ncp.gcp(table, release), ncp.gcp(table, release, include_suppressed=False))
     assert shared == alone and calls == [1]

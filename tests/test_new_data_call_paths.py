@@ -120,14 +120,6 @@ def _loss_by_records(table: Table, release, gs: float) -> dict[str, float]:
     return out
 
 
-def _counting(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[int]:
-    """``module.name`` wrapped so that every call appends 1 to the returned list (and still runs)."""
-    counted: list[int] = []
-    original = getattr(module, name)
-    monkeypatch.setattr(module, name, lambda *a: (counted.append(1), original(*a))[1])
-    return counted
-
-
 @pytest.mark.parametrize(("levels", "k"), [([1, 1, 0, 1], 5), ([2, 2, 1, 0], 40), ([0, 0, 0, 0], 1)])
 def test_loss_reads_the_suppressed_records_only_when_there_are_some(shuffled, levels, k, monkeypatch):
     table = _table(shuffled, weighted=True)

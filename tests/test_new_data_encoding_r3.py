@@ -226,7 +226,7 @@ def test_new_arrow_data_of_the_same_layout_is_rejected_by_its_first_cells(counte
     counted_facts.clear()
     assert not kept.plausible(other)
     hits = reuse.COUNTS.hits
-    assert reuse.reused_table(other, schema, kept.shape[3]) is None and not counted_facts
+    assert reuse.reused_table(other, schema, kept.shape[0][2]) is None and not counted_facts
     assert reuse.COUNTS.hits == hits
 
 
@@ -242,7 +242,7 @@ def test_arrow_data_equal_in_its_first_cells_alone_is_a_miss(counted_facts: list
     other = frame.copy()
     other.loc[len(other) - 1, "disease"] = "other"
     assert kept.plausible(other) and not kept.holds(other)
-    assert reuse.reused_table(other, schema, kept.shape[3]) is None
+    assert reuse.reused_table(other, schema, kept.shape[0][2]) is None
     reuse.REUSE_ENCODINGS = False
     try:
         fresh = _release(other, schema)

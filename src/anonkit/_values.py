@@ -106,22 +106,24 @@ def arrow_text_dtype(dtype: object) -> bool:
     return isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype) in ("string", "large_string")
 
 
-def _arrow_text_codes(array: object) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`factorize_text` of a pyarrow text column (:func:`arrow_text_dtype`) without
-    a missing cell, read through pyarrow's public API, else ``None`` (the caller's general path). pandas
-    factorizes such a column with ``pyarrow.compute.dictionary_encode`` (codes in order of first appearance); its
-    dictionary holds distinct texts, which are their own canonical text, so the general path's conversion and
-    merge change nothing: the codes and the dictionary's texts are its result, without pandas' wrapping and a
-    pass over the texts."""
+def complete_arrow_text(array: object) -> object:
+    """The one pyarrow text array (``string`` or ``large_string``; chunks combined) of a pyarrow text column's
+    array (:func:`arrow_text_dtype`) without a missing cell, read through pyarrow's public API, else ``None``."""
     import pyarrow as pa  # (the column is pyarrow's: it is loaded)
-    import pyarrow.compute as pc
-
     arrow = pa.array(array)  # (the array's own pyarrow memory: ``__arrow_array__``)
     if isinstance(arrow, pa.ChunkedArray):
         arrow = arrow.chunk(0) if arrow.num_chunks == 1 else arrow.combine_chunks()
-    if arrow.null_count or not (pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)):
+    text = pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)
+    return arrow if text and not arrow.null_count else None
+
+
+def _arrow_text_codes(array: object) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`factorize_text` of a pyarrow text column without a missing cell (:func:`complete_arrow_text`), else
+    ``None``: Arrow's dictionary encoding (codes by first appearance, as pandas factorizes it), whose distinct
+    texts are their own canonical text, without pandas' wrapping and a pass over the texts."""
+    if (arrow := complete_arrow_text(array)) is None:
         return None
-    encoded = pc.dictionary_encode(arrow)
+    encoded = arrow.dictionary_encode()  # type: ignore[attr-defined]
     return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary.to_numpy(zero_copy_only=False)
 
 
@@ -135,12 +137,10 @@ def _shared_object_codes(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray] | N
     """:func:`factorize_text` of an object array whose cells share their objects (pandas' C reader gives one
     object per distinct text of a column), else ``None`` (the caller hashes every cell).
 
-    :func:`shares_objects` decides: then the cells' addresses are factorized (integers: no object read) and
-    :func:`factorize_text` runs on the distinct objects alone, in their order of first appearance. Cells of one
-    object have one text, and the objects' first appearances keep the order of the texts' first appearances, so
-    the codes and the distinct texts are those of the whole array (what pandas folds together, or what turns out
-    to be the same text, is folded the same way among the distinct objects). Every cell a new object (Arrow's
-    texts converted) costs the sample alone, a few µs."""
+    :func:`shares_objects` decides: then the cells' addresses are factorized (no object read) and
+    :func:`factorize_text` runs on the distinct objects alone, in their order of first appearance: cells of one
+    object have one text, and the objects' first appearances keep the texts', so the codes and texts are those of
+    the whole array (what folds together folds the same way among the distinct objects)."""
     addresses = cell_addresses(cells)  # (a view of ``cells``' pointers: valid while ``cells`` lives)
     if not shares_objects(addresses):
         return None

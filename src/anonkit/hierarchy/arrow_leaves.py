@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from anonkit._values import arrow_text_dtype
+from anonkit._values import arrow_text_dtype, complete_arrow_text
 from anonkit.hierarchy._core import Hierarchy
 
 if TYPE_CHECKING:  # (the schema imports the hierarchies: read for its types alone)
@@ -43,13 +43,10 @@ def arrow_leaf_codes(column: pd.Series, hierarchy: Hierarchy, strip: bool
     leaves = hierarchy.arrow_leaves()
     if leaves is None:
         return None
-    import pyarrow as pa  # (a pyarrow text column: pyarrow is loaded)
-    import pyarrow.compute as pc
+    import pyarrow.compute as pc  # (a pyarrow text column: pyarrow is loaded)
 
-    arrow = pa.array(column.array)  # (the column's own pyarrow memory: ``__arrow_array__``)
-    if isinstance(arrow, pa.ChunkedArray):
-        arrow = arrow.chunk(0) if arrow.num_chunks == 1 else arrow.combine_chunks()
-    if arrow.null_count or not (pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)):
+    arrow = complete_arrow_text(column.array)
+    if arrow is None:
         return None
     found = pc.index_in(arrow, value_set=leaves)
     if found.null_count:  # a cell that is no leaf: the general encoding names it

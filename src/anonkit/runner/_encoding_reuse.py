@@ -132,9 +132,9 @@ def reused_table(frame: pd.DataFrame, schema: Schema, settings: tuple[Any, ...])
             # cheapest test first: the labels, rows and settings, then a few cells of every column (a new input
             # is rejected here, before its dtypes are read: pandas builds a Series for them), then the
             # dtypes, then the schema's content, then every cell
-            if kept.shape[:1] + kept.shape[2:] != outline or not kept.plausible(frame):
+            if kept.shape[0] != outline or not kept.plausible(frame):
                 continue
-            shape = _shape(frame, settings) if shape is None else shape
+            shape = _shape(frame, settings, outline) if shape is None else shape
             if kept.shape == shape and kept.schema(schema) and kept.holds(frame):
                 _KEPT.insert(0, _KEPT.pop(i))
                 COUNTS.hits += 1
@@ -147,9 +147,10 @@ def keep_table(frame: pd.DataFrame, schema: Schema, settings: tuple[Any, ...], t
     input; nothing is kept when a column or the schema cannot be proven later (see the module)."""
     if not REUSE_ENCODINGS or frame.size > REUSE_MAX_CELLS or schema.survey_columns or schema.new_ids:
         return
-    if _waits(frame, _outline(frame, settings)):
+    outline = _outline(frame, settings)
+    if _waits(frame, outline):
         return
-    shape = _shape(frame, settings)
+    shape = _shape(frame, settings, outline)
     schema_proof = _schema_proof(schema)
     columns = [_column_proof(column) for _, column in frame.items()]  # (by position, as ``iloc[:, j]``)
     if schema_proof is None or any(c is None for c in columns):
@@ -179,7 +180,7 @@ def _waits(frame: pd.DataFrame, outline: tuple[Any, ...]) -> bool:
         _WAITING[:] = [w for w in alive if w() is not frame]  # (by identity: ``==`` compares the frames)
         if len(_WAITING) < len(alive):  # its second call
             return False
-        if not any(kept.shape[:1] + kept.shape[2:] == outline for kept in _KEPT):
+        if not any(kept.shape[0] == outline for kept in _KEPT):
             return False
         _WAITING.insert(0, weakref.ref(frame))
         del _WAITING[REUSED_INPUTS:]
@@ -196,7 +197,7 @@ def clear() -> None:
 
 @dataclass
 class _Kept:
-    shape: tuple[Any, ...]
+    shape: tuple[tuple[Any, ...], tuple[Any, ...]]  # (:func:`_shape`: the outline, the dtypes)
     schema: Callable[[Schema], bool]
     columns: list[Callable[[pd.Series], bool]]
     table: Table
@@ -218,15 +219,16 @@ class _Kept:
                    for proof, (_, column) in zip(self.columns, frame.items(), strict=True))
 
 
-def _shape(frame: pd.DataFrame, settings: tuple[Any, ...]) -> tuple[Any, ...]:
-    """What a lookup compares first: the labels (with their types: ``1`` and ``True`` are one key to
-    Python, two column names here), the dtypes, the number of rows and the settings."""
-    return (tuple((type(c), c) for c in frame.columns), tuple(frame.dtypes), len(frame), settings)
+def _shape(frame: pd.DataFrame, settings: tuple[Any, ...],
+           outline: tuple[Any, ...] | None = None) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """What a lookup compares: the frame's :func:`_outline` (``outline``, when already made) and its dtypes."""
+    return (_outline(frame, settings) if outline is None else outline), tuple(frame.dtypes)
 
 
 def _outline(frame: pd.DataFrame, settings: tuple[Any, ...]) -> tuple[Any, ...]:
-    """:func:`_shape` without the dtypes (``_shape(...)[:1] + _shape(...)[2:]``): what a lookup compares before
-    the first cells (:meth:`_Kept.plausible`), which reject new data before its dtypes are read."""
+    """What a lookup compares first, before the first cells (:meth:`_Kept.plausible`, which reject new data before
+    its dtypes are read): the labels (with their types: ``1`` and ``True`` are one key to Python, two column names
+    here), the number of rows and the settings."""
     return (tuple((type(c), c) for c in frame.columns), len(frame), settings)
 
 
